@@ -1,0 +1,87 @@
+import { ResponseStreamError, SequenceGapError, StreamInterruptedError } from '../errors.js';
+
+export type SequenceMode = 'tolerant' | 'strict';
+
+export interface SequenceOptions {
+  /** `'tolerant'` (default) accepts gaps, as real providers skip numbers; `'strict'` ends the stream on one. */
+  readonly sequence?: SequenceMode;
+  /** The stream resumes after this sequence number: anything at or below it is a duplicate. */
+  readonly startingAfter?: number;
+  /**
+   * `'error'` (default): `response.failed` and `error` are emitted, then end the Observable with a
+   * `ResponseStreamError`. `'value'`: they are emitted and the Observable completes.
+   */
+  readonly errorEvents?: 'error' | 'value';
+}
+
+interface EventLike {
+  readonly type: string;
+  readonly sequence_number?: number;
+  readonly response?: unknown;
+  readonly [key: string]: unknown;
+}
+
+/**
+ * The per-stream bookkeeping shared by every Responses transport: duplicates by `sequence_number`,
+ * the response id, and what a terminal event means.
+ */
+export class ResponseStreamTracker {
+  responseId: string | undefined;
+  lastSequenceNumber: number | undefined;
+  private readonly strict: boolean;
+  private readonly errorsAsValues: boolean;
+
+  constructor(options: SequenceOptions = {}) {
+    this.strict = options.sequence === 'strict';
+    this.errorsAsValues = options.errorEvents === 'value';
+    this.lastSequenceNumber = options.startingAfter;
+  }
+
+  /** `false` for a duplicate (to drop); throws `SequenceGapError` on a gap in strict mode. */
+  admit(e: EventLike): boolean {
+    const n = e.sequence_number;
+    if (typeof n === 'number') {
+      const last = this.lastSequenceNumber;
+      if (last !== undefined && n <= last) return false;
+      if (this.strict) {
+        const expected = last === undefined ? 0 : last + 1;
+        if (n !== expected) throw new SequenceGapError(expected, n, e.type);
+      }
+      this.lastSequenceNumber = n;
+    }
+    if (this.responseId === undefined) {
+      const r = e.response;
+      if (typeof r === 'object' && r !== null && typeof (r as { id?: unknown }).id === 'string') this.responseId = (r as { id: string }).id;
+      else if (typeof e['response_id'] === 'string') this.responseId = e['response_id'] as string;
+    }
+    return true;
+  }
+
+  /** After emitting `e`: `'complete'`, an error to end with, or `undefined` to go on. */
+  terminal(e: EventLike): 'complete' | ResponseStreamError | undefined {
+    switch (e.type) {
+      case 'response.completed':
+      case 'response.incomplete':
+        return 'complete';
+      case 'response.failed':
+      case 'error':
+        return this.errorsAsValues ? 'complete' : this.errorOf(e);
+      default:
+        return undefined;
+    }
+  }
+
+  /** The error a `response.failed` or `error` event stands for. */
+  errorOf(e: EventLike): ResponseStreamError {
+    if (e.type === 'response.failed') {
+      const r = (e.response ?? {}) as { id?: string; error?: { code?: string | null; message?: string } | null };
+      return new ResponseStreamError(e.type, r.error?.code, r.error?.message ?? 'the response failed', undefined, e.sequence_number, r.id ?? this.responseId, e);
+    }
+    const nested = (typeof e['error'] === 'object' && e['error'] !== null ? e['error'] : e) as { code?: string | null; message?: string; param?: string | null };
+    return new ResponseStreamError(e.type, nested.code, nested.message ?? 'stream error', nested.param, e.sequence_number, this.responseId, e);
+  }
+
+  interrupted(reason?: string): StreamInterruptedError {
+    return new StreamInterruptedError(this.responseId, this.lastSequenceNumber, reason);
+  }
+}

@@ -1,0 +1,144 @@
+// Typed errors. Every error says what was wrong and where, and carries no request headers or
+// configuration, so an API key can never travel inside one.
+
+/** Base class of every error the library raises. `code` tells them apart without `instanceof`. */
+export abstract class OpenAIRxError extends Error {
+  abstract readonly code: string;
+  /** Whether trying again (reconnecting, resuming) can help. */
+  readonly retryable: boolean = false;
+  toJSON(): Record<string, unknown> {
+    const out: Record<string, unknown> = { name: this.name, code: this.code, message: this.message };
+    for (const [k, v] of Object.entries(this)) if (k !== 'cause' && k !== 'event') out[k] = v;
+    return out;
+  }
+}
+
+const EXCERPT = 80;
+/** A short excerpt for error messages: never a whole payload. */
+export function excerpt(text: string, max = EXCERPT): string {
+  const oneLine = text.length > max ? `${text.slice(0, max)}…` : text;
+  return JSON.stringify(oneLine);
+}
+
+/** A payload that is not valid JSON, not an event, or fails its event's codec. */
+export class DecodeError extends OpenAIRxError {
+  override readonly name = 'DecodeError';
+  readonly code = 'decode_error';
+  constructor(
+    readonly reason: string,
+    readonly eventType?: string,
+    readonly sequenceNumber?: number,
+    readonly path?: string,
+  ) {
+    super(
+      [
+        reason,
+        eventType !== undefined ? `event type ${JSON.stringify(eventType)}` : undefined,
+        sequenceNumber !== undefined ? `sequence_number ${sequenceNumber}` : undefined,
+        path ? `at ${path}` : undefined,
+      ].filter(Boolean).join(', '),
+    );
+  }
+}
+
+/** A configured limit (line length, event size, buffered values) was exceeded. */
+export class LimitExceededError extends OpenAIRxError {
+  override readonly name = 'LimitExceededError';
+  readonly code = 'limit_exceeded';
+  constructor(
+    readonly limit: 'maxLineLength' | 'maxEventSize' | 'maxBuffer' | 'maxQueue',
+    readonly max: number,
+  ) {
+    super(`${limit} of ${max} exceeded`);
+  }
+}
+
+/** `sequence: 'strict'` saw a number that skipped ahead. */
+export class SequenceGapError extends OpenAIRxError {
+  override readonly name = 'SequenceGapError';
+  readonly code = 'sequence_gap';
+  constructor(
+    readonly expected: number,
+    readonly received: number,
+    readonly eventType: string,
+  ) {
+    super(`sequence_number ${received} (event type ${JSON.stringify(eventType)}) where ${expected} was expected`);
+  }
+}
+
+/** The body ended before a terminal event: resumable from `lastSequenceNumber`. */
+export class StreamInterruptedError extends OpenAIRxError {
+  override readonly name = 'StreamInterruptedError';
+  readonly code = 'stream_interrupted';
+  override readonly retryable = true;
+  constructor(
+    readonly responseId: string | undefined,
+    readonly lastSequenceNumber: number | undefined,
+    reason = 'the stream ended before a terminal event',
+  ) {
+    super(`${reason} (response ${responseId ?? 'unknown'}, last sequence_number ${lastSequenceNumber ?? 'none'})`);
+  }
+}
+
+/** No data arrived within the idle timeout. */
+export class IdleTimeoutError extends OpenAIRxError {
+  override readonly name = 'IdleTimeoutError';
+  readonly code = 'idle_timeout';
+  override readonly retryable = true;
+  constructor(readonly idleTimeoutMs: number) {
+    super(`no data for ${idleTimeoutMs} ms`);
+  }
+}
+
+/** `response.failed` or an `error` event ended the stream. The event itself is on `event`. */
+export class ResponseStreamError extends OpenAIRxError {
+  override readonly name = 'ResponseStreamError';
+  readonly code: string;
+  constructor(
+    readonly eventType: 'response.failed' | 'error' | string,
+    readonly errorCode: string | null | undefined,
+    message: string,
+    readonly param: string | null | undefined,
+    readonly sequenceNumber: number | undefined,
+    readonly responseId: string | undefined,
+    readonly event: unknown,
+  ) {
+    super(`${eventType}: ${errorCode ? `${errorCode}: ` : ''}${message}`);
+    this.code = errorCode ?? 'response_error';
+    Object.defineProperty(this, 'event', { enumerable: false });
+  }
+}
+
+const RETRYABLE_STATUS = new Set([408, 409, 429]);
+/** A non-2xx HTTP answer. */
+export class HTTPError extends OpenAIRxError {
+  override readonly name = 'HTTPError';
+  readonly code: string;
+  override readonly retryable: boolean;
+  constructor(
+    readonly status: number,
+    readonly errorCode: string | null | undefined,
+    readonly apiMessage: string | undefined,
+    readonly requestId: string | null | undefined,
+    readonly errorType?: string | null,
+    readonly param?: string | null,
+  ) {
+    super(`HTTP ${status}${errorCode ? ` ${errorCode}` : ''}${apiMessage ? `: ${apiMessage}` : ''}${requestId ? ` (request ${requestId})` : ''}`);
+    this.code = errorCode ?? `http_${status}`;
+    this.retryable = RETRYABLE_STATUS.has(status) || status >= 500;
+  }
+}
+
+/** The request could not be made or the connection broke (fetch rejected, socket reset). */
+export class NetworkError extends OpenAIRxError {
+  override readonly name = 'NetworkError';
+  readonly code = 'network_error';
+  override readonly retryable = true;
+  constructor(reason: string) {
+    super(reason);
+  }
+}
+
+export function isOpenAIRxError(e: unknown): e is OpenAIRxError {
+  return e instanceof OpenAIRxError;
+}

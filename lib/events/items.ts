@@ -1,0 +1,108 @@
+import * as t from 'io-ts';
+import { JsonObject, nullable, optional, taggedUnion, tableOf } from './codec.js';
+
+// Content parts and output items of a Response. Only the fields the operators read are checked;
+// every other key the API sends is kept as it came.
+
+export const OutputTextAnnotation = t.type({ type: t.string }, 'Annotation');
+export type OutputTextAnnotation = t.TypeOf<typeof OutputTextAnnotation> & Record<string, unknown>;
+
+export const ResponseOutputText = t.type(
+  { type: t.literal('output_text'), text: t.string, annotations: optional(t.array(OutputTextAnnotation)) },
+  'output_text',
+);
+export const ResponseOutputRefusal = t.type({ type: t.literal('refusal'), refusal: t.string }, 'refusal');
+export const ReasoningTextPart = t.type({ type: t.literal('reasoning_text'), text: t.string }, 'reasoning_text');
+export const SummaryTextPart = t.type({ type: t.literal('summary_text'), text: t.string }, 'summary_text');
+export type ResponseOutputText = t.TypeOf<typeof ResponseOutputText>;
+export type ResponseOutputRefusal = t.TypeOf<typeof ResponseOutputRefusal>;
+export type ReasoningTextPart = t.TypeOf<typeof ReasoningTextPart>;
+export type SummaryTextPart = t.TypeOf<typeof SummaryTextPart>;
+
+/** A part not in this list (a future part type) passes with its `type`. */
+export interface UnknownPart { readonly type: string; readonly [key: string]: unknown }
+export type ContentPart = ResponseOutputText | ResponseOutputRefusal | ReasoningTextPart;
+export const ContentPart = taggedUnion<ContentPart>(
+  'ContentPart',
+  tableOf({ output_text: ResponseOutputText, refusal: ResponseOutputRefusal, reasoning_text: ReasoningTextPart }),
+  true,
+);
+
+const status = optional(t.string);
+const id = optional(t.string);
+
+export const ResponseOutputMessage = t.type(
+  { type: t.literal('message'), id: t.string, role: t.string, status, content: t.array(ContentPart) },
+  'message',
+);
+export const ResponseReasoningItem = t.type(
+  { type: t.literal('reasoning'), id: t.string, status, summary: optional(t.array(SummaryTextPart)), content: optional(t.array(ReasoningTextPart)), encrypted_content: optional(nullable(t.string)) },
+  'reasoning',
+);
+export const ResponseFunctionToolCall = t.type(
+  { type: t.literal('function_call'), id, call_id: t.string, name: t.string, arguments: t.string, status },
+  'function_call',
+);
+export const ResponseCustomToolCall = t.type(
+  { type: t.literal('custom_tool_call'), id, call_id: t.string, name: t.string, input: t.string, status },
+  'custom_tool_call',
+);
+export const McpCall = t.type(
+  { type: t.literal('mcp_call'), id: t.string, server_label: t.string, name: t.string, arguments: t.string, output: optional(nullable(t.string)), error: optional(t.unknown), status },
+  'mcp_call',
+);
+export const McpListTools = t.type(
+  { type: t.literal('mcp_list_tools'), id: t.string, server_label: t.string, tools: optional(t.array(JsonObject)), error: optional(t.unknown) },
+  'mcp_list_tools',
+);
+export const McpApprovalRequest = t.type(
+  { type: t.literal('mcp_approval_request'), id: t.string, server_label: t.string, name: t.string, arguments: t.string },
+  'mcp_approval_request',
+);
+export const FileSearchCall = t.type({ type: t.literal('file_search_call'), id: t.string, status, queries: optional(t.array(t.string)) }, 'file_search_call');
+export const WebSearchCall = t.type({ type: t.literal('web_search_call'), id: t.string, status, action: optional(JsonObject) }, 'web_search_call');
+export const CodeInterpreterCall = t.type(
+  { type: t.literal('code_interpreter_call'), id: t.string, status, code: optional(nullable(t.string)), container_id: optional(t.string), outputs: optional(nullable(t.array(JsonObject))) },
+  'code_interpreter_call',
+);
+export const ImageGenerationCall = t.type({ type: t.literal('image_generation_call'), id: t.string, status, result: optional(nullable(t.string)) }, 'image_generation_call');
+export const ComputerCall = t.type({ type: t.literal('computer_call'), id: t.string, call_id: t.string, status, action: optional(JsonObject) }, 'computer_call');
+export const LocalShellCall = t.type({ type: t.literal('local_shell_call'), id: t.string, call_id: t.string, status, action: JsonObject }, 'local_shell_call');
+export const ShellCall = t.type({ type: t.literal('shell_call'), id, call_id: t.string, status, action: optional(JsonObject) }, 'shell_call');
+export const ApplyPatchCall = t.type({ type: t.literal('apply_patch_call'), id, call_id: t.string, status, operation: optional(JsonObject) }, 'apply_patch_call');
+export const CompactionItem = t.type({ type: t.literal('compaction'), id: t.string }, 'compaction');
+
+export type ResponseOutputMessage = t.TypeOf<typeof ResponseOutputMessage>;
+export type ResponseReasoningItem = t.TypeOf<typeof ResponseReasoningItem>;
+export type ResponseFunctionToolCall = t.TypeOf<typeof ResponseFunctionToolCall>;
+export type ResponseCustomToolCall = t.TypeOf<typeof ResponseCustomToolCall>;
+export type McpCall = t.TypeOf<typeof McpCall>;
+export type McpListTools = t.TypeOf<typeof McpListTools>;
+export type McpApprovalRequest = t.TypeOf<typeof McpApprovalRequest>;
+export type FileSearchCall = t.TypeOf<typeof FileSearchCall>;
+export type WebSearchCall = t.TypeOf<typeof WebSearchCall>;
+export type CodeInterpreterCall = t.TypeOf<typeof CodeInterpreterCall>;
+export type ImageGenerationCall = t.TypeOf<typeof ImageGenerationCall>;
+export type ComputerCall = t.TypeOf<typeof ComputerCall>;
+export type LocalShellCall = t.TypeOf<typeof LocalShellCall>;
+export type ShellCall = t.TypeOf<typeof ShellCall>;
+export type ApplyPatchCall = t.TypeOf<typeof ApplyPatchCall>;
+export type CompactionItem = t.TypeOf<typeof CompactionItem>;
+
+/** An output item of a type this version does not know: passed along with its `type`. */
+export interface UnknownItem { readonly type: string; readonly id?: string; readonly [key: string]: unknown }
+
+export type ResponseOutputItem =
+  | ResponseOutputMessage | ResponseReasoningItem | ResponseFunctionToolCall | ResponseCustomToolCall
+  | McpCall | McpListTools | McpApprovalRequest | FileSearchCall | WebSearchCall | CodeInterpreterCall
+  | ImageGenerationCall | ComputerCall | LocalShellCall | ShellCall | ApplyPatchCall | CompactionItem;
+
+export const outputItemCodecs = tableOf({
+  message: ResponseOutputMessage, reasoning: ResponseReasoningItem, function_call: ResponseFunctionToolCall,
+  custom_tool_call: ResponseCustomToolCall, mcp_call: McpCall, mcp_list_tools: McpListTools,
+  mcp_approval_request: McpApprovalRequest, file_search_call: FileSearchCall, web_search_call: WebSearchCall,
+  code_interpreter_call: CodeInterpreterCall, image_generation_call: ImageGenerationCall, computer_call: ComputerCall,
+  local_shell_call: LocalShellCall, shell_call: ShellCall, apply_patch_call: ApplyPatchCall, compaction: CompactionItem,
+});
+
+export const ResponseOutputItem = taggedUnion<ResponseOutputItem>('OutputItem', outputItemCodecs, true);

@@ -1,0 +1,307 @@
+import * as t from 'io-ts';
+import { JsonObject, nullable, optional, sequenceNumber, tableOf } from './codec.js';
+import { ContentPart, OutputTextAnnotation, ResponseOutputItem, SummaryTextPart } from './items.js';
+import { Response } from './response.js';
+
+// One named codec per documented Responses SSE event (59), named after its wire `type`
+// so that a decode error reads like the API reference.
+
+const lifecycle = <T extends string>(type: T) =>
+  t.type({ type: t.literal(type), response: Response, sequence_number: sequenceNumber }, type);
+
+const itemStatus = <T extends string>(type: T) =>
+  t.type({ type: t.literal(type), item_id: t.string, output_index: t.number, sequence_number: sequenceNumber }, type);
+
+const itemDelta = <T extends string>(type: T) =>
+  t.type({ type: t.literal(type), item_id: t.string, output_index: t.number, delta: t.string, sequence_number: sequenceNumber }, type);
+
+const partDelta = <T extends string>(type: T) =>
+  t.type(
+    { type: t.literal(type), item_id: t.string, output_index: t.number, content_index: t.number, delta: t.string, sequence_number: sequenceNumber },
+    type,
+  );
+
+const Logprobs = optional(t.array(JsonObject));
+
+// Response lifecycle
+export const ResponseCreatedEvent = lifecycle('response.created');
+export const ResponseQueuedEvent = lifecycle('response.queued');
+export const ResponseInProgressEvent = lifecycle('response.in_progress');
+export const ResponseCompletedEvent = lifecycle('response.completed');
+export const ResponseFailedEvent = lifecycle('response.failed');
+export const ResponseIncompleteEvent = lifecycle('response.incomplete');
+
+// Items and content parts
+const itemEvent = <T extends string>(type: T) =>
+  t.type({ type: t.literal(type), output_index: t.number, item: ResponseOutputItem, sequence_number: sequenceNumber }, type);
+export const ResponseOutputItemAddedEvent = itemEvent('response.output_item.added');
+export const ResponseOutputItemDoneEvent = itemEvent('response.output_item.done');
+const partEvent = <T extends string>(type: T) =>
+  t.type(
+    { type: t.literal(type), item_id: t.string, output_index: t.number, content_index: t.number, part: ContentPart, sequence_number: sequenceNumber },
+    type,
+  );
+export const ResponseContentPartAddedEvent = partEvent('response.content_part.added');
+export const ResponseContentPartDoneEvent = partEvent('response.content_part.done');
+
+// Text and refusal
+export const ResponseTextDeltaEvent = t.type(
+  { ...partDelta('response.output_text.delta').props, logprobs: Logprobs },
+  'response.output_text.delta',
+);
+export const ResponseTextDoneEvent = t.type(
+  {
+    type: t.literal('response.output_text.done'), item_id: t.string, output_index: t.number, content_index: t.number,
+    text: t.string, logprobs: Logprobs, sequence_number: sequenceNumber,
+  },
+  'response.output_text.done',
+);
+export const ResponseOutputTextAnnotationAddedEvent = t.type(
+  {
+    type: t.literal('response.output_text.annotation.added'), item_id: t.string, output_index: t.number, content_index: t.number,
+    annotation_index: t.number, annotation: nullable(OutputTextAnnotation), sequence_number: sequenceNumber,
+  },
+  'response.output_text.annotation.added',
+);
+export const ResponseRefusalDeltaEvent = partDelta('response.refusal.delta');
+export const ResponseRefusalDoneEvent = t.type(
+  { type: t.literal('response.refusal.done'), item_id: t.string, output_index: t.number, content_index: t.number, refusal: t.string, sequence_number: sequenceNumber },
+  'response.refusal.done',
+);
+
+// Reasoning
+const summaryPart = <T extends string>(type: T) =>
+  t.type(
+    { type: t.literal(type), item_id: t.string, output_index: t.number, summary_index: t.number, part: SummaryTextPart, sequence_number: sequenceNumber },
+    type,
+  );
+export const ResponseReasoningSummaryPartAddedEvent = summaryPart('response.reasoning_summary_part.added');
+export const ResponseReasoningSummaryPartDoneEvent = summaryPart('response.reasoning_summary_part.done');
+export const ResponseReasoningSummaryTextDeltaEvent = t.type(
+  { type: t.literal('response.reasoning_summary_text.delta'), item_id: t.string, output_index: t.number, summary_index: t.number, delta: t.string, sequence_number: sequenceNumber },
+  'response.reasoning_summary_text.delta',
+);
+export const ResponseReasoningSummaryTextDoneEvent = t.type(
+  { type: t.literal('response.reasoning_summary_text.done'), item_id: t.string, output_index: t.number, summary_index: t.number, text: t.string, sequence_number: sequenceNumber },
+  'response.reasoning_summary_text.done',
+);
+export const ResponseReasoningTextDeltaEvent = partDelta('response.reasoning_text.delta');
+export const ResponseReasoningTextDoneEvent = t.type(
+  { type: t.literal('response.reasoning_text.done'), item_id: t.string, output_index: t.number, content_index: t.number, text: t.string, sequence_number: sequenceNumber },
+  'response.reasoning_text.done',
+);
+
+// Function and custom tools
+export const ResponseFunctionCallArgumentsDeltaEvent = itemDelta('response.function_call_arguments.delta');
+export const ResponseFunctionCallArgumentsDoneEvent = t.type(
+  { type: t.literal('response.function_call_arguments.done'), item_id: t.string, output_index: t.number, arguments: t.string, name: optional(t.string), sequence_number: sequenceNumber },
+  'response.function_call_arguments.done',
+);
+export const ResponseCustomToolCallInputDeltaEvent = itemDelta('response.custom_tool_call_input.delta');
+export const ResponseCustomToolCallInputDoneEvent = t.type(
+  { type: t.literal('response.custom_tool_call_input.done'), item_id: t.string, output_index: t.number, input: t.string, sequence_number: sequenceNumber },
+  'response.custom_tool_call_input.done',
+);
+
+// Hosted tools
+export const ResponseFileSearchCallInProgressEvent = itemStatus('response.file_search_call.in_progress');
+export const ResponseFileSearchCallSearchingEvent = itemStatus('response.file_search_call.searching');
+export const ResponseFileSearchCallCompletedEvent = itemStatus('response.file_search_call.completed');
+export const ResponseWebSearchCallInProgressEvent = itemStatus('response.web_search_call.in_progress');
+export const ResponseWebSearchCallSearchingEvent = itemStatus('response.web_search_call.searching');
+export const ResponseWebSearchCallCompletedEvent = itemStatus('response.web_search_call.completed');
+export const ResponseCodeInterpreterCallInProgressEvent = itemStatus('response.code_interpreter_call.in_progress');
+export const ResponseCodeInterpreterCallInterpretingEvent = itemStatus('response.code_interpreter_call.interpreting');
+export const ResponseCodeInterpreterCallCompletedEvent = itemStatus('response.code_interpreter_call.completed');
+export const ResponseCodeInterpreterCallCodeDeltaEvent = itemDelta('response.code_interpreter_call_code.delta');
+export const ResponseCodeInterpreterCallCodeDoneEvent = t.type(
+  { type: t.literal('response.code_interpreter_call_code.done'), item_id: t.string, output_index: t.number, code: t.string, sequence_number: sequenceNumber },
+  'response.code_interpreter_call_code.done',
+);
+export const ResponseImageGenCallInProgressEvent = itemStatus('response.image_generation_call.in_progress');
+export const ResponseImageGenCallGeneratingEvent = itemStatus('response.image_generation_call.generating');
+export const ResponseImageGenCallCompletedEvent = itemStatus('response.image_generation_call.completed');
+export const ResponseImageGenCallPartialImageEvent = t.type(
+  {
+    type: t.literal('response.image_generation_call.partial_image'), item_id: t.string, output_index: t.number,
+    partial_image_index: t.number, partial_image_b64: t.string, size: optional(t.string), quality: optional(t.string),
+    background: optional(t.string), output_format: optional(t.string), sequence_number: sequenceNumber,
+  },
+  'response.image_generation_call.partial_image',
+);
+
+// MCP
+export const ResponseMcpCallInProgressEvent = itemStatus('response.mcp_call.in_progress');
+export const ResponseMcpCallCompletedEvent = itemStatus('response.mcp_call.completed');
+export const ResponseMcpCallFailedEvent = itemStatus('response.mcp_call.failed');
+export const ResponseMcpCallArgumentsDeltaEvent = itemDelta('response.mcp_call_arguments.delta');
+export const ResponseMcpCallArgumentsDoneEvent = t.type(
+  { type: t.literal('response.mcp_call_arguments.done'), item_id: t.string, output_index: t.number, arguments: t.string, sequence_number: sequenceNumber },
+  'response.mcp_call_arguments.done',
+);
+export const ResponseMcpListToolsInProgressEvent = itemStatus('response.mcp_list_tools.in_progress');
+export const ResponseMcpListToolsCompletedEvent = itemStatus('response.mcp_list_tools.completed');
+export const ResponseMcpListToolsFailedEvent = itemStatus('response.mcp_list_tools.failed');
+
+// Shell
+const shellCommand = <T extends string>(type: T) =>
+  t.type({ type: t.literal(type), output_index: t.number, command_index: t.number, command: t.string, sequence_number: sequenceNumber }, type);
+export const ResponseShellCallCommandAddedEvent = shellCommand('response.shell_call_command.added');
+export const ResponseShellCallCommandDeltaEvent = t.type(
+  { type: t.literal('response.shell_call_command.delta'), output_index: t.number, command_index: t.number, delta: t.string, sequence_number: sequenceNumber },
+  'response.shell_call_command.delta',
+);
+export const ResponseShellCallCommandDoneEvent = shellCommand('response.shell_call_command.done');
+export const ResponseShellCallOutputContentDeltaEvent = t.type(
+  {
+    type: t.literal('response.shell_call_output_content.delta'), item_id: t.string, output_index: t.number, command_index: t.number,
+    delta: t.type({ stdout: optional(t.string), stderr: optional(t.string) }, 'ShellOutputDelta'), sequence_number: sequenceNumber,
+  },
+  'response.shell_call_output_content.delta',
+);
+export const ResponseShellCallOutputContentDoneEvent = t.type(
+  {
+    type: t.literal('response.shell_call_output_content.done'), item_id: t.string, output_index: t.number, command_index: t.number,
+    output: t.array(JsonObject), sequence_number: sequenceNumber,
+  },
+  'response.shell_call_output_content.done',
+);
+
+// Compaction, audio, error
+export const ResponseCompactionCompactingEvent = itemStatus('response.compaction.compacting');
+export const ResponseAudioDeltaEvent = t.type({ type: t.literal('response.audio.delta'), delta: t.string, sequence_number: sequenceNumber }, 'response.audio.delta');
+export const ResponseAudioDoneEvent = t.type({ type: t.literal('response.audio.done'), sequence_number: sequenceNumber }, 'response.audio.done');
+export const ResponseAudioTranscriptDeltaEvent = t.type(
+  { type: t.literal('response.audio.transcript.delta'), delta: t.string, sequence_number: sequenceNumber },
+  'response.audio.transcript.delta',
+);
+export const ResponseAudioTranscriptDoneEvent = t.type(
+  { type: t.literal('response.audio.transcript.done'), sequence_number: sequenceNumber },
+  'response.audio.transcript.done',
+);
+export const ResponseErrorEvent = t.type(
+  { type: t.literal('error'), code: optional(nullable(t.string)), message: t.string, param: optional(nullable(t.string)), sequence_number: sequenceNumber },
+  'error',
+);
+
+/** Every documented Responses SSE event codec, keyed by its wire `type`. */
+export const responseEventCodecs = {
+  'response.created': ResponseCreatedEvent,
+  'response.queued': ResponseQueuedEvent,
+  'response.in_progress': ResponseInProgressEvent,
+  'response.completed': ResponseCompletedEvent,
+  'response.failed': ResponseFailedEvent,
+  'response.incomplete': ResponseIncompleteEvent,
+  'response.output_item.added': ResponseOutputItemAddedEvent,
+  'response.output_item.done': ResponseOutputItemDoneEvent,
+  'response.content_part.added': ResponseContentPartAddedEvent,
+  'response.content_part.done': ResponseContentPartDoneEvent,
+  'response.output_text.delta': ResponseTextDeltaEvent,
+  'response.output_text.done': ResponseTextDoneEvent,
+  'response.output_text.annotation.added': ResponseOutputTextAnnotationAddedEvent,
+  'response.refusal.delta': ResponseRefusalDeltaEvent,
+  'response.refusal.done': ResponseRefusalDoneEvent,
+  'response.reasoning_summary_part.added': ResponseReasoningSummaryPartAddedEvent,
+  'response.reasoning_summary_part.done': ResponseReasoningSummaryPartDoneEvent,
+  'response.reasoning_summary_text.delta': ResponseReasoningSummaryTextDeltaEvent,
+  'response.reasoning_summary_text.done': ResponseReasoningSummaryTextDoneEvent,
+  'response.reasoning_text.delta': ResponseReasoningTextDeltaEvent,
+  'response.reasoning_text.done': ResponseReasoningTextDoneEvent,
+  'response.function_call_arguments.delta': ResponseFunctionCallArgumentsDeltaEvent,
+  'response.function_call_arguments.done': ResponseFunctionCallArgumentsDoneEvent,
+  'response.custom_tool_call_input.delta': ResponseCustomToolCallInputDeltaEvent,
+  'response.custom_tool_call_input.done': ResponseCustomToolCallInputDoneEvent,
+  'response.file_search_call.in_progress': ResponseFileSearchCallInProgressEvent,
+  'response.file_search_call.searching': ResponseFileSearchCallSearchingEvent,
+  'response.file_search_call.completed': ResponseFileSearchCallCompletedEvent,
+  'response.web_search_call.in_progress': ResponseWebSearchCallInProgressEvent,
+  'response.web_search_call.searching': ResponseWebSearchCallSearchingEvent,
+  'response.web_search_call.completed': ResponseWebSearchCallCompletedEvent,
+  'response.code_interpreter_call.in_progress': ResponseCodeInterpreterCallInProgressEvent,
+  'response.code_interpreter_call.interpreting': ResponseCodeInterpreterCallInterpretingEvent,
+  'response.code_interpreter_call.completed': ResponseCodeInterpreterCallCompletedEvent,
+  'response.code_interpreter_call_code.delta': ResponseCodeInterpreterCallCodeDeltaEvent,
+  'response.code_interpreter_call_code.done': ResponseCodeInterpreterCallCodeDoneEvent,
+  'response.image_generation_call.in_progress': ResponseImageGenCallInProgressEvent,
+  'response.image_generation_call.generating': ResponseImageGenCallGeneratingEvent,
+  'response.image_generation_call.completed': ResponseImageGenCallCompletedEvent,
+  'response.image_generation_call.partial_image': ResponseImageGenCallPartialImageEvent,
+  'response.mcp_call.in_progress': ResponseMcpCallInProgressEvent,
+  'response.mcp_call.completed': ResponseMcpCallCompletedEvent,
+  'response.mcp_call.failed': ResponseMcpCallFailedEvent,
+  'response.mcp_call_arguments.delta': ResponseMcpCallArgumentsDeltaEvent,
+  'response.mcp_call_arguments.done': ResponseMcpCallArgumentsDoneEvent,
+  'response.mcp_list_tools.in_progress': ResponseMcpListToolsInProgressEvent,
+  'response.mcp_list_tools.completed': ResponseMcpListToolsCompletedEvent,
+  'response.mcp_list_tools.failed': ResponseMcpListToolsFailedEvent,
+  'response.shell_call_command.added': ResponseShellCallCommandAddedEvent,
+  'response.shell_call_command.delta': ResponseShellCallCommandDeltaEvent,
+  'response.shell_call_command.done': ResponseShellCallCommandDoneEvent,
+  'response.shell_call_output_content.delta': ResponseShellCallOutputContentDeltaEvent,
+  'response.shell_call_output_content.done': ResponseShellCallOutputContentDoneEvent,
+  'response.compaction.compacting': ResponseCompactionCompactingEvent,
+  'response.audio.delta': ResponseAudioDeltaEvent,
+  'response.audio.done': ResponseAudioDoneEvent,
+  'response.audio.transcript.delta': ResponseAudioTranscriptDeltaEvent,
+  'response.audio.transcript.done': ResponseAudioTranscriptDoneEvent,
+  error: ResponseErrorEvent,
+} as const;
+
+type Codecs = typeof responseEventCodecs;
+/** The documented Responses SSE event types, by wire name. */
+export type ResponseStreamEventType = keyof Codecs;
+/** Each documented event's TypeScript type, keyed by its wire `type`. */
+export type ResponseStreamEventMap = { [K in ResponseStreamEventType]: t.TypeOf<Codecs[K]> };
+/** The closed, discriminated union of the 59 documented events: `switch (e.type)` narrows it. */
+export type KnownResponseStreamEvent = ResponseStreamEventMap[ResponseStreamEventType];
+
+/** An event whose `type` this version does not document; passed through unharmed. */
+export interface UnknownEvent {
+  readonly type: string;
+  readonly sequence_number?: number;
+  readonly [key: string]: unknown;
+}
+
+/** What `fromResponsesSSE` emits: a documented event, or an undocumented one passed through. */
+export type ResponseStreamEvent = KnownResponseStreamEvent | UnknownEvent;
+
+export const responseEventTable = tableOf(responseEventCodecs);
+
+export type ResponseCreatedEvent = t.TypeOf<typeof ResponseCreatedEvent>;
+export type ResponseQueuedEvent = t.TypeOf<typeof ResponseQueuedEvent>;
+export type ResponseInProgressEvent = t.TypeOf<typeof ResponseInProgressEvent>;
+export type ResponseCompletedEvent = t.TypeOf<typeof ResponseCompletedEvent>;
+export type ResponseFailedEvent = t.TypeOf<typeof ResponseFailedEvent>;
+export type ResponseIncompleteEvent = t.TypeOf<typeof ResponseIncompleteEvent>;
+export type ResponseOutputItemAddedEvent = t.TypeOf<typeof ResponseOutputItemAddedEvent>;
+export type ResponseOutputItemDoneEvent = t.TypeOf<typeof ResponseOutputItemDoneEvent>;
+export type ResponseContentPartAddedEvent = t.TypeOf<typeof ResponseContentPartAddedEvent>;
+export type ResponseContentPartDoneEvent = t.TypeOf<typeof ResponseContentPartDoneEvent>;
+export type ResponseTextDeltaEvent = t.TypeOf<typeof ResponseTextDeltaEvent>;
+export type ResponseTextDoneEvent = t.TypeOf<typeof ResponseTextDoneEvent>;
+export type ResponseOutputTextAnnotationAddedEvent = t.TypeOf<typeof ResponseOutputTextAnnotationAddedEvent>;
+export type ResponseRefusalDeltaEvent = t.TypeOf<typeof ResponseRefusalDeltaEvent>;
+export type ResponseRefusalDoneEvent = t.TypeOf<typeof ResponseRefusalDoneEvent>;
+export type ResponseReasoningSummaryPartAddedEvent = t.TypeOf<typeof ResponseReasoningSummaryPartAddedEvent>;
+export type ResponseReasoningSummaryPartDoneEvent = t.TypeOf<typeof ResponseReasoningSummaryPartDoneEvent>;
+export type ResponseReasoningSummaryTextDeltaEvent = t.TypeOf<typeof ResponseReasoningSummaryTextDeltaEvent>;
+export type ResponseReasoningSummaryTextDoneEvent = t.TypeOf<typeof ResponseReasoningSummaryTextDoneEvent>;
+export type ResponseReasoningTextDeltaEvent = t.TypeOf<typeof ResponseReasoningTextDeltaEvent>;
+export type ResponseReasoningTextDoneEvent = t.TypeOf<typeof ResponseReasoningTextDoneEvent>;
+export type ResponseFunctionCallArgumentsDeltaEvent = t.TypeOf<typeof ResponseFunctionCallArgumentsDeltaEvent>;
+export type ResponseFunctionCallArgumentsDoneEvent = t.TypeOf<typeof ResponseFunctionCallArgumentsDoneEvent>;
+export type ResponseCustomToolCallInputDeltaEvent = t.TypeOf<typeof ResponseCustomToolCallInputDeltaEvent>;
+export type ResponseCustomToolCallInputDoneEvent = t.TypeOf<typeof ResponseCustomToolCallInputDoneEvent>;
+export type ResponseImageGenCallPartialImageEvent = t.TypeOf<typeof ResponseImageGenCallPartialImageEvent>;
+export type ResponseMcpCallArgumentsDeltaEvent = t.TypeOf<typeof ResponseMcpCallArgumentsDeltaEvent>;
+export type ResponseMcpCallArgumentsDoneEvent = t.TypeOf<typeof ResponseMcpCallArgumentsDoneEvent>;
+export type ResponseCodeInterpreterCallCodeDeltaEvent = t.TypeOf<typeof ResponseCodeInterpreterCallCodeDeltaEvent>;
+export type ResponseCodeInterpreterCallCodeDoneEvent = t.TypeOf<typeof ResponseCodeInterpreterCallCodeDoneEvent>;
+export type ResponseShellCallCommandAddedEvent = t.TypeOf<typeof ResponseShellCallCommandAddedEvent>;
+export type ResponseShellCallCommandDeltaEvent = t.TypeOf<typeof ResponseShellCallCommandDeltaEvent>;
+export type ResponseShellCallCommandDoneEvent = t.TypeOf<typeof ResponseShellCallCommandDoneEvent>;
+export type ResponseShellCallOutputContentDeltaEvent = t.TypeOf<typeof ResponseShellCallOutputContentDeltaEvent>;
+export type ResponseShellCallOutputContentDoneEvent = t.TypeOf<typeof ResponseShellCallOutputContentDoneEvent>;
+export type ResponseAudioDeltaEvent = t.TypeOf<typeof ResponseAudioDeltaEvent>;
+export type ResponseAudioTranscriptDeltaEvent = t.TypeOf<typeof ResponseAudioTranscriptDeltaEvent>;
+export type ResponseErrorEvent = t.TypeOf<typeof ResponseErrorEvent>;

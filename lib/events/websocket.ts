@@ -1,0 +1,97 @@
+import * as t from 'io-ts';
+import { JsonObject, nullable, optional, sequenceNumber, taggedUnion, tableOf } from './codec.js';
+import { KnownResponseStreamEvent, responseEventCodecs, UnknownEvent } from './responses.js';
+
+// Responses WebSocket mode (wss://…/v1/responses): client events and the server events on top of SSE's.
+
+const STREAM_ID = /^[A-Za-z0-9_.-]{1,256}$/;
+
+interface StreamIdBrand { readonly StreamId: unique symbol }
+/** 1–256 characters of `[A-Za-z0-9_.-]`. */
+export const StreamId = t.brand(t.string, (s): s is t.Branded<string, StreamIdBrand> => STREAM_ID.test(s), 'StreamId');
+export function isValidStreamId(s: unknown): s is string {
+  return typeof s === 'string' && STREAM_ID.test(s);
+}
+const streamIdField = new t.Type<string | undefined, string | undefined, unknown>(
+  'stream_id?',
+  (u): u is string | undefined => u === undefined || isValidStreamId(u),
+  (u, c) => (u === undefined || isValidStreamId(u) ? t.success(u) : t.failure(u, c, 'stream_id must be 1-256 characters of [A-Za-z0-9_.-]')),
+  t.identity,
+);
+
+/** `response.create`: every `POST /v1/responses` field, plus `stream_id` and `generate: false` warm-up. */
+export const ResponseCreateClientEvent = t.type(
+  { type: t.literal('response.create'), stream_id: streamIdField, generate: optional(t.boolean), model: optional(t.string), previous_response_id: optional(nullable(t.string)) },
+  'response.create',
+);
+export const ResponseSteerClientEvent = t.type(
+  { type: t.literal('response.steer'), stream_id: streamIdField, previous_response_id: t.string, input: t.unknown },
+  'response.steer',
+);
+export const ResponseInjectClientEvent = t.type(
+  { type: t.literal('response.inject'), stream_id: streamIdField, response_id: t.string, input: t.array(t.unknown) },
+  'response.inject',
+);
+export type ResponseCreateClientEvent = t.TypeOf<typeof ResponseCreateClientEvent> & { readonly [key: string]: unknown };
+export type ResponseSteerClientEvent = t.TypeOf<typeof ResponseSteerClientEvent> & { readonly [key: string]: unknown };
+export type ResponseInjectClientEvent = t.TypeOf<typeof ResponseInjectClientEvent> & { readonly [key: string]: unknown };
+export type ResponsesClientEvent = ResponseCreateClientEvent | ResponseSteerClientEvent | ResponseInjectClientEvent;
+
+export const ResponsesClientEvent = taggedUnion<ResponsesClientEvent>(
+  'ResponsesClientEvent',
+  tableOf({ 'response.create': ResponseCreateClientEvent, 'response.steer': ResponseSteerClientEvent, 'response.inject': ResponseInjectClientEvent }),
+  false,
+);
+
+const laneField = { stream_id: optional(t.string), sequence_number: sequenceNumber };
+export const ResponseSteerAcceptedEvent = t.type({ type: t.literal('response.steer.accepted'), steer: optional(JsonObject), ...laneField }, 'response.steer.accepted');
+export const ResponseSteerPendingEvent = t.type(
+  { type: t.literal('response.steer.pending'), steer: optional(JsonObject), reason: optional(t.string), required_input: optional(t.array(t.unknown)), ...laneField },
+  'response.steer.pending',
+);
+export const ResponseSteerFailedEvent = t.type({ type: t.literal('response.steer.failed'), steer: optional(JsonObject), error: optional(JsonObject), ...laneField }, 'response.steer.failed');
+export const ResponseInjectCreatedEvent = t.type({ type: t.literal('response.inject.created'), ...laneField }, 'response.inject.created');
+export const ResponseInjectFailedEvent = t.type({ type: t.literal('response.inject.failed'), error: optional(JsonObject), ...laneField }, 'response.inject.failed');
+
+/** WebSocket `error`: `{ status, stream_id?, error: { type, code, message, param } }`; the SSE shape (`code`, `message` at top level) is also accepted. */
+export const WebSocketErrorEvent = t.type(
+  {
+    type: t.literal('error'),
+    status: optional(t.number),
+    stream_id: optional(t.string),
+    error: optional(t.type({ type: optional(t.string), code: optional(nullable(t.string)), message: t.string, param: optional(nullable(t.string)) }, 'error.error')),
+    code: optional(nullable(t.string)),
+    message: optional(t.string),
+    param: optional(nullable(t.string)),
+    sequence_number: sequenceNumber,
+  },
+  'error',
+);
+
+export type ResponseSteerAcceptedEvent = t.TypeOf<typeof ResponseSteerAcceptedEvent>;
+export type ResponseSteerPendingEvent = t.TypeOf<typeof ResponseSteerPendingEvent>;
+export type ResponseSteerFailedEvent = t.TypeOf<typeof ResponseSteerFailedEvent>;
+export type ResponseInjectCreatedEvent = t.TypeOf<typeof ResponseInjectCreatedEvent>;
+export type ResponseInjectFailedEvent = t.TypeOf<typeof ResponseInjectFailedEvent>;
+export type WebSocketErrorEvent = t.TypeOf<typeof WebSocketErrorEvent>;
+
+/** Every SSE event may carry the lane's `stream_id` when it comes over a WebSocket. */
+export type WithStreamId<E> = E & { readonly stream_id?: string };
+
+export type KnownResponsesServerEvent =
+  | WithStreamId<Exclude<KnownResponseStreamEvent, { type: 'error' }>>
+  | ResponseSteerAcceptedEvent | ResponseSteerPendingEvent | ResponseSteerFailedEvent
+  | ResponseInjectCreatedEvent | ResponseInjectFailedEvent | WebSocketErrorEvent;
+export type ResponsesServerEvent = KnownResponsesServerEvent | UnknownEvent;
+
+export const serverEventCodecs = {
+  ...responseEventCodecs,
+  'response.steer.accepted': ResponseSteerAcceptedEvent,
+  'response.steer.pending': ResponseSteerPendingEvent,
+  'response.steer.failed': ResponseSteerFailedEvent,
+  'response.inject.created': ResponseInjectCreatedEvent,
+  'response.inject.failed': ResponseInjectFailedEvent,
+  error: WebSocketErrorEvent,
+} as const;
+
+export const serverEventTable = tableOf(serverEventCodecs);

@@ -1,0 +1,169 @@
+import { Observable } from 'rxjs';
+import { DecodeError, NetworkError, OpenAIRxError } from '../errors.js';
+
+/** Anything a stream body can come as. */
+export type StreamSource =
+  | string
+  | Uint8Array
+  | ArrayBuffer
+  | Response
+  | ReadableStream<Uint8Array>
+  | AsyncIterable<Uint8Array | string>;
+
+/** Incremental UTF-8 → text, split characters carried across chunks; a BOM is dropped. */
+class Utf8 {
+  private readonly decoder = new TextDecoder('utf-8', { fatal: true });
+  private first = true;
+  text(chunk: Uint8Array | string, last = false): string {
+    let s: string;
+    if (typeof chunk === 'string') {
+      s = chunk;
+    } else {
+      try {
+        s = this.decoder.decode(chunk, { stream: !last });
+      } catch {
+        throw new DecodeError('invalid UTF-8 in the stream body');
+      }
+    }
+    if (this.first && s.length > 0) {
+      this.first = false;
+      if (s.charCodeAt(0) === 0xfeff) s = s.slice(1);
+    }
+    return s;
+  }
+  /** End of body: a character cut in half is a truncated body, not bad input (`false`). */
+  flush(): boolean {
+    try {
+      this.decoder.decode();
+      return true;
+    } catch {
+      return false;
+    }
+  }
+}
+
+function isReadableStream(s: unknown): s is ReadableStream<Uint8Array> {
+  return typeof s === 'object' && s !== null && typeof (s as ReadableStream).getReader === 'function';
+}
+function isAsyncIterable(s: unknown): s is AsyncIterable<Uint8Array | string> {
+  return typeof s === 'object' && s !== null && typeof (s as AsyncIterable<unknown>)[Symbol.asyncIterator] === 'function';
+}
+function isFetchResponse(s: unknown): s is Response {
+  return typeof s === 'object' && s !== null && 'body' in s && typeof (s as Response).status === 'number' && 'headers' in s;
+}
+
+/** The end of a body: `complete` is false when it stopped inside a UTF-8 character. */
+export interface BodyEnd {
+  readonly complete: boolean;
+}
+
+/**
+ * A stream source as an Observable of decoded text. Byte and string sources emit synchronously;
+ * streams are read by a reader this Observable owns, cancelled on unsubscribe. A last value `{ complete }`
+ * marks the end of the body.
+ */
+export function textOf(source: StreamSource): Observable<string | BodyEnd> {
+  return new Observable<string | BodyEnd>((subscriber) => {
+    const utf8 = new Utf8();
+    try {
+      if (typeof source === 'string') {
+        subscriber.next(utf8.text(source));
+        subscriber.next({ complete: true });
+        subscriber.complete();
+        return undefined;
+      }
+      if (source instanceof Uint8Array || source instanceof ArrayBuffer) {
+        const bytes = source instanceof ArrayBuffer ? new Uint8Array(source) : source;
+        subscriber.next(utf8.text(bytes, false));
+        subscriber.next({ complete: utf8.flush() });
+        subscriber.complete();
+        return undefined;
+      }
+    } catch (e) {
+      subscriber.error(e);
+      return undefined;
+    }
+    if (isFetchResponse(source)) {
+      if (!source.body) {
+        subscriber.next({ complete: true });
+        subscriber.complete();
+        return undefined;
+      }
+      return readStream(source.body, utf8, subscriber);
+    }
+    if (isReadableStream(source)) return readStream(source, utf8, subscriber);
+    if (isAsyncIterable(source)) return readIterable(source, utf8, subscriber);
+    subscriber.error(new TypeError('unsupported stream source: expected a string, bytes, a Response, a ReadableStream or an AsyncIterable'));
+    return undefined;
+  });
+}
+
+type Sink = { next(v: string | BodyEnd): void; error(e: unknown): void; complete(): void; readonly closed: boolean };
+
+function readStream(stream: ReadableStream<Uint8Array>, utf8: Utf8, sink: Sink): () => void {
+  let reader: ReadableStreamDefaultReader<Uint8Array>;
+  try {
+    reader = stream.getReader();
+  } catch {
+    sink.error(new NetworkError('the body stream is locked or already read'));
+    return () => undefined;
+  }
+  return pump(() => reader.read(), () => reader.cancel(), utf8, sink);
+}
+
+function readIterable(iterable: AsyncIterable<Uint8Array | string>, utf8: Utf8, sink: Sink): () => void {
+  const it = iterable[Symbol.asyncIterator]();
+  return pump(() => it.next(), () => it.return?.(), utf8, sink);
+}
+
+/** Reads until the end, an error or the teardown, which cancels the read side. */
+function pump(
+  read: () => Promise<IteratorResult<Uint8Array | string>>,
+  cancel: () => unknown,
+  utf8: Utf8,
+  sink: Sink,
+): () => void {
+  let done = false;
+  const step = (): void => {
+    read().then(
+      (r) => {
+        if (sink.closed) return;
+        if (r.done) {
+          done = true;
+          sink.next({ complete: utf8.flush() });
+          sink.complete();
+          return;
+        }
+        try {
+          const s = utf8.text(r.value);
+          if (s.length > 0) sink.next(s);
+        } catch (e) {
+          sink.error(e);
+          return;
+        }
+        if (!sink.closed) step();
+      },
+      (e: unknown) => {
+        done = true;
+        if (!sink.closed) sink.error(toNetworkError(e));
+      },
+    );
+  };
+  step();
+  return () => {
+    if (done) return;
+    done = true;
+    try {
+      Promise.resolve(cancel()).catch(() => undefined);
+    } catch {
+      // a reader that cannot cancel is released with the subscription anyway
+    }
+  };
+}
+
+/** A read failure as a NetworkError. Only the error's name is kept: messages can quote URLs or headers. */
+export function toNetworkError(e: unknown): Error {
+  if (e instanceof OpenAIRxError) return e;
+  const name = e instanceof Error ? e.name : typeof e;
+  return new NetworkError(`the connection failed while reading the body (${name})`);
+}
