@@ -1,0 +1,13 @@
+import { responseEventTable, type KnownResponseStreamEvent, type ResponseStreamEvent, type ResponseStreamEventMap, type ResponseStreamEventType } from './responses.js';
+
+/** `true` for the 59 documented event types: after it, `switch (e.type)` narrows. */
+export function isKnownEvent(e: ResponseStreamEvent): e is KnownResponseStreamEvent {
+  return responseEventTable.has(e.type);
+}
+
+/** Narrows one event to the given wire type. */
+export function isEventType<K extends ResponseStreamEventType>(e: { readonly type: string }, type: K): e is ResponseStreamEventMap[K] {
+  return e.type === type;
+}
+
+export const RESPONSE_STREAM_EVENT_TYPES = [...responseEventTable.keys()] as ResponseStreamEventType[];

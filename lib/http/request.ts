@@ -1,0 +1,100 @@
+import { Observable, switchMap, throwError, timeout } from 'rxjs';
+import { HTTPError, IdleTimeoutError, NetworkError } from '../errors.js';
+import { resolveConfig, type ClientConfig } from './config.js';
+
+const MAX_ERROR_BODY = 64 * 1024;
+
+/**
+ * A cold Observable of one fetch `Response` (2xx only). Nothing is sent before subscribe; unsubscribing
+ * aborts the request. A non-2xx answer becomes an `HTTPError` with the API's code and message.
+ */
+export function request$(method: 'GET' | 'POST', path: string, body: unknown, config?: ClientConfig): Observable<Response> {
+  return new Observable<Response>((subscriber) => {
+    let resolved;
+    try {
+      resolved = resolveConfig(config);
+    } catch (e) {
+      subscriber.error(e);
+      return undefined;
+    }
+    const controller = new AbortController();
+    const outer = resolved.signal;
+    const onOuterAbort = () => controller.abort();
+    if (outer) {
+      if (outer.aborted) controller.abort();
+      else outer.addEventListener('abort', onOuterAbort, { once: true });
+    }
+    const headers = { ...resolved.headers };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    resolved
+      .fetch(`${resolved.baseURL}${path}`, {
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal: controller.signal,
+      })
+      .then(async (res) => {
+        if (subscriber.closed) {
+          await res.body?.cancel().catch(() => undefined);
+          return;
+        }
+        if (!res.ok) {
+          subscriber.error(await httpErrorOf(res));
+          return;
+        }
+        subscriber.next(res);
+        subscriber.complete();
+      })
+      .catch((e: unknown) => {
+        if (subscriber.closed) return;
+        const aborted = controller.signal.aborted;
+        // The fetch error's message can quote the URL; keep only its kind.
+        subscriber.error(new NetworkError(aborted ? 'the request was aborted' : `the request failed (${e instanceof Error ? e.name : 'unknown'})`));
+      });
+    return () => {
+      outer?.removeEventListener('abort', onOuterAbort);
+      controller.abort();
+    };
+  });
+}
+
+/** The typed error of a non-2xx answer, from its JSON body (read up to 64 KiB). */
+export async function httpErrorOf(res: Response): Promise<HTTPError> {
+  let text = '';
+  try {
+    text = (await res.text()).slice(0, MAX_ERROR_BODY);
+  } catch {
+    // no body: status alone
+  }
+  let code: string | null | undefined;
+  let message: string | undefined;
+  let type: string | null | undefined;
+  let param: string | null | undefined;
+  try {
+    const parsed = JSON.parse(text) as { error?: { code?: string | null; message?: string; type?: string | null; param?: string | null } };
+    const err = parsed.error;
+    if (err && typeof err === 'object') {
+      code = typeof err.code === 'string' ? err.code : null;
+      message = typeof err.message === 'string' ? err.message : undefined;
+      type = typeof err.type === 'string' ? err.type : null;
+      param = typeof err.param === 'string' ? err.param : null;
+    }
+  } catch {
+    message = text ? text.slice(0, 200) : undefined;
+  }
+  return new HTTPError(res.status, code, message, res.headers.get('x-request-id'), type, param);
+}
+
+/** `request$` then a body decoder, with the optional idle timeout over the decoded stream. */
+export function streamOf<T>(
+  method: 'GET' | 'POST',
+  path: string,
+  body: unknown,
+  config: ClientConfig | undefined,
+  decode: (res: Response) => Observable<T>,
+): Observable<T> {
+  const events = request$(method, path, body, config).pipe(switchMap(decode));
+  const idle = config?.idleTimeout;
+  if (idle === undefined) return events;
+  return events.pipe(timeout({ each: idle, with: () => throwError(() => new IdleTimeoutError(idle)) }));
+}

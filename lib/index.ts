@@ -1,0 +1,20 @@
+// openai-rx: streaming transports in, typed events through, operators out.
+export * from './errors.js';
+export * from './events/items.js';
+export * from './events/response.js';
+export * from './events/responses.js';
+export * from './events/websocket.js';
+export * from './events/chat.js';
+export { isKnownEvent, isEventType, RESPONSE_STREAM_EVENT_TYPES } from './events/guards.js';
+export type { ValidateMode } from './events/decode.js';
+export { createSSEScanner, DEFAULT_MAX_EVENT_SIZE, DEFAULT_MAX_LINE_LENGTH, type SSELimits, type SSEMessage, type SSEScanner } from './sse/scanner.js';
+export type { StreamSource } from './sse/source.js';
+export { fromResponsesSSE, type ResponsesSSEOptions } from './decode/responses-sse.js';
+export { fromChatCompletionsSSE, type ChatCompletionsSSEOptions } from './decode/chat-sse.js';
+export { ResponseStreamTracker, type SequenceMode, type SequenceOptions } from './decode/tracker.js';
+export { DEFAULT_BASE_URL, type ClientConfig } from './http/config.js';
+export {
+  streamResponse, retrieveResponseStream, streamChatCompletion,
+  type ResponsesStreamConfig, type ChatStreamConfig, type ResponseCreateParams, type ChatCompletionCreateParams,
+} from './http/transports.js';
+export * from '../operators/index.js';
