@@ -9,8 +9,8 @@ export { isKnownEvent, isEventType, RESPONSE_STREAM_EVENT_TYPES } from './events
 export type { ValidateMode } from './events/decode.js';
 export { createSSEScanner, DEFAULT_MAX_EVENT_SIZE, DEFAULT_MAX_LINE_LENGTH, type SSELimits, type SSEMessage, type SSEScanner } from './sse/scanner.js';
 export type { StreamSource } from './sse/source.js';
-export { fromResponsesSSE, type ResponsesSSEOptions } from './decode/responses-sse.js';
-export { fromChatCompletionsSSE, type ChatCompletionsSSEOptions } from './decode/chat-sse.js';
+export { fromResponsesSSE, decodeResponsesSSE, type ResponsesSSEOptions } from './decode/responses-sse.js';
+export { fromChatCompletionsSSE, decodeChatCompletionsSSE, decodeChunk, type ChatCompletionsSSEOptions } from './decode/chat-sse.js';
 export { ResponseStreamTracker, type SequenceMode, type SequenceOptions } from './decode/tracker.js';
 export { DEFAULT_BASE_URL, type ClientConfig } from './http/config.js';
 export {

@@ -1,9 +1,10 @@
-import { Observable } from 'rxjs';
+import type { Observable, OperatorFunction } from 'rxjs';
 import { DecodeError, excerpt, OpenAIRxError, ResponseStreamError, StreamInterruptedError } from '../errors.js';
 import { describeFailure, type ValidateMode } from '../events/decode.js';
 import { ChatCompletionChunk } from '../events/chat.js';
-import { createSSEScanner, type SSELimits, type SSEMessage } from '../sse/scanner.js';
-import { textOf, type StreamSource } from '../sse/source.js';
+import type { SSELimits } from '../sse/scanner.js';
+import { textOf, textOfChunks, type BodyEnd, type StreamSource } from '../sse/source.js';
+import { decodeBody, type BodyDecoder } from './body.js';
 
 export interface ChatCompletionsSSEOptions extends SSELimits {
   /** `'strict'` (default) checks each chunk against the `chat.completion.chunk` codec; `'off'` skips it. */
@@ -33,20 +34,26 @@ export function decodeChunk(u: unknown, validate: ValidateMode, index: number): 
  * An `{"error": …}` payload ends the stream with a `ResponseStreamError`.
  */
 export function fromChatCompletionsSSE(source: StreamSource, options: ChatCompletionsSSEOptions = {}): Observable<ChatCompletionChunk> {
-  return new Observable<ChatCompletionChunk>((subscriber) => {
-    const validate = options.validate ?? 'strict';
-    let finished = false;
-    let lastId: string | undefined;
-    let count = 0;
-    const interrupted = (reason?: string) => new StreamInterruptedError(lastId, count > 0 ? count - 1 : undefined, reason);
+  return chatFromText(textOf(source), options);
+}
 
-    const onMessage = (m: SSEMessage): void => {
-      if (finished) return;
-      if (m.data === '[DONE]') {
-        finished = true;
-        subscriber.complete();
-        return;
-      }
+/** The same decoder as an operator over body chunks (bytes or text); the source completing ends the body. */
+export function decodeChatCompletionsSSE(options: ChatCompletionsSSEOptions = {}): OperatorFunction<Uint8Array | string, ChatCompletionChunk> {
+  return (chunks) => chatFromText(textOfChunks(chunks), options);
+}
+
+function chatFromText(text: Observable<string | BodyEnd>, options: ChatCompletionsSSEOptions): Observable<ChatCompletionChunk> {
+  return decodeBody(text, options, () => chatDecoder(options));
+}
+
+function chatDecoder(options: ChatCompletionsSSEOptions): BodyDecoder<ChatCompletionChunk> {
+  const validate = options.validate ?? 'strict';
+  let lastId: string | undefined;
+  let count = 0;
+  const interrupted = (reason: string) => new StreamInterruptedError(lastId, count > 0 ? count - 1 : undefined, reason);
+  return {
+    message(m, next) {
+      if (m.data === '[DONE]') return 'complete';
       let u: unknown;
       try {
         u = JSON.parse(m.data);
@@ -56,37 +63,18 @@ export function fromChatCompletionsSSE(source: StreamSource, options: ChatComple
       }
       if (typeof u === 'object' && u !== null && 'error' in u && !('choices' in u)) {
         const err = (u as { error: { code?: string | null; message?: string; param?: string | null } | null }).error ?? {};
-        throw new ResponseStreamError('error', err.code, err.message ?? 'stream error', err.param, undefined, lastId, u);
+        return new ResponseStreamError('error', err.code, err.message ?? 'stream error', err.param, undefined, lastId, u);
       }
       const chunk = decodeChunk(u, validate, count);
       lastId = chunk.id;
       count++;
-      subscriber.next(chunk);
-    };
-
-    const scanner = createSSEScanner(onMessage, options);
-    return textOf(source).subscribe({
-      next(c) {
-        if (finished) return;
-        try {
-          if (typeof c === 'string') scanner.feed(c);
-          else {
-            scanner.end();
-            if (finished) return;
-            finished = true;
-            if (options.requireDone === false && c.complete) subscriber.complete();
-            else subscriber.error(interrupted(c.complete ? 'the stream ended without data: [DONE]' : 'the stream ended inside a UTF-8 character'));
-          }
-        } catch (e) {
-          finished = true;
-          subscriber.error(e);
-        }
-      },
-      error(e: unknown) {
-        if (finished) return;
-        finished = true;
-        subscriber.error(e instanceof OpenAIRxError && e.code !== 'network_error' ? e : interrupted('the connection broke'));
-      },
-    });
-  });
+      next(chunk);
+      return undefined;
+    },
+    end: (complete) =>
+      options.requireDone === false && complete
+        ? 'complete'
+        : interrupted(complete ? 'the stream ended without data: [DONE]' : 'the stream ended inside a UTF-8 character'),
+    broken: (e) => (e instanceof OpenAIRxError && e.code !== 'network_error' ? e : interrupted('the connection broke')),
+  };
 }

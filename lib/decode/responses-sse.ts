@@ -1,9 +1,10 @@
-import { Observable } from 'rxjs';
+import type { Observable, OperatorFunction } from 'rxjs';
 import { DecodeError, excerpt, OpenAIRxError } from '../errors.js';
 import { decodeTyped, type ValidateMode } from '../events/decode.js';
 import { responseEventTable, type ResponseStreamEvent } from '../events/responses.js';
-import { createSSEScanner, type SSELimits, type SSEMessage } from '../sse/scanner.js';
-import { textOf, type StreamSource } from '../sse/source.js';
+import type { SSELimits } from '../sse/scanner.js';
+import { textOf, textOfChunks, type BodyEnd, type StreamSource } from '../sse/source.js';
+import { decodeBody, type BodyDecoder } from './body.js';
 import { ResponseStreamTracker, type SequenceOptions } from './tracker.js';
 
 export interface ResponsesSSEOptions extends SSELimits, SequenceOptions {
@@ -23,19 +24,33 @@ export interface ResponsesSSEOptions extends SSELimits, SequenceOptions {
  * ```
  */
 export function fromResponsesSSE(source: StreamSource, options: ResponsesSSEOptions = {}): Observable<ResponseStreamEvent> {
-  return new Observable<ResponseStreamEvent>((subscriber) => {
-    const validate = options.validate ?? 'strict';
-    const tracker = new ResponseStreamTracker(options);
-    let finished = false;
+  return responsesFromText(textOf(source), options);
+}
 
-    const onMessage = (m: SSEMessage): void => {
-      if (finished) return;
-      if (m.data === '[DONE]') {
-        // Not part of the Responses protocol, but some proxies add it: it ends the body.
-        finished = true;
-        subscriber.error(tracker.interrupted('the stream sent [DONE] before a terminal event'));
-        return;
-      }
+/**
+ * The same decoder as an operator over body chunks (bytes or text) as they arrive; the source completing
+ * is the end of the body.
+ *
+ * ```
+ * chunks:  --a----b---c--|      (a+b+c = "event: response.created\ndata: {…}\n\n…")
+ *   decodeResponsesSSE()
+ * events:  -------x---(yz|)
+ * ```
+ */
+export function decodeResponsesSSE(options: ResponsesSSEOptions = {}): OperatorFunction<Uint8Array | string, ResponseStreamEvent> {
+  return (chunks) => responsesFromText(textOfChunks(chunks), options);
+}
+
+function responsesFromText(text: Observable<string | BodyEnd>, options: ResponsesSSEOptions): Observable<ResponseStreamEvent> {
+  return decodeBody(text, options, () => responsesDecoder(options));
+}
+
+function responsesDecoder(options: ResponsesSSEOptions): BodyDecoder<ResponseStreamEvent> {
+  const validate = options.validate ?? 'strict';
+  const tracker = new ResponseStreamTracker(options);
+  return {
+    message(m, next) {
+      if (m.data === '[DONE]') return tracker.interrupted('the stream sent [DONE] before a terminal event'); // some proxies add it
       let u: unknown;
       try {
         u = JSON.parse(m.data);
@@ -44,36 +59,13 @@ export function fromResponsesSSE(source: StreamSource, options: ResponsesSSEOpti
         throw new DecodeError(`malformed JSON ${excerpt(m.data)}`, m.event);
       }
       const event = decodeTyped(u, responseEventTable, validate, m.event) as ResponseStreamEvent;
-      if (!tracker.admit(event)) return;
-      subscriber.next(event);
-      const end = tracker.terminal(event);
-      if (end === undefined) return;
-      finished = true;
-      if (end === 'complete') subscriber.complete();
-      else subscriber.error(end);
-    };
-
-    const scanner = createSSEScanner(onMessage, options);
-    return textOf(source).subscribe({
-      next(chunk) {
-        if (finished) return;
-        try {
-          if (typeof chunk === 'string') scanner.feed(chunk);
-          else {
-            scanner.end();
-            if (!finished) subscriber.error(tracker.interrupted(chunk.complete ? undefined : 'the stream ended inside a UTF-8 character'));
-          }
-        } catch (e) {
-          finished = true;
-          subscriber.error(e);
-        }
-      },
-      error(e: unknown) {
-        if (finished) return;
-        finished = true;
-        // A broken connection mid-body is an interruption: resumable from the last sequence number.
-        subscriber.error(e instanceof OpenAIRxError && e.code !== 'network_error' ? e : tracker.interrupted(`the connection broke (${e instanceof Error ? e.message : 'unknown'})`));
-      },
-    });
-  });
+      if (!tracker.admit(event)) return undefined;
+      next(event);
+      return tracker.terminal(event);
+    },
+    end: (complete) => tracker.interrupted(complete ? undefined : 'the stream ended inside a UTF-8 character'),
+    // A broken connection mid-body is an interruption: resumable from the last sequence number.
+    broken: (e) =>
+      e instanceof OpenAIRxError && e.code !== 'network_error' ? e : tracker.interrupted(`the connection broke (${e instanceof Error ? e.message : 'unknown'})`),
+  };
 }

@@ -11,7 +11,7 @@ export type StreamSource =
   | AsyncIterable<Uint8Array | string>;
 
 /** Incremental UTF-8 → text, split characters carried across chunks; a BOM is dropped. */
-class Utf8 {
+export class Utf8 {
   private readonly decoder = new TextDecoder('utf-8', { fatal: true });
   private first = true;
   text(chunk: Uint8Array | string, last = false): string {
@@ -166,4 +166,28 @@ export function toNetworkError(e: unknown): Error {
   if (e instanceof OpenAIRxError) return e;
   const name = e instanceof Error ? e.name : typeof e;
   return new NetworkError(`the connection failed while reading the body (${name})`);
+}
+
+/** An Observable of body chunks (bytes or text) as decoded text, with the `BodyEnd` marker when it completes. */
+export function textOfChunks(chunks: Observable<Uint8Array | string>): Observable<string | BodyEnd> {
+  return new Observable<string | BodyEnd>((subscriber) => {
+    const utf8 = new Utf8();
+    return chunks.subscribe({
+      next(c) {
+        let s: string;
+        try {
+          s = utf8.text(c);
+        } catch (e) {
+          subscriber.error(e);
+          return;
+        }
+        if (s.length > 0) subscriber.next(s);
+      },
+      error: (e: unknown) => subscriber.error(e),
+      complete() {
+        subscriber.next({ complete: utf8.flush() });
+        subscriber.complete();
+      },
+    });
+  });
 }

@@ -1,0 +1,52 @@
+import { Observable } from 'rxjs';
+import { createSSEScanner, type SSELimits, type SSEMessage } from '../sse/scanner.js';
+import type { BodyEnd } from '../sse/source.js';
+
+/** What a protocol decoder does with the messages of one SSE body. */
+export interface BodyDecoder<T> {
+  /** Emits what the message holds; returns how it ends the stream, if it does. Throws typed errors. */
+  message(m: SSEMessage, next: (value: T) => void): 'complete' | Error | undefined;
+  /** The body ended (`complete: false`: inside a UTF-8 character) without the message that ends it. */
+  end(complete: boolean): 'complete' | Error;
+  /** The connection broke while reading. */
+  broken(e: unknown): Error;
+}
+
+/**
+ * Runs decoded body text through the SSE scanner and a protocol decoder. Stops reading (unsubscribes
+ * from the text) as soon as the decoder has seen its end.
+ */
+export function decodeBody<T>(text: Observable<string | BodyEnd>, limits: SSELimits, createDecoder: () => BodyDecoder<T>): Observable<T> {
+  return new Observable<T>((subscriber) => {
+    const decoder = createDecoder();
+    let finished = false;
+    const finish = (how: 'complete' | Error): void => {
+      finished = true;
+      if (how === 'complete') subscriber.complete();
+      else subscriber.error(how);
+    };
+    const next = (v: T): void => subscriber.next(v);
+    const scanner = createSSEScanner((m) => {
+      if (finished) return;
+      const how = decoder.message(m, next);
+      if (how !== undefined) finish(how);
+    }, limits);
+    return text.subscribe({
+      next(chunk) {
+        if (finished) return;
+        try {
+          if (typeof chunk === 'string') scanner.feed(chunk);
+          else {
+            scanner.end();
+            if (!finished) finish(decoder.end(chunk.complete));
+          }
+        } catch (e) {
+          finish(e instanceof Error ? e : new Error(String(e)));
+        }
+      },
+      error(e: unknown) {
+        if (!finished) finish(decoder.broken(e));
+      },
+    });
+  });
+}
