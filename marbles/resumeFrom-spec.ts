@@ -1,0 +1,207 @@
+import { Observable } from 'rxjs';
+import { TestScheduler } from 'rxjs/testing';
+import { DecodeError, HTTPError, NetworkError, ResponseStreamError, StreamInterruptedError } from '../lib/errors';
+import type { ResponseStreamEvent } from '../lib/events/responses';
+import { exponentialBackoff, resumeFrom, resumeFromCursor, type ResumeCursor } from '../operators/resumeFrom';
+
+const resp = (status: string) => ({ id: 'resp_1', object: 'response', status, output: [] });
+const ev = (e: Record<string, unknown>) => e as unknown as ResponseStreamEvent;
+const created = ev({ type: 'response.created', response: resp('in_progress'), sequence_number: 0 });
+const delta = (n: number) => ev({ type: 'response.output_text.delta', item_id: 'msg_1', output_index: 0, content_index: 0, delta: `d${n}`, logprobs: [], sequence_number: n });
+const completed = (n: number) => ev({ type: 'response.completed', response: resp('completed'), sequence_number: n });
+
+const cut = new StreamInterruptedError('resp_1', 2);
+const values = { a: created, b: delta(1), c: delta(2), d: delta(3), e: completed(4) };
+
+function scheduler() {
+  return new TestScheduler((actual, expected) => expect(actual).toEqual(expected));
+}
+
+/** A reconnect function that hands out the given Observables in order and records its cursors. */
+function reconnects(...streams: Array<Observable<ResponseStreamEvent>>) {
+  const cursors: ResumeCursor[] = [];
+  const fn = (c: ResumeCursor) => {
+    cursors.push(c);
+    const next = streams[cursors.length - 1];
+    if (!next) throw new Error(`unexpected reconnect #${cursors.length}`);
+    return next;
+  };
+  return { fn, cursors };
+}
+
+describe('resumeFrom', () => {
+  test('without a failure it mirrors the source, completion included', () => {
+    scheduler().run(({ cold, expectObservable }) => {
+      const r = reconnects();
+      const src = cold('-a-b-c-d-e|', values);
+      expectObservable(src.pipe(resumeFrom(r.fn, { delay: 3 }))).toBe('-a-b-c-d-e|', values);
+      expect(r.cursors).toEqual([]);
+    });
+  });
+
+  test('after an interruption it waits the delay, reconnects from the cursor and drops the replayed duplicate', () => {
+    scheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
+      const again = cold('-c-d-e|', values);
+      const r = reconnects(again);
+      const src = cold('-a-b-c-#', values, cut);
+      expectObservable(src.pipe(resumeFrom(r.fn, { delay: 3 }))).toBe('-a-b-c 7ms d-e|', values);
+      // error at 7, delay 3: the reconnect is subscribed at 10.
+      expectSubscriptions(again.subscriptions).toBe('10ms ^-----!');
+    });
+  });
+
+  test('the reconnect gets the id of the response and the last delivered sequence number', () => {
+    scheduler().run(({ cold, expectObservable, flush }) => {
+      const r = reconnects(cold('-d-e|', values));
+      expectObservable(cold('-a-b-c-#', values, cut).pipe(resumeFrom(r.fn, { delay: 0 }))).toBe('-a-b-c--d-e|', values);
+      flush();
+      expect(r.cursors).toEqual([{ responseId: 'resp_1', sequenceNumber: 2 }]);
+    });
+  });
+
+  test('attempts back off by the delay function, and the error passes through after maxAttempts', () => {
+    scheduler().run(({ cold, expectObservable, flush }) => {
+      const net = new NetworkError('reset');
+      const r = reconnects(cold('-#', {}, net), cold('-#', {}, net), cold('-#', {}, net));
+      const seen: Array<[number, unknown]> = [];
+      const delay = (attempt: number, error: unknown) => {
+        seen.push([attempt, error]);
+        return attempt * 10;
+      };
+      // error at 3; waits 10 → 13, fails at 14; waits 20 → 34, fails at 35; waits 30 → 65, fails at 66: gives up.
+      expectObservable(cold('-a-#', values, cut).pipe(resumeFrom(r.fn, { delay, maxAttempts: 3 }))).toBe('-a 64ms #', values, net);
+      flush();
+      expect(seen).toEqual([[1, cut], [2, net], [3, net]]);
+      expect(r.cursors).toHaveLength(3);
+    });
+  });
+
+  test('delivering a new event resets the attempt count', () => {
+    scheduler().run(({ cold, expectObservable }) => {
+      const net = new NetworkError('reset');
+      // Each reconnect delivers one new event and then breaks: with maxAttempts 1 that still goes on.
+      const r = reconnects(cold('-c-#', values, net), cold('-d-#', values, net), cold('-e|', values));
+      const delay = (attempt: number) => attempt * 100;
+      expectObservable(cold('-a-b-#', values, cut).pipe(resumeFrom(r.fn, { delay, maxAttempts: 1 }))).toBe('-a-b 102ms c 102ms d 102ms e|', values);
+    });
+  });
+
+  test('a dropped duplicate is not a new event: it does not reset the attempt count', () => {
+    scheduler().run(({ cold, expectObservable }) => {
+      const net = new NetworkError('reset');
+      const r = reconnects(cold('-b-#', values, net));
+      expectObservable(cold('-a-b-#', values, cut).pipe(resumeFrom(r.fn, { delay: 1, maxAttempts: 1 }))).toBe('-a-b-----#', values, net);
+    });
+  });
+
+  test.each([
+    ['HTTP 400', new HTTPError(400, 'invalid_request_error', 'bad', 'req_1')],
+    ['HTTP 404', new HTTPError(404, null, 'not found', 'req_1')],
+    ['response.failed', new ResponseStreamError('response.failed', 'server_error', 'failed', undefined, 3, 'resp_1', {})],
+    ['an error event', new ResponseStreamError('error', 'rate_limit_exceeded', 'slow down', null, 3, 'resp_1', {})],
+    ['a decode error', new DecodeError('malformed JSON', 'response.output_text.delta', 3)],
+    ['a plain Error', new Error('bug')],
+  ])('%s passes through at once, without a reconnect', (_label, err) => {
+    scheduler().run(({ cold, expectObservable }) => {
+      const r = reconnects();
+      expectObservable(cold('-a-b-#', values, err).pipe(resumeFrom(r.fn, { delay: 1 }))).toBe('-a-b-#', values, err);
+      expect(r.cursors).toEqual([]);
+    });
+  });
+
+  test.each([408, 409, 429, 500, 503])('HTTP %i is retried', (status) => {
+    scheduler().run(({ cold, expectObservable }) => {
+      const err = new HTTPError(status, null, 'try later', 'req_1');
+      const r = reconnects(cold('-#', {}, err), cold('-d-e|', values));
+      expectObservable(cold('-a-b-c-#', values, cut).pipe(resumeFrom(r.fn, { delay: 2 }))).toBe('-a-b-c 7ms d-e|', values);
+    });
+  });
+
+  test('a failure before the response id is known passes through', () => {
+    scheduler().run(({ cold, expectObservable }) => {
+      const r = reconnects();
+      const net = new NetworkError('refused');
+      expectObservable(cold('--#', values, net).pipe(resumeFrom(r.fn, { delay: 1 }))).toBe('--#', values, net);
+      expect(r.cursors).toEqual([]);
+    });
+  });
+
+  test('unsubscribing during the back-off cancels the pending reconnect', () => {
+    scheduler().run(({ cold, expectObservable, flush }) => {
+      const again = cold('-d-e|', values);
+      const r = reconnects(again);
+      const src = cold('-a-b-c-#', values, cut);
+      expectObservable(src.pipe(resumeFrom(r.fn, { delay: 10 })), '^--------!').toBe('-a-b-c---', values);
+      flush();
+      expect(r.cursors).toEqual([]);
+      expect(again.subscriptions).toEqual([]);
+    });
+  });
+
+  test('unsubscribing after a reconnect unsubscribes the reconnected stream', () => {
+    scheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
+      const again = cold('-d---e|', values);
+      const r = reconnects(again);
+      expectObservable(cold('-a-b-c-#', values, cut).pipe(resumeFrom(r.fn, { delay: 1 })), '^-------- 2ms !').toBe('-a-b-c---d-', values);
+      expectSubscriptions(again.subscriptions).toBe('8ms ^--!');
+    });
+  });
+
+  test('startingAfter drops what the saved cursor covers and makes an early failure resumable', () => {
+    scheduler().run(({ cold, expectObservable, flush }) => {
+      const r = reconnects(cold('-d-e|', values));
+      const startingAfter = { responseId: 'resp_1', sequenceNumber: 1 };
+      const src = cold('-b-c-#', values, cut);
+      expectObservable(src.pipe(resumeFrom(r.fn, { delay: 1, startingAfter }))).toBe('---c---d-e|', values);
+      flush();
+      expect(r.cursors).toEqual([{ responseId: 'resp_1', sequenceNumber: 2 }]);
+    });
+  });
+
+  test('resumeFromCursor starts with reconnect(cursor) and keeps resuming', () => {
+    scheduler().run(({ cold, expectObservable, flush }) => {
+      const r = reconnects(cold('-c-#', values, cut), cold('-d-e|', values));
+      expectObservable(resumeFromCursor({ responseId: 'resp_1', sequenceNumber: 1 }, r.fn, { delay: 1 })).toBe('-c---d-e|', values);
+      flush();
+      expect(r.cursors).toEqual([{ responseId: 'resp_1', sequenceNumber: 1 }, { responseId: 'resp_1', sequenceNumber: 2 }]);
+    });
+  });
+
+  test('onCursor sees the cursor advance after each delivered event, across the seam', () => {
+    scheduler().run(({ cold, expectObservable, flush }) => {
+      const seen: ResumeCursor[] = [];
+      const r = reconnects(cold('-c-d-e|', values));
+      const out = cold('-a-b-c-#', values, cut).pipe(resumeFrom(r.fn, { delay: 1, onCursor: (c) => seen.push(c) }));
+      expectObservable(out).toBe('-a-b-c 5ms d-e|', values);
+      flush();
+      expect(seen.map((c) => c.sequenceNumber)).toEqual([0, 1, 2, 3, 4]);
+      expect(new Set(seen.map((c) => c.responseId))).toEqual(new Set(['resp_1']));
+    });
+  });
+
+  test('the default delay is exponential: 0.5 s, 1 s, 2 s, 4 s, 8 s, then the error passes through', () => {
+    const random = jest.spyOn(Math, 'random').mockReturnValue(0.5);
+    try {
+      scheduler().run(({ cold, expectObservable }) => {
+        const net = new NetworkError('reset');
+        const r = reconnects(...Array.from({ length: 5 }, () => cold('#', {}, net)));
+        // error at 1; reconnects at 501, 1501, 3501, 7501, 15501, each failing at once.
+        expectObservable(cold('a#', values, cut).pipe(resumeFrom(r.fn))).toBe('a 15500ms #', values, net);
+      });
+    } finally {
+      random.mockRestore();
+    }
+  });
+});
+
+describe('exponentialBackoff', () => {
+  test('doubles from initial up to max', () => {
+    const d = exponentialBackoff({ jitter: 0 });
+    expect([1, 2, 3, 4, 5, 6, 10].map((a) => d(a, null))).toEqual([500, 1000, 2000, 4000, 8000, 8000, 8000]);
+  });
+
+  test('jitter spreads the delay either way', () => {
+    expect(exponentialBackoff({ initial: 1000, jitter: 0.2, random: () => 0 })(1, null)).toBe(800);
+    expect(exponentialBackoff({ initial: 1000, jitter: 0.2, random: () => 0.999999 })(1, null)).toBe(1200);
+  });
+});

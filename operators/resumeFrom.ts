@@ -1,0 +1,172 @@
+import { defer, Observable, timer, type MonoTypeOperatorFunction, type Subscription } from 'rxjs';
+import type { ResponseStreamEvent } from '../lib/events/responses.js';
+
+/** Where a response stream stands: the last `sequence_number` delivered downstream. */
+export interface ResumeCursor {
+  readonly responseId: string;
+  readonly sequenceNumber: number;
+}
+
+/** Opens a fresh stream of the events after `cursor`. */
+export type Reconnect = (cursor: ResumeCursor) => Observable<ResponseStreamEvent>;
+
+/** Milliseconds to wait before reconnect attempt `attempt` (1-based) after `error`. */
+export type ResumeDelay = (attempt: number, error: unknown) => number;
+
+export interface ResumeOptions {
+  /** Reconnects in a row (without a new event in between) before the error passes through. Default 5. */
+  readonly maxAttempts?: number;
+  /** Fixed ms, or a function of the attempt and the error. Default `exponentialBackoff()` (≈0.5 s doubling to 8 s, jittered). */
+  readonly delay?: number | ResumeDelay;
+  /**
+   * A cursor saved by an earlier process. Events at or below it are dropped, and a failure before any
+   * new event is already resumable.
+   */
+  readonly startingAfter?: ResumeCursor;
+  /** Called after each event that moves the cursor has been delivered downstream: persist it here. */
+  readonly onCursor?: (cursor: ResumeCursor) => void;
+  /** Which errors are worth a reconnect. Default `isRetryableError`. */
+  readonly retryable?: (error: unknown) => boolean;
+}
+
+/**
+ * Whether an error says that trying again can help: network errors, interrupted bodies, idle timeouts,
+ * HTTP 408/409/429/5xx. Duck-typed on `retryable === true` so that errors from a second copy of the
+ * library (ESM next to CJS) count too.
+ */
+export function isRetryableError(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { retryable?: unknown }).retryable === true;
+}
+
+export interface BackoffOptions {
+  /** First delay in ms. Default 500. */
+  readonly initial?: number;
+  /** Largest delay in ms. Default 8000. */
+  readonly max?: number;
+  /** Fraction of the delay randomised either way (0 = none). Default 0.2. */
+  readonly jitter?: number;
+  /** Source of randomness in [0, 1). Default `Math.random`. */
+  readonly random?: () => number;
+}
+
+/** `initial · 2^(attempt−1)` capped at `max`, spread by ±`jitter` so that many clients do not reconnect in step. */
+export function exponentialBackoff(options: BackoffOptions = {}): ResumeDelay {
+  const initial = options.initial ?? 500;
+  const max = options.max ?? 8000;
+  const jitter = options.jitter ?? 0.2;
+  const random = options.random ?? Math.random;
+  return (attempt) => {
+    const base = Math.min(max, initial * 2 ** Math.max(0, attempt - 1));
+    return Math.max(0, Math.round(base * (1 - jitter + 2 * jitter * random())));
+  };
+}
+
+function responseIdOf(e: ResponseStreamEvent): string | undefined {
+  const r = (e as { response?: unknown }).response;
+  if (typeof r === 'object' && r !== null && typeof (r as { id?: unknown }).id === 'string') return (r as { id: string }).id;
+  const direct = (e as { response_id?: unknown }).response_id;
+  return typeof direct === 'string' ? direct : undefined;
+}
+
+/**
+ * Survives dropped connections: on a retryable failure it waits, then subscribes to `reconnect(cursor)`
+ * for the events after the last one delivered, and drops anything at or below the cursor. Downstream
+ * sees every `sequence_number` once, in order, and never sees the seam. Non-retryable failures
+ * (other 4xx, `response.failed`, `error` events, decode errors), failures before the response id is
+ * known, and the failure after `maxAttempts` reconnects in a row pass through.
+ *
+ * ```
+ * source:     -0-1-2-#                       (# = StreamInterruptedError)
+ * reconnect(2):         --2-3-4-|            (after the delay; 2 is a duplicate)
+ *   resumeFrom(reconnect, { delay: 3 })
+ * result:     -0-1-2-------3-4-|
+ * ```
+ *
+ * ```ts
+ * streamResponse({ model, input, background: true }, config).pipe(
+ *   resumeFrom((c) => retrieveResponseStream(c.responseId, { startingAfter: c.sequenceNumber }, config),
+ *     { onCursor: (c) => localStorage.setItem('cursor', JSON.stringify(c)) }),
+ * )
+ * ```
+ */
+export function resumeFrom(reconnect: Reconnect, options: ResumeOptions = {}): MonoTypeOperatorFunction<ResponseStreamEvent> {
+  const maxAttempts = options.maxAttempts ?? 5;
+  const delayOption = options.delay ?? exponentialBackoff();
+  const delayOf: ResumeDelay = typeof delayOption === 'number' ? () => delayOption : delayOption;
+  const retryable = options.retryable ?? isRetryableError;
+  const onCursor = options.onCursor;
+
+  return (source) =>
+    new Observable<ResponseStreamEvent>((subscriber) => {
+      let responseId = options.startingAfter?.responseId;
+      let last = options.startingAfter?.sequenceNumber;
+      let attempt = 0;
+      let current: Subscription | undefined;
+      let waiting: Subscription | undefined;
+
+      const fail = (error: unknown): void => {
+        if (!retryable(error) || responseId === undefined || last === undefined || attempt >= maxAttempts) {
+          subscriber.error(error);
+          return;
+        }
+        attempt++;
+        const cursor: ResumeCursor = { responseId, sequenceNumber: last };
+        let ms: number;
+        try {
+          ms = delayOf(attempt, error);
+        } catch (e) {
+          subscriber.error(e);
+          return;
+        }
+        waiting = timer(Math.max(0, ms)).subscribe(() => {
+          waiting = undefined;
+          // defer: a reconnect function that throws becomes an error of that attempt.
+          follow(defer(() => reconnect(cursor)));
+        });
+      };
+
+      const follow = (events: Observable<ResponseStreamEvent>): void => {
+        current = events.subscribe({
+          next(e) {
+            const n = e.sequence_number;
+            const seq = typeof n === 'number' ? n : undefined;
+            if (seq !== undefined && last !== undefined && seq <= last) return;
+            const id = responseId === undefined ? responseIdOf(e) : undefined;
+            if (id !== undefined) responseId = id;
+            if (seq !== undefined) last = seq;
+            attempt = 0;
+            subscriber.next(e);
+            if (onCursor && (seq !== undefined || id !== undefined) && responseId !== undefined && last !== undefined) {
+              onCursor({ responseId, sequenceNumber: last });
+            }
+          },
+          error: fail,
+          complete: () => subscriber.complete(),
+        });
+        // Downstream may have unsubscribed during a synchronous emission, before `current` was set.
+        if (subscriber.closed) current.unsubscribe();
+      };
+
+      follow(source);
+      return () => {
+        waiting?.unsubscribe();
+        current?.unsubscribe();
+      };
+    });
+}
+
+/**
+ * Resumes a response from a cursor saved by an earlier process: `reconnect(cursor)` piped through
+ * `resumeFrom` with `startingAfter: cursor`.
+ *
+ * ```ts
+ * resumeFromCursor(saved, (c) => retrieveResponseStream(c.responseId, { startingAfter: c.sequenceNumber }, config))
+ * ```
+ */
+export function resumeFromCursor(
+  cursor: ResumeCursor,
+  reconnect: Reconnect,
+  options: Omit<ResumeOptions, 'startingAfter'> = {},
+): Observable<ResponseStreamEvent> {
+  return defer(() => reconnect(cursor)).pipe(resumeFrom(reconnect, { ...options, startingAfter: cursor }));
+}
