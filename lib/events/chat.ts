@@ -1,26 +1,26 @@
 import * as t from 'io-ts';
-import { JsonObject, nullable, optional } from './codec.js';
+import { JsonObject, struct, nullable, optional } from './codec.js';
 
 // `chat.completion.chunk`, the unit of a Chat Completions stream.
 
-export const ChatCompletionChunkToolCall = t.type(
+export const ChatCompletionChunkToolCall = struct(
   {
     index: t.number,
     id: optional(nullable(t.string)),
     type: optional(nullable(t.string)),
-    function: optional(nullable(t.type({ name: optional(nullable(t.string)), arguments: optional(nullable(t.string)) }, 'function'))),
+    function: optional(nullable(struct({ name: optional(nullable(t.string)), arguments: optional(nullable(t.string)) }, 'function'))),
   },
   'tool_call',
 );
 export type ChatCompletionChunkToolCall = t.TypeOf<typeof ChatCompletionChunkToolCall>;
 
-export const ChatCompletionChunkDelta = t.type(
+export const ChatCompletionChunkDelta = struct(
   {
     role: optional(nullable(t.string)),
     content: optional(nullable(t.string)),
     refusal: optional(nullable(t.string)),
     tool_calls: optional(nullable(t.array(ChatCompletionChunkToolCall))),
-    function_call: optional(nullable(t.type({ name: optional(t.string), arguments: optional(t.string) }, 'function_call'))),
+    function_call: optional(nullable(struct({ name: optional(t.string), arguments: optional(t.string) }, 'function_call'))),
     audio: optional(nullable(JsonObject)),
   },
   'delta',
@@ -32,7 +32,7 @@ export type ChatCompletionChunkDelta = t.TypeOf<typeof ChatCompletionChunkDelta>
   readonly annotations?: ReadonlyArray<Record<string, unknown>>;
 };
 
-export const ChatCompletionChunkChoice = t.type(
+export const ChatCompletionChunkChoice = struct(
   {
     index: t.number,
     // Some providers send a final choice with no `delta`: accepted.
@@ -44,19 +44,19 @@ export const ChatCompletionChunkChoice = t.type(
 );
 export type ChatCompletionChunkChoice = Omit<t.TypeOf<typeof ChatCompletionChunkChoice>, 'delta'> & { delta?: ChatCompletionChunkDelta };
 
-export const CompletionUsage = t.type(
+export const CompletionUsage = struct(
   {
     prompt_tokens: t.number,
     completion_tokens: t.number,
     total_tokens: t.number,
-    prompt_tokens_details: optional(nullable(t.type({ cached_tokens: optional(t.number) }, 'prompt_tokens_details'))),
-    completion_tokens_details: optional(nullable(t.type({ reasoning_tokens: optional(t.number) }, 'completion_tokens_details'))),
+    prompt_tokens_details: optional(nullable(struct({ cached_tokens: optional(t.number) }, 'prompt_tokens_details'))),
+    completion_tokens_details: optional(nullable(struct({ reasoning_tokens: optional(t.number) }, 'completion_tokens_details'))),
   },
   'usage',
 );
 export type CompletionUsage = t.TypeOf<typeof CompletionUsage>;
 
-export const ChatCompletionChunk = t.type(
+export const ChatCompletionChunk = struct(
   {
     id: t.string,
     object: t.literal('chat.completion.chunk'),

@@ -1,13 +1,56 @@
 import * as t from 'io-ts';
 
-/** A property that may be absent (or `undefined`) on the wire. Cheaper than `t.partial` + `t.intersection`. */
-export function optional<C extends t.Mixed>(codec: C): t.Type<t.TypeOf<C> | undefined, t.OutputOf<C> | undefined, unknown> {
-  return new t.Type(
-    `${codec.name}?`,
-    (u): u is t.TypeOf<C> | undefined => u === undefined || codec.is(u),
-    (u, c) => (u === undefined ? t.success(undefined) : codec.validate(u, c)),
-    (a) => (a === undefined ? undefined : codec.encode(a)),
-  );
+/** A property that may be absent (or `undefined`) on the wire; inside `struct` its key is optional (`?:`). */
+export class OptionalType<C extends t.Mixed> extends t.Type<t.TypeOf<C> | undefined, t.OutputOf<C> | undefined, unknown> {
+  readonly optional = true as const;
+  constructor(readonly inner: C) {
+    super(
+      `${inner.name}?`,
+      (u): u is t.TypeOf<C> | undefined => u === undefined || inner.is(u),
+      (u, c) => (u === undefined ? t.success(undefined) : inner.validate(u, c)),
+      (a) => (a === undefined ? undefined : inner.encode(a)),
+    );
+  }
+}
+export function optional<C extends t.Mixed>(codec: C): OptionalType<C> {
+  return new OptionalType(codec);
+}
+
+type StructProps = Record<string, t.Mixed>;
+type RequiredKeys<P extends StructProps> = { [K in keyof P]: P[K] extends { readonly optional: true } ? never : K }[keyof P];
+type OptionalKeys<P extends StructProps> = Exclude<keyof P, RequiredKeys<P>>;
+/** The TypeScript type of a `struct`: keys of `optional(…)` codecs are optional. */
+export type StructOf<P extends StructProps> = { [K in RequiredKeys<P>]: t.TypeOf<P[K]> } & { [K in OptionalKeys<P>]?: t.TypeOf<P[K]> } extends infer O
+  ? { [K in keyof O]: O[K] }
+  : never;
+
+/** An object codec like `t.type`, but its optional keys are `?:` and a valid input is returned as it is (unknown keys kept, no copy). */
+export class StructType<P extends StructProps> extends t.Type<StructOf<P>, StructOf<P>, unknown> {
+  constructor(name: string, readonly props: P) {
+    const entries = Object.entries(props);
+    super(
+      name,
+      (u): u is StructOf<P> => isRecord(u) && entries.every(([k, c]) => c.is(u[k])),
+      (u, c) => {
+        if (!isRecord(u)) return t.failure(u, c, `${name} must be an object`);
+        let errors: t.Errors | undefined;
+        for (const [k, codec] of entries) {
+          const v = u[k];
+          const r = codec.validate(v, t.appendContext(c, k, codec, v));
+          if (r._tag === 'Left') (errors ??= []).push(...r.left);
+        }
+        return errors ? t.failures(errors) : t.success(u as StructOf<P>);
+      },
+      t.identity,
+    );
+  }
+}
+export function struct<P extends StructProps>(props: P, name: string): StructType<P> {
+  return new StructType(name, props);
+}
+
+function isRecord(u: unknown): u is Record<string, unknown> {
+  return typeof u === 'object' && u !== null && !Array.isArray(u);
 }
 
 /** `T | null`, as the API sends for cleared fields. */

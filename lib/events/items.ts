@@ -1,19 +1,19 @@
 import * as t from 'io-ts';
-import { JsonObject, nullable, optional, taggedUnion, tableOf } from './codec.js';
+import { JsonObject, struct, nullable, optional, taggedUnion, tableOf } from './codec.js';
 
 // Content parts and output items of a Response. Only the fields the operators read are checked;
 // every other key the API sends is kept as it came.
 
-export const OutputTextAnnotation = t.type({ type: t.string }, 'Annotation');
+export const OutputTextAnnotation = struct({ type: t.string }, 'Annotation');
 export type OutputTextAnnotation = t.TypeOf<typeof OutputTextAnnotation> & Record<string, unknown>;
 
-export const ResponseOutputText = t.type(
+export const ResponseOutputText = struct(
   { type: t.literal('output_text'), text: t.string, annotations: optional(t.array(OutputTextAnnotation)) },
   'output_text',
 );
-export const ResponseOutputRefusal = t.type({ type: t.literal('refusal'), refusal: t.string }, 'refusal');
-export const ReasoningTextPart = t.type({ type: t.literal('reasoning_text'), text: t.string }, 'reasoning_text');
-export const SummaryTextPart = t.type({ type: t.literal('summary_text'), text: t.string }, 'summary_text');
+export const ResponseOutputRefusal = struct({ type: t.literal('refusal'), refusal: t.string }, 'refusal');
+export const ReasoningTextPart = struct({ type: t.literal('reasoning_text'), text: t.string }, 'reasoning_text');
+export const SummaryTextPart = struct({ type: t.literal('summary_text'), text: t.string }, 'summary_text');
 export type ResponseOutputText = t.TypeOf<typeof ResponseOutputText>;
 export type ResponseOutputRefusal = t.TypeOf<typeof ResponseOutputRefusal>;
 export type ReasoningTextPart = t.TypeOf<typeof ReasoningTextPart>;
@@ -31,46 +31,46 @@ export const ContentPart = taggedUnion<ContentPart>(
 const status = optional(t.string);
 const id = optional(t.string);
 
-export const ResponseOutputMessage = t.type(
+export const ResponseOutputMessage = struct(
   { type: t.literal('message'), id: t.string, role: t.string, status, content: t.array(ContentPart) },
   'message',
 );
-export const ResponseReasoningItem = t.type(
+export const ResponseReasoningItem = struct(
   { type: t.literal('reasoning'), id: t.string, status, summary: optional(t.array(SummaryTextPart)), content: optional(t.array(ReasoningTextPart)), encrypted_content: optional(nullable(t.string)) },
   'reasoning',
 );
-export const ResponseFunctionToolCall = t.type(
+export const ResponseFunctionToolCall = struct(
   { type: t.literal('function_call'), id, call_id: t.string, name: t.string, arguments: t.string, status },
   'function_call',
 );
-export const ResponseCustomToolCall = t.type(
+export const ResponseCustomToolCall = struct(
   { type: t.literal('custom_tool_call'), id, call_id: t.string, name: t.string, input: t.string, status },
   'custom_tool_call',
 );
-export const McpCall = t.type(
+export const McpCall = struct(
   { type: t.literal('mcp_call'), id: t.string, server_label: t.string, name: t.string, arguments: t.string, output: optional(nullable(t.string)), error: optional(t.unknown), status },
   'mcp_call',
 );
-export const McpListTools = t.type(
+export const McpListTools = struct(
   { type: t.literal('mcp_list_tools'), id: t.string, server_label: t.string, tools: optional(t.array(JsonObject)), error: optional(t.unknown) },
   'mcp_list_tools',
 );
-export const McpApprovalRequest = t.type(
+export const McpApprovalRequest = struct(
   { type: t.literal('mcp_approval_request'), id: t.string, server_label: t.string, name: t.string, arguments: t.string },
   'mcp_approval_request',
 );
-export const FileSearchCall = t.type({ type: t.literal('file_search_call'), id: t.string, status, queries: optional(t.array(t.string)) }, 'file_search_call');
-export const WebSearchCall = t.type({ type: t.literal('web_search_call'), id: t.string, status, action: optional(JsonObject) }, 'web_search_call');
-export const CodeInterpreterCall = t.type(
+export const FileSearchCall = struct({ type: t.literal('file_search_call'), id: t.string, status, queries: optional(t.array(t.string)) }, 'file_search_call');
+export const WebSearchCall = struct({ type: t.literal('web_search_call'), id: t.string, status, action: optional(JsonObject) }, 'web_search_call');
+export const CodeInterpreterCall = struct(
   { type: t.literal('code_interpreter_call'), id: t.string, status, code: optional(nullable(t.string)), container_id: optional(t.string), outputs: optional(nullable(t.array(JsonObject))) },
   'code_interpreter_call',
 );
-export const ImageGenerationCall = t.type({ type: t.literal('image_generation_call'), id: t.string, status, result: optional(nullable(t.string)) }, 'image_generation_call');
-export const ComputerCall = t.type({ type: t.literal('computer_call'), id: t.string, call_id: t.string, status, action: optional(JsonObject) }, 'computer_call');
-export const LocalShellCall = t.type({ type: t.literal('local_shell_call'), id: t.string, call_id: t.string, status, action: JsonObject }, 'local_shell_call');
-export const ShellCall = t.type({ type: t.literal('shell_call'), id, call_id: t.string, status, action: optional(JsonObject) }, 'shell_call');
-export const ApplyPatchCall = t.type({ type: t.literal('apply_patch_call'), id, call_id: t.string, status, operation: optional(JsonObject) }, 'apply_patch_call');
-export const CompactionItem = t.type({ type: t.literal('compaction'), id: t.string }, 'compaction');
+export const ImageGenerationCall = struct({ type: t.literal('image_generation_call'), id: t.string, status, result: optional(nullable(t.string)) }, 'image_generation_call');
+export const ComputerCall = struct({ type: t.literal('computer_call'), id: t.string, call_id: t.string, status, action: optional(JsonObject) }, 'computer_call');
+export const LocalShellCall = struct({ type: t.literal('local_shell_call'), id: t.string, call_id: t.string, status, action: JsonObject }, 'local_shell_call');
+export const ShellCall = struct({ type: t.literal('shell_call'), id, call_id: t.string, status, action: optional(JsonObject) }, 'shell_call');
+export const ApplyPatchCall = struct({ type: t.literal('apply_patch_call'), id, call_id: t.string, status, operation: optional(JsonObject) }, 'apply_patch_call');
+export const CompactionItem = struct({ type: t.literal('compaction'), id: t.string }, 'compaction');
 
 export type ResponseOutputMessage = t.TypeOf<typeof ResponseOutputMessage>;
 export type ResponseReasoningItem = t.TypeOf<typeof ResponseReasoningItem>;

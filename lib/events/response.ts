@@ -1,24 +1,24 @@
 import * as t from 'io-ts';
-import { nullable, optional } from './codec.js';
+import { nullable, optional, struct } from './codec.js';
 import { ResponseOutputItem } from './items.js';
 
-export const ResponseUsage = t.type(
+export const ResponseUsage = struct(
   {
     input_tokens: t.number,
     output_tokens: t.number,
     total_tokens: t.number,
-    input_tokens_details: optional(nullable(t.type({ cached_tokens: optional(t.number) }, 'input_tokens_details'))),
-    output_tokens_details: optional(nullable(t.type({ reasoning_tokens: optional(t.number) }, 'output_tokens_details'))),
+    input_tokens_details: optional(nullable(struct({ cached_tokens: optional(t.number) }, 'input_tokens_details'))),
+    output_tokens_details: optional(nullable(struct({ reasoning_tokens: optional(t.number) }, 'output_tokens_details'))),
   },
   'Usage',
 );
 export type ResponseUsage = t.TypeOf<typeof ResponseUsage>;
 
-export const ResponseError = t.type({ code: optional(nullable(t.string)), message: t.string }, 'ResponseError');
+export const ResponseError = struct({ code: optional(nullable(t.string)), message: t.string }, 'ResponseError');
 export type ResponseError = t.TypeOf<typeof ResponseError>;
 
 /** The `Response` object embedded in lifecycle events. Echoed parameters and future keys are kept. */
-export const Response = t.type(
+export const Response = struct(
   {
     id: t.string,
     object: optional(t.string),
@@ -28,7 +28,7 @@ export const Response = t.type(
     output: optional(t.array(ResponseOutputItem)),
     usage: optional(nullable(ResponseUsage)),
     error: optional(nullable(ResponseError)),
-    incomplete_details: optional(nullable(t.type({ reason: optional(nullable(t.string)) }, 'incomplete_details'))),
+    incomplete_details: optional(nullable(struct({ reason: optional(nullable(t.string)) }, 'incomplete_details'))),
     previous_response_id: optional(nullable(t.string)),
   },
   'Response',

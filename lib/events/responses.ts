@@ -1,5 +1,5 @@
 import * as t from 'io-ts';
-import { JsonObject, nullable, optional, sequenceNumber, tableOf } from './codec.js';
+import { JsonObject, struct, nullable, optional, sequenceNumber, tableOf } from './codec.js';
 import { ContentPart, OutputTextAnnotation, ResponseOutputItem, SummaryTextPart } from './items.js';
 import { Response } from './response.js';
 
@@ -7,16 +7,16 @@ import { Response } from './response.js';
 // so that a decode error reads like the API reference.
 
 const lifecycle = <T extends string>(type: T) =>
-  t.type({ type: t.literal(type), response: Response, sequence_number: sequenceNumber }, type);
+  struct({ type: t.literal(type), response: Response, sequence_number: sequenceNumber }, type);
 
 const itemStatus = <T extends string>(type: T) =>
-  t.type({ type: t.literal(type), item_id: t.string, output_index: t.number, sequence_number: sequenceNumber }, type);
+  struct({ type: t.literal(type), item_id: t.string, output_index: t.number, sequence_number: sequenceNumber }, type);
 
 const itemDelta = <T extends string>(type: T) =>
-  t.type({ type: t.literal(type), item_id: t.string, output_index: t.number, delta: t.string, sequence_number: sequenceNumber }, type);
+  struct({ type: t.literal(type), item_id: t.string, output_index: t.number, delta: t.string, sequence_number: sequenceNumber }, type);
 
 const partDelta = <T extends string>(type: T) =>
-  t.type(
+  struct(
     { type: t.literal(type), item_id: t.string, output_index: t.number, content_index: t.number, delta: t.string, sequence_number: sequenceNumber },
     type,
   );
@@ -33,11 +33,11 @@ export const ResponseIncompleteEvent = lifecycle('response.incomplete');
 
 // Items and content parts
 const itemEvent = <T extends string>(type: T) =>
-  t.type({ type: t.literal(type), output_index: t.number, item: ResponseOutputItem, sequence_number: sequenceNumber }, type);
+  struct({ type: t.literal(type), output_index: t.number, item: ResponseOutputItem, sequence_number: sequenceNumber }, type);
 export const ResponseOutputItemAddedEvent = itemEvent('response.output_item.added');
 export const ResponseOutputItemDoneEvent = itemEvent('response.output_item.done');
 const partEvent = <T extends string>(type: T) =>
-  t.type(
+  struct(
     { type: t.literal(type), item_id: t.string, output_index: t.number, content_index: t.number, part: ContentPart, sequence_number: sequenceNumber },
     type,
   );
@@ -45,18 +45,18 @@ export const ResponseContentPartAddedEvent = partEvent('response.content_part.ad
 export const ResponseContentPartDoneEvent = partEvent('response.content_part.done');
 
 // Text and refusal
-export const ResponseTextDeltaEvent = t.type(
+export const ResponseTextDeltaEvent = struct(
   { ...partDelta('response.output_text.delta').props, logprobs: Logprobs },
   'response.output_text.delta',
 );
-export const ResponseTextDoneEvent = t.type(
+export const ResponseTextDoneEvent = struct(
   {
     type: t.literal('response.output_text.done'), item_id: t.string, output_index: t.number, content_index: t.number,
     text: t.string, logprobs: Logprobs, sequence_number: sequenceNumber,
   },
   'response.output_text.done',
 );
-export const ResponseOutputTextAnnotationAddedEvent = t.type(
+export const ResponseOutputTextAnnotationAddedEvent = struct(
   {
     type: t.literal('response.output_text.annotation.added'), item_id: t.string, output_index: t.number, content_index: t.number,
     annotation_index: t.number, annotation: nullable(OutputTextAnnotation), sequence_number: sequenceNumber,
@@ -64,41 +64,41 @@ export const ResponseOutputTextAnnotationAddedEvent = t.type(
   'response.output_text.annotation.added',
 );
 export const ResponseRefusalDeltaEvent = partDelta('response.refusal.delta');
-export const ResponseRefusalDoneEvent = t.type(
+export const ResponseRefusalDoneEvent = struct(
   { type: t.literal('response.refusal.done'), item_id: t.string, output_index: t.number, content_index: t.number, refusal: t.string, sequence_number: sequenceNumber },
   'response.refusal.done',
 );
 
 // Reasoning
 const summaryPart = <T extends string>(type: T) =>
-  t.type(
+  struct(
     { type: t.literal(type), item_id: t.string, output_index: t.number, summary_index: t.number, part: SummaryTextPart, sequence_number: sequenceNumber },
     type,
   );
 export const ResponseReasoningSummaryPartAddedEvent = summaryPart('response.reasoning_summary_part.added');
 export const ResponseReasoningSummaryPartDoneEvent = summaryPart('response.reasoning_summary_part.done');
-export const ResponseReasoningSummaryTextDeltaEvent = t.type(
+export const ResponseReasoningSummaryTextDeltaEvent = struct(
   { type: t.literal('response.reasoning_summary_text.delta'), item_id: t.string, output_index: t.number, summary_index: t.number, delta: t.string, sequence_number: sequenceNumber },
   'response.reasoning_summary_text.delta',
 );
-export const ResponseReasoningSummaryTextDoneEvent = t.type(
+export const ResponseReasoningSummaryTextDoneEvent = struct(
   { type: t.literal('response.reasoning_summary_text.done'), item_id: t.string, output_index: t.number, summary_index: t.number, text: t.string, sequence_number: sequenceNumber },
   'response.reasoning_summary_text.done',
 );
 export const ResponseReasoningTextDeltaEvent = partDelta('response.reasoning_text.delta');
-export const ResponseReasoningTextDoneEvent = t.type(
+export const ResponseReasoningTextDoneEvent = struct(
   { type: t.literal('response.reasoning_text.done'), item_id: t.string, output_index: t.number, content_index: t.number, text: t.string, sequence_number: sequenceNumber },
   'response.reasoning_text.done',
 );
 
 // Function and custom tools
 export const ResponseFunctionCallArgumentsDeltaEvent = itemDelta('response.function_call_arguments.delta');
-export const ResponseFunctionCallArgumentsDoneEvent = t.type(
+export const ResponseFunctionCallArgumentsDoneEvent = struct(
   { type: t.literal('response.function_call_arguments.done'), item_id: t.string, output_index: t.number, arguments: t.string, name: optional(t.string), sequence_number: sequenceNumber },
   'response.function_call_arguments.done',
 );
 export const ResponseCustomToolCallInputDeltaEvent = itemDelta('response.custom_tool_call_input.delta');
-export const ResponseCustomToolCallInputDoneEvent = t.type(
+export const ResponseCustomToolCallInputDoneEvent = struct(
   { type: t.literal('response.custom_tool_call_input.done'), item_id: t.string, output_index: t.number, input: t.string, sequence_number: sequenceNumber },
   'response.custom_tool_call_input.done',
 );
@@ -114,14 +114,14 @@ export const ResponseCodeInterpreterCallInProgressEvent = itemStatus('response.c
 export const ResponseCodeInterpreterCallInterpretingEvent = itemStatus('response.code_interpreter_call.interpreting');
 export const ResponseCodeInterpreterCallCompletedEvent = itemStatus('response.code_interpreter_call.completed');
 export const ResponseCodeInterpreterCallCodeDeltaEvent = itemDelta('response.code_interpreter_call_code.delta');
-export const ResponseCodeInterpreterCallCodeDoneEvent = t.type(
+export const ResponseCodeInterpreterCallCodeDoneEvent = struct(
   { type: t.literal('response.code_interpreter_call_code.done'), item_id: t.string, output_index: t.number, code: t.string, sequence_number: sequenceNumber },
   'response.code_interpreter_call_code.done',
 );
 export const ResponseImageGenCallInProgressEvent = itemStatus('response.image_generation_call.in_progress');
 export const ResponseImageGenCallGeneratingEvent = itemStatus('response.image_generation_call.generating');
 export const ResponseImageGenCallCompletedEvent = itemStatus('response.image_generation_call.completed');
-export const ResponseImageGenCallPartialImageEvent = t.type(
+export const ResponseImageGenCallPartialImageEvent = struct(
   {
     type: t.literal('response.image_generation_call.partial_image'), item_id: t.string, output_index: t.number,
     partial_image_index: t.number, partial_image_b64: t.string, size: optional(t.string), quality: optional(t.string),
@@ -135,7 +135,7 @@ export const ResponseMcpCallInProgressEvent = itemStatus('response.mcp_call.in_p
 export const ResponseMcpCallCompletedEvent = itemStatus('response.mcp_call.completed');
 export const ResponseMcpCallFailedEvent = itemStatus('response.mcp_call.failed');
 export const ResponseMcpCallArgumentsDeltaEvent = itemDelta('response.mcp_call_arguments.delta');
-export const ResponseMcpCallArgumentsDoneEvent = t.type(
+export const ResponseMcpCallArgumentsDoneEvent = struct(
   { type: t.literal('response.mcp_call_arguments.done'), item_id: t.string, output_index: t.number, arguments: t.string, sequence_number: sequenceNumber },
   'response.mcp_call_arguments.done',
 );
@@ -145,21 +145,21 @@ export const ResponseMcpListToolsFailedEvent = itemStatus('response.mcp_list_too
 
 // Shell
 const shellCommand = <T extends string>(type: T) =>
-  t.type({ type: t.literal(type), output_index: t.number, command_index: t.number, command: t.string, sequence_number: sequenceNumber }, type);
+  struct({ type: t.literal(type), output_index: t.number, command_index: t.number, command: t.string, sequence_number: sequenceNumber }, type);
 export const ResponseShellCallCommandAddedEvent = shellCommand('response.shell_call_command.added');
-export const ResponseShellCallCommandDeltaEvent = t.type(
+export const ResponseShellCallCommandDeltaEvent = struct(
   { type: t.literal('response.shell_call_command.delta'), output_index: t.number, command_index: t.number, delta: t.string, sequence_number: sequenceNumber },
   'response.shell_call_command.delta',
 );
 export const ResponseShellCallCommandDoneEvent = shellCommand('response.shell_call_command.done');
-export const ResponseShellCallOutputContentDeltaEvent = t.type(
+export const ResponseShellCallOutputContentDeltaEvent = struct(
   {
     type: t.literal('response.shell_call_output_content.delta'), item_id: t.string, output_index: t.number, command_index: t.number,
-    delta: t.type({ stdout: optional(t.string), stderr: optional(t.string) }, 'ShellOutputDelta'), sequence_number: sequenceNumber,
+    delta: struct({ stdout: optional(t.string), stderr: optional(t.string) }, 'ShellOutputDelta'), sequence_number: sequenceNumber,
   },
   'response.shell_call_output_content.delta',
 );
-export const ResponseShellCallOutputContentDoneEvent = t.type(
+export const ResponseShellCallOutputContentDoneEvent = struct(
   {
     type: t.literal('response.shell_call_output_content.done'), item_id: t.string, output_index: t.number, command_index: t.number,
     output: t.array(JsonObject), sequence_number: sequenceNumber,
@@ -169,17 +169,17 @@ export const ResponseShellCallOutputContentDoneEvent = t.type(
 
 // Compaction, audio, error
 export const ResponseCompactionCompactingEvent = itemStatus('response.compaction.compacting');
-export const ResponseAudioDeltaEvent = t.type({ type: t.literal('response.audio.delta'), delta: t.string, sequence_number: sequenceNumber }, 'response.audio.delta');
-export const ResponseAudioDoneEvent = t.type({ type: t.literal('response.audio.done'), sequence_number: sequenceNumber }, 'response.audio.done');
-export const ResponseAudioTranscriptDeltaEvent = t.type(
+export const ResponseAudioDeltaEvent = struct({ type: t.literal('response.audio.delta'), delta: t.string, sequence_number: sequenceNumber }, 'response.audio.delta');
+export const ResponseAudioDoneEvent = struct({ type: t.literal('response.audio.done'), sequence_number: sequenceNumber }, 'response.audio.done');
+export const ResponseAudioTranscriptDeltaEvent = struct(
   { type: t.literal('response.audio.transcript.delta'), delta: t.string, sequence_number: sequenceNumber },
   'response.audio.transcript.delta',
 );
-export const ResponseAudioTranscriptDoneEvent = t.type(
+export const ResponseAudioTranscriptDoneEvent = struct(
   { type: t.literal('response.audio.transcript.done'), sequence_number: sequenceNumber },
   'response.audio.transcript.done',
 );
-export const ResponseErrorEvent = t.type(
+export const ResponseErrorEvent = struct(
   { type: t.literal('error'), code: optional(nullable(t.string)), message: t.string, param: optional(nullable(t.string)), sequence_number: sequenceNumber },
   'error',
 );

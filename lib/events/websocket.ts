@@ -1,5 +1,5 @@
 import * as t from 'io-ts';
-import { JsonObject, nullable, optional, sequenceNumber, taggedUnion, tableOf } from './codec.js';
+import { JsonObject, struct, nullable, optional, sequenceNumber, taggedUnion, tableOf } from './codec.js';
 import { KnownResponseStreamEvent, responseEventCodecs, UnknownEvent } from './responses.js';
 
 // Responses WebSocket mode (wss://…/v1/responses): client events and the server events on top of SSE's.
@@ -20,15 +20,15 @@ const streamIdField = new t.Type<string | undefined, string | undefined, unknown
 );
 
 /** `response.create`: every `POST /v1/responses` field, plus `stream_id` and `generate: false` warm-up. */
-export const ResponseCreateClientEvent = t.type(
+export const ResponseCreateClientEvent = struct(
   { type: t.literal('response.create'), stream_id: streamIdField, generate: optional(t.boolean), model: optional(t.string), previous_response_id: optional(nullable(t.string)) },
   'response.create',
 );
-export const ResponseSteerClientEvent = t.type(
+export const ResponseSteerClientEvent = struct(
   { type: t.literal('response.steer'), stream_id: streamIdField, previous_response_id: t.string, input: t.unknown },
   'response.steer',
 );
-export const ResponseInjectClientEvent = t.type(
+export const ResponseInjectClientEvent = struct(
   { type: t.literal('response.inject'), stream_id: streamIdField, response_id: t.string, input: t.array(t.unknown) },
   'response.inject',
 );
@@ -44,22 +44,22 @@ export const ResponsesClientEvent = taggedUnion<ResponsesClientEvent>(
 );
 
 const laneField = { stream_id: optional(t.string), sequence_number: sequenceNumber };
-export const ResponseSteerAcceptedEvent = t.type({ type: t.literal('response.steer.accepted'), steer: optional(JsonObject), ...laneField }, 'response.steer.accepted');
-export const ResponseSteerPendingEvent = t.type(
+export const ResponseSteerAcceptedEvent = struct({ type: t.literal('response.steer.accepted'), steer: optional(JsonObject), ...laneField }, 'response.steer.accepted');
+export const ResponseSteerPendingEvent = struct(
   { type: t.literal('response.steer.pending'), steer: optional(JsonObject), reason: optional(t.string), required_input: optional(t.array(t.unknown)), ...laneField },
   'response.steer.pending',
 );
-export const ResponseSteerFailedEvent = t.type({ type: t.literal('response.steer.failed'), steer: optional(JsonObject), error: optional(JsonObject), ...laneField }, 'response.steer.failed');
-export const ResponseInjectCreatedEvent = t.type({ type: t.literal('response.inject.created'), ...laneField }, 'response.inject.created');
-export const ResponseInjectFailedEvent = t.type({ type: t.literal('response.inject.failed'), error: optional(JsonObject), ...laneField }, 'response.inject.failed');
+export const ResponseSteerFailedEvent = struct({ type: t.literal('response.steer.failed'), steer: optional(JsonObject), error: optional(JsonObject), ...laneField }, 'response.steer.failed');
+export const ResponseInjectCreatedEvent = struct({ type: t.literal('response.inject.created'), ...laneField }, 'response.inject.created');
+export const ResponseInjectFailedEvent = struct({ type: t.literal('response.inject.failed'), error: optional(JsonObject), ...laneField }, 'response.inject.failed');
 
 /** WebSocket `error`: `{ status, stream_id?, error: { type, code, message, param } }`; the SSE shape (`code`, `message` at top level) is also accepted. */
-export const WebSocketErrorEvent = t.type(
+export const WebSocketErrorEvent = struct(
   {
     type: t.literal('error'),
     status: optional(t.number),
     stream_id: optional(t.string),
-    error: optional(t.type({ type: optional(t.string), code: optional(nullable(t.string)), message: t.string, param: optional(nullable(t.string)) }, 'error.error')),
+    error: optional(struct({ type: optional(t.string), code: optional(nullable(t.string)), message: t.string, param: optional(nullable(t.string)) }, 'error.error')),
     code: optional(nullable(t.string)),
     message: optional(t.string),
     param: optional(nullable(t.string)),
