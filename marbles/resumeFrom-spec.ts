@@ -184,7 +184,7 @@ describe('resumeFrom', () => {
     try {
       scheduler().run(({ cold, expectObservable }) => {
         const net = new NetworkError('reset');
-        const r = reconnects(...Array.from({ length: 5 }, () => cold('#', {}, net)));
+        const r = reconnects(...Array.from({ length: 5 }, () => cold<ResponseStreamEvent>('#', {}, net)));
         // error at 1; reconnects at 501, 1501, 3501, 7501, 15501, each failing at once.
         expectObservable(cold('a#', values, cut).pipe(resumeFrom(r.fn))).toBe('a 15500ms #', values, net);
       });
