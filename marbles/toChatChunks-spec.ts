@@ -1,0 +1,243 @@
+import { TestScheduler } from 'rxjs/testing';
+import { toChatChunks } from '../operators/toChatChunks';
+import { ResponseStreamError } from '../lib/errors';
+import { CREATED_AT, MODEL, RESPONSE_ID, call, ev, USAGE } from '../test/chat/build';
+
+const scheduler = () => new TestScheduler((a, b) => expect(a).toEqual(b));
+
+/** Source marbles with one event every 5 frames (`'abc|'` → a at 0, b at 5, c at 10, end at 15). */
+const spaced = (m: string): string => m.split('').join(' 4ms ');
+/** Expected marbles from (frame, token) pairs, so groups never shift the frames after them. */
+const at = (...parts: Array<[number, string]>): string => {
+  let t = 0;
+  let out = '';
+  for (const [frame, token] of parts) {
+    if (frame < t) throw new Error(`frame ${frame} overlaps the previous token`);
+    if (frame > t) out += ` ${frame - t}ms `;
+    out += token;
+    t = frame + token.length;
+  }
+  return out;
+};
+
+/** An expected chunk: one choice at index 0 carrying `delta`. */
+const c = (delta: Record<string, unknown>, finish: string | null = null) => ({
+  id: RESPONSE_ID, object: 'chat.completion.chunk', created: CREATED_AT, model: MODEL,
+  choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
+});
+const role = c({ role: 'assistant', content: '' });
+const tc = (index: number, fn: Record<string, unknown>, extra: Record<string, unknown> = {}) => c({ tool_calls: [{ index, ...extra, function: fn }] });
+const open = (index: number, id: string, name: string) => tc(index, { name, arguments: '' }, { id, type: 'function' });
+
+describe('toChatChunks', () => {
+  it('emits the role chunk once, then text as content, at the frame of each delta', () => {
+    scheduler().run(({ cold, expectObservable }) => {
+      const src = cold(spaced('abcde|'), { a: ev.created(), b: ev.messageAdded(), c: ev.text('Hel'), d: ev.text('lo'), e: ev.completed() });
+      expectObservable(src.pipe(toChatChunks())).toBe(at([10, '(rx)'], [15, 'y'], [20, '(f|)']), { r: role, x: c({ content: 'Hel' }), y: c({ content: 'lo' }), f: c({}, 'stop') });
+    });
+  });
+
+  it('maps refusal deltas to delta.refusal and skips empty deltas', () => {
+    scheduler().run(({ cold, expectObservable }) => {
+      const src = cold(spaced('abcd|'), { a: ev.created(), b: ev.refusal('No.'), c: ev.text(''), d: ev.completed() });
+      expectObservable(src.pipe(toChatChunks())).toBe(at([5, '(rx)'], [15, '(f|)']), { r: role, x: c({ refusal: 'No.' }), f: c({}, 'stop') });
+    });
+  });
+
+  it('numbers function calls densely in opening order and routes argument deltas by output_index', () => {
+    scheduler().run(({ cold, expectObservable }) => {
+      const src = cold(spaced('abcdegh|'), {
+        a: ev.created(),
+        b: ev.callAdded(1, 'call_A', 'get_weather'),
+        c: ev.callAdded(3, 'call_B', 'get_time'),
+        d: ev.args(3, '{"tz":'),
+        e: ev.args(1, '{"city":"Oslo"}'),
+        g: ev.args(1, ''),
+        h: ev.completed(),
+      });
+      expectObservable(src.pipe(toChatChunks())).toBe(at([5, '(rx)'], [10, 'y'], [15, 'z'], [20, 'v'], [30, '(f|)']), {
+        r: role,
+        x: open(0, 'call_A', 'get_weather'),
+        y: open(1, 'call_B', 'get_time'),
+        z: tc(1, { arguments: '{"tz":' }),
+        v: tc(0, { arguments: '{"city":"Oslo"}' }),
+        f: c({}, 'tool_calls'),
+      });
+    });
+  });
+
+  it('sends the argument suffix carried only by .done, then by the finished item, and nothing when complete', () => {
+    scheduler().run(({ cold, expectObservable }) => {
+      const src = cold(spaced('abcdeg|'), {
+        a: ev.callAdded(0, 'call_A', 'f'),
+        b: ev.args(0, '{"a"'),
+        c: ev.argsDone(0, '{"a":1'),
+        d: ev.callDone(0, 'call_A', 'f', '{"a":1}'),
+        e: ev.argsDone(0, '{"a":1}'),
+        g: ev.completed({ output: [call('call_A', 'f', '{"a":1}')] }),
+      });
+      expectObservable(src.pipe(toChatChunks())).toBe(at([0, '(rx)'], [5, 'y'], [10, 'z'], [15, 'w'], [25, '(f|)']), {
+        r: { ...role, id: '', created: 0, model: '' },
+        x: { ...open(0, 'call_A', 'f'), id: '', created: 0, model: '' },
+        y: { ...tc(0, { arguments: '{"a"' }), id: '', created: 0, model: '' },
+        z: { ...tc(0, { arguments: ':1' }), id: '', created: 0, model: '' },
+        w: { ...tc(0, { arguments: '}' }), id: '', created: 0, model: '' },
+        f: c({}, 'tool_calls'),
+      });
+    });
+  });
+
+  it('emits a call that appears only in the final output', () => {
+    scheduler().run(({ cold, expectObservable }) => {
+      const src = cold(spaced('abc|'), {
+        a: ev.created(),
+        b: ev.callAdded(0, 'call_A', 'f', ''),
+        c: ev.completed({ output: [call('call_A', 'f', '{}'), call('call_Z', 'late', '{"x":2}')] }),
+      });
+      expectObservable(src.pipe(toChatChunks())).toBe(at([5, '(rx)'], [10, '(abcf|)']), {
+        r: role,
+        x: open(0, 'call_A', 'f'),
+        a: tc(0, { arguments: '{}' }),
+        b: open(1, 'call_Z', 'late'),
+        c: tc(1, { arguments: '{"x":2}' }),
+        f: c({}, 'tool_calls'),
+      });
+    });
+  });
+
+  it('puts reasoning in reasoning_content with a blank line between parts, never in content', () => {
+    scheduler().run(({ cold, expectObservable }) => {
+      const src = cold(spaced('abcdeg|'), {
+        a: ev.created(), b: ev.summary('Think'), c: ev.summary('ing.'), d: ev.summary('Next', 0, 1), e: ev.reasoningText('raw', 1, 0), g: ev.text('Answer', 2),
+      });
+      expectObservable(src.pipe(toChatChunks())).toBe(at([5, '(rx)'], [10, 'y'], [15, 'z'], [20, 'v'], [25, 'w'], [30, '|']), {
+        r: role,
+        x: c({ reasoning_content: 'Think' }),
+        y: c({ reasoning_content: 'ing.' }),
+        z: c({ reasoning_content: '\n\nNext' }),
+        v: c({ reasoning_content: '\n\nraw' }),
+        w: c({ content: 'Answer' }),
+      });
+    });
+  });
+
+  it('uses the configured reasoning field name, or drops reasoning with false', () => {
+    scheduler().run(({ cold, expectObservable }) => {
+      const events = { a: ev.created(), b: ev.summary('hmm'), c: ev.text('A') };
+      expectObservable(cold(spaced('abc|'), events).pipe(toChatChunks({ reasoningField: 'reasoning' }))).toBe(at([5, '(rx)'], [10, 'y'], [15, '|']), {
+        r: role, x: c({ reasoning: 'hmm' }), y: c({ content: 'A' }),
+      });
+      expectObservable(cold(spaced('abc|'), events).pipe(toChatChunks({ reasoningField: false }))).toBe(at([10, '(ry)'], [15, '|']), { r: role, y: c({ content: 'A' }) });
+    });
+  });
+
+  it('maps url_citation annotations to delta.annotations (offset to the whole content) and skips other kinds', () => {
+    scheduler().run(({ cold, expectObservable }) => {
+      const src = cold(spaced('abcde|'), {
+        a: ev.text('Intro. '),
+        b: ev.text('Cited', 1),
+        c: ev.annotation({ type: 'url_citation', start_index: 0, end_index: 5, url: 'https://x.test', title: 'X' }, 1),
+        d: ev.annotation({ type: 'file_citation', file_id: 'f', index: 0 }, 1),
+        e: ev.completed(),
+      });
+      const blank = { id: '', created: 0, model: '' };
+      expectObservable(src.pipe(toChatChunks())).toBe(at([0, '(rx)'], [5, 'y'], [10, 'z'], [20, '(f|)']), {
+        r: { ...role, ...blank },
+        x: { ...c({ content: 'Intro. ' }), ...blank },
+        y: { ...c({ content: 'Cited' }), ...blank },
+        z: { ...c({ annotations: [{ type: 'url_citation', url_citation: { start_index: 7, end_index: 12, url: 'https://x.test', title: 'X' } }] }), ...blank },
+        f: c({}, 'stop'),
+      });
+    });
+  });
+
+  it.each([
+    ['max_output_tokens', 'length'],
+    [null, 'length'],
+    ['content_filter', 'content_filter'],
+  ])('ends an incomplete response (%s) with finish_reason %s, even after a function call', (reason, finish) => {
+    scheduler().run(({ cold, expectObservable }) => {
+      const src = cold(spaced('abc|'), { a: ev.created(), b: ev.callAdded(0, 'call_A', 'f'), c: ev.incomplete(reason) });
+      expectObservable(src.pipe(toChatChunks())).toBe(at([5, '(rx)'], [10, '(f|)']), { r: role, x: open(0, 'call_A', 'f'), f: c({}, finish) });
+    });
+  });
+
+  it('ends with a role chunk and a stop chunk when the response has no content', () => {
+    scheduler().run(({ cold, expectObservable }) => {
+      expectObservable(cold(spaced('ab|'), { a: ev.created(), b: ev.completed() }).pipe(toChatChunks())).toBe(at([5, '(rf|)']), { r: role, f: c({}, 'stop') });
+    });
+  });
+
+  it('adds a usage chunk with choices: [] when includeUsage is set', () => {
+    scheduler().run(({ cold, expectObservable }) => {
+      const src = cold(spaced('abc|'), { a: ev.created(), b: ev.text('x'), c: ev.completed({ usage: USAGE }) });
+      expectObservable(src.pipe(toChatChunks({ includeUsage: true }))).toBe(at([5, '(rx)'], [10, '(fu|)']), {
+        r: role,
+        x: c({ content: 'x' }),
+        f: c({}, 'stop'),
+        u: {
+          id: RESPONSE_ID, object: 'chat.completion.chunk', created: CREATED_AT, model: MODEL, choices: [],
+          usage: { prompt_tokens: 21, completion_tokens: 34, total_tokens: 55, prompt_tokens_details: { cached_tokens: 5 }, completion_tokens_details: { reasoning_tokens: 13 } },
+        },
+      });
+    });
+  });
+
+  it('completes at the terminal event and ignores anything after it', () => {
+    scheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
+      const src = cold(spaced('abcd|'), { a: ev.created(), b: ev.completed(), c: ev.text('late'), d: ev.completed() });
+      expectObservable(src.pipe(toChatChunks())).toBe(at([5, '(rf|)']), { r: role, f: c({}, 'stop') });
+      expectSubscriptions(src.subscriptions).toBe(at([0, '^'], [5, '!']));
+    });
+  });
+
+  it('produces no chunk and no error for events without a chat equivalent', () => {
+    scheduler().run(({ cold, expectObservable }) => {
+      const src = cold(spaced('abcdefghz|'), {
+        a: ev.queued(), b: ev.inProgress(), c: ev.messageAdded(), d: ev.partAdded(), e: ev.textDone('x'),
+        f: { type: 'response.web_search_call.searching', item_id: 'ws', output_index: 1 },
+        g: { type: 'response.something_new', foo: 1 },
+        h: { type: 'response.output_item.added', output_index: 2, item: { id: 'x', type: 'future_item' } },
+        z: ev.completed(),
+      });
+      expectObservable(src.pipe(toChatChunks())).toBe(at([40, '(rf|)']), { r: role, f: c({}, 'stop') });
+    });
+  });
+
+  it('passes the transport error through after response.failed, with no finish chunk', () => {
+    scheduler().run(({ cold, expectObservable }) => {
+      const err = new ResponseStreamError('response.failed', 'server_error', 'boom', undefined, 3, RESPONSE_ID, {});
+      const src = cold('a 4ms b 4ms (c#)', { a: ev.created(), b: ev.text('par'), c: ev.failed() }, err);
+      expectObservable(src.pipe(toChatChunks())).toBe(at([5, '(rx)'], [10, '#']), { r: role, x: c({ content: 'par' }) }, err);
+    });
+  });
+
+  it('turns response.failed / error on a source that completes instead into a ResponseStreamError', () => {
+    for (const [terminal, code] of [[ev.failed(), 'server_error'], [ev.error(), 'rate_limit_exceeded']] as const) {
+      let caught: unknown;
+      const chunks: unknown[] = [];
+      scheduler().run(({ cold, flush }) => {
+        cold(spaced('abc|'), { a: ev.created(), b: terminal, c: ev.text('after') }).pipe(toChatChunks()).subscribe({ next: (x) => chunks.push(x), error: (e) => (caught = e) });
+        flush();
+      });
+      expect(chunks).toEqual([]);
+      expect(caught).toBeInstanceOf(ResponseStreamError);
+      expect((caught as ResponseStreamError).code).toBe(code);
+    }
+  });
+
+  it('passes other errors through unchanged', () => {
+    scheduler().run(({ cold, expectObservable }) => {
+      const src = cold('a 4ms #', { a: ev.text('x') }, new Error('net'));
+      expectObservable(src.pipe(toChatChunks())).toBe(at([0, '(rx)'], [5, '#']), { r: { ...role, id: '', created: 0, model: '' }, x: { ...c({ content: 'x' }), id: '', created: 0, model: '' } }, new Error('net'));
+    });
+  });
+
+  it('unsubscribes from the source when unsubscribed', () => {
+    scheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
+      const src = cold(spaced('abcd|'), { a: ev.created(), b: ev.text('1'), c: ev.text('2'), d: ev.completed() });
+      expectObservable(src.pipe(toChatChunks()), at([0, '^'], [7, '!'])).toBe(at([5, '(rx)']), { r: role, x: c({ content: '1' }) });
+      expectSubscriptions(src.subscriptions).toBe(at([0, '^'], [7, '!']));
+    });
+  });
+});
