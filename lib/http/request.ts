@@ -1,15 +1,17 @@
-import { Observable, switchMap, throwError, timeout } from 'rxjs';
+import { Observable, throwError, timeout, type Subscription } from 'rxjs';
 import { HTTPError, IdleTimeoutError, NetworkError } from '../errors.js';
 import { resolveConfig, type ClientConfig } from './config.js';
 
 const MAX_ERROR_BODY = 64 * 1024;
 
 /**
- * A cold Observable of one fetch `Response` (2xx only). Nothing is sent before subscribe; unsubscribing
- * aborts the request. A non-2xx answer becomes an `HTTPError` with the API's code and message.
+ * A cold Observable of one HTTP stream: nothing is sent before subscribe, the 2xx body goes through `decode`,
+ * a non-2xx answer becomes an `HTTPError` with the API's code and message. Unsubscribing (or the caller's
+ * signal) aborts the request and cancels the body; the abort is tied to the subscription, not to the
+ * arrival of the headers.
  */
-export function request$(method: 'GET' | 'POST', path: string, body: unknown, config?: ClientConfig): Observable<Response> {
-  return new Observable<Response>((subscriber) => {
+function fetchStream<T>(method: 'GET' | 'POST', path: string, body: unknown, config: ClientConfig | undefined, decode: (res: Response) => Observable<T>): Observable<T> {
+  return new Observable<T>((subscriber) => {
     let resolved;
     try {
       resolved = resolveConfig(config);
@@ -26,6 +28,7 @@ export function request$(method: 'GET' | 'POST', path: string, body: unknown, co
     }
     const headers = { ...resolved.headers };
     if (body !== undefined) headers['content-type'] = 'application/json';
+    let inner: Subscription | undefined;
     resolved
       .fetch(`${resolved.baseURL}${path}`, {
         method,
@@ -42,8 +45,7 @@ export function request$(method: 'GET' | 'POST', path: string, body: unknown, co
           subscriber.error(await httpErrorOf(res));
           return;
         }
-        subscriber.next(res);
-        subscriber.complete();
+        inner = decode(res).subscribe(subscriber);
       })
       .catch((e: unknown) => {
         if (subscriber.closed) return;
@@ -53,6 +55,7 @@ export function request$(method: 'GET' | 'POST', path: string, body: unknown, co
       });
     return () => {
       outer?.removeEventListener('abort', onOuterAbort);
+      inner?.unsubscribe();
       controller.abort();
     };
   });
@@ -93,7 +96,7 @@ export function streamOf<T>(
   config: ClientConfig | undefined,
   decode: (res: Response) => Observable<T>,
 ): Observable<T> {
-  const events = request$(method, path, body, config).pipe(switchMap(decode));
+  const events = fetchStream(method, path, body, config, decode);
   const idle = config?.idleTimeout;
   if (idle === undefined) return events;
   return events.pipe(timeout({ each: idle, with: () => throwError(() => new IdleTimeoutError(idle)) }));
