@@ -1,3 +1,10 @@
 export { ofType } from './ofType.js';
 export { resumeFrom, resumeFromCursor, exponentialBackoff, isRetryableError, type ResumeCursor, type ResumeOptions, type Reconnect, type ResumeDelay, type BackoffOptions } from './resumeFrom.js';
 export { toChatChunks, type ToChatChunksOptions } from './toChatChunks.js';
+export { accumulateText, TEXT_KINDS, type TextKind, type TextSnapshot, type AccumulateTextOptions } from './accumulateText.js';
+export { outputText } from './outputText.js';
+export {
+  collectToolCalls, type ToolCall, type ToolCallType, type ToolCallState, type ParsedArguments, type FunctionToolCall, type CustomToolCall,
+  type McpToolCall, type McpApprovalRequestCall, type ClientActionCall, type HostedToolCall, type CollectToolCallsOptions,
+} from './collectToolCalls.js';
+export { accumulateResponse } from './accumulateResponse.js';

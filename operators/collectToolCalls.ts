@@ -1,0 +1,274 @@
+import { Observable, type OperatorFunction } from 'rxjs';
+import type {
+  ApplyPatchCall, CodeInterpreterCall, ComputerCall, FileSearchCall, ImageGenerationCall, LocalShellCall, McpApprovalRequest,
+  McpCall, ResponseCustomToolCall, ResponseFunctionToolCall, ShellCall, WebSearchCall,
+} from '../lib/events/items.js';
+import type { KnownResponseStreamEvent, ResponseStreamEvent } from '../lib/events/responses.js';
+import { field, isTerminalType, sortedKeys, stringField } from './internal/parts.js';
+
+/**
+ * `partial`: arguments still streaming (only with `{ partial: true }`).
+ * `complete`: the item closed (`response.output_item.done`, or the completed response's `output`).
+ * `incomplete`: the response ended (cut off, failed, token limit) before the item closed, or closed it
+ * with `status: "incomplete"` (only with `{ incomplete: true }`; left out otherwise).
+ */
+export type ToolCallState = 'partial' | 'complete' | 'incomplete';
+
+/** The result of `JSON.parse` on an argument string: never thrown, reported here. */
+export type ParsedArguments = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly error: SyntaxError };
+
+interface Base<T extends string, I> {
+  readonly type: T;
+  readonly state: ToolCallState;
+  readonly outputIndex: number;
+  readonly itemId: string | undefined;
+  /** The item's `status` (`completed`, `incomplete`, `failed`, `searching`, …) as last sent. */
+  readonly status: string | undefined;
+  /** The item as last sent: the authoritative `output_item.done` one once `complete`. */
+  readonly item: I | undefined;
+}
+
+export interface FunctionToolCall extends Base<'function_call', ResponseFunctionToolCall> {
+  readonly callId: string;
+  readonly name: string;
+  /** The raw argument string. */
+  readonly arguments: string;
+  /** Absent while `partial`. */
+  readonly parsed?: ParsedArguments;
+}
+export interface CustomToolCall extends Base<'custom_tool_call', ResponseCustomToolCall> {
+  readonly callId: string;
+  readonly name: string;
+  readonly input: string;
+}
+export interface McpToolCall extends Base<'mcp_call', McpCall> {
+  readonly serverLabel: string;
+  readonly name: string;
+  readonly arguments: string;
+  readonly parsed?: ParsedArguments;
+}
+export interface McpApprovalRequestCall extends Base<'mcp_approval_request', McpApprovalRequest> {
+  readonly serverLabel: string;
+  readonly name: string;
+  readonly arguments: string;
+  readonly parsed?: ParsedArguments;
+}
+/** Calls the client executes; what to do is in `item` (`action` / `operation`). */
+export type ClientActionCall =
+  | (Base<'computer_call', ComputerCall> & { readonly callId: string })
+  | (Base<'local_shell_call', LocalShellCall> & { readonly callId: string })
+  | (Base<'shell_call', ShellCall> & { readonly callId: string })
+  | (Base<'apply_patch_call', ApplyPatchCall> & { readonly callId: string });
+/** Calls the platform ran itself (only with `{ hosted: true }`). */
+export type HostedToolCall =
+  | Base<'web_search_call', WebSearchCall>
+  | Base<'file_search_call', FileSearchCall>
+  | Base<'code_interpreter_call', CodeInterpreterCall>
+  | Base<'image_generation_call', ImageGenerationCall>;
+
+export type ToolCall = FunctionToolCall | CustomToolCall | McpToolCall | McpApprovalRequestCall | ClientActionCall | HostedToolCall;
+export type ToolCallType = ToolCall['type'];
+
+export interface CollectToolCallsOptions {
+  /** Also emit an in-progress value (`state: 'partial'`) after every argument / input delta. */
+  readonly partial?: boolean;
+  /** Also emit the hosted calls (web search, file search, code interpreter, image generation) when they close. */
+  readonly hosted?: boolean;
+  /** Emit calls the response ended before completing, flagged `state: 'incomplete'`, instead of leaving them out. */
+  readonly incomplete?: boolean;
+}
+
+const CLIENT_TYPES = new Set<string>([
+  'function_call', 'custom_tool_call', 'mcp_call', 'mcp_approval_request', 'computer_call', 'local_shell_call', 'shell_call', 'apply_patch_call',
+]);
+const HOSTED_TYPES = new Set<string>(['web_search_call', 'file_search_call', 'code_interpreter_call', 'image_generation_call']);
+
+interface CallState {
+  type: string;
+  item: unknown;
+  itemId: string | undefined;
+  /** Assembled from the deltas (on top of what `output_item.added` carried, as the API's own accumulator does). */
+  args: string;
+  /** From the `.done` event, which wins over the deltas. */
+  argsDone: string | undefined;
+  name: string | undefined;
+}
+
+function parse(s: string): ParsedArguments {
+  try {
+    return { ok: true, value: JSON.parse(s) as unknown };
+  } catch (e) {
+    return { ok: false, error: e instanceof SyntaxError ? e : new SyntaxError(String(e)) };
+  }
+}
+
+function build(st: CallState, outputIndex: number, state: ToolCallState, fromItem: boolean): ToolCall {
+  const item = st.item;
+  const argKey = st.type === 'custom_tool_call' ? 'input' : 'arguments';
+  // The closed item is authoritative; before it, the `.done` string, then the deltas.
+  const raw = (fromItem ? stringField(item, argKey) : undefined) ?? st.argsDone ?? st.args;
+  const base = {
+    state,
+    outputIndex,
+    itemId: stringField(item, 'id') ?? st.itemId,
+    status: stringField(item, 'status'),
+    item,
+  };
+  const name = stringField(item, 'name') ?? st.name ?? '';
+  const callId = stringField(item, 'call_id') ?? '';
+  const parsed = state === 'partial' ? undefined : parse(raw);
+  switch (st.type) {
+    case 'function_call':
+      return { type: 'function_call', ...base, callId, name, arguments: raw, ...(parsed && { parsed }) } as FunctionToolCall;
+    case 'custom_tool_call':
+      return { type: 'custom_tool_call', ...base, callId, name, input: raw } as CustomToolCall;
+    case 'mcp_call':
+    case 'mcp_approval_request':
+      return { type: st.type, ...base, serverLabel: stringField(item, 'server_label') ?? '', name, arguments: raw, ...(parsed && { parsed }) } as McpToolCall;
+    default:
+      return (HOSTED_TYPES.has(st.type) ? { type: st.type, ...base } : { type: st.type, ...base, callId }) as ToolCall;
+  }
+}
+
+/**
+ * Emits each tool call once it is complete, in completion order: `function_call` (with its raw
+ * `arguments` and `parsed` result — a malformed string is reported in `parsed.error`, never thrown),
+ * `custom_tool_call`, `mcp_call`, `mcp_approval_request`, and the client-executed `computer_call`,
+ * `local_shell_call`, `shell_call` and `apply_patch_call`. Calls are keyed by `output_index` (not
+ * `item_id`, which some providers rotate); arguments are assembled from the deltas, replaced by the
+ * `.done` string, and finally by the `response.output_item.done` item, which is authoritative.
+ *
+ * A call whose item never closed — the stream was cut off, the response failed or hit its token
+ * limit — is never presented as complete: it is left out, or with `{ incomplete: true }` emitted with
+ * `state: 'incomplete'` when the response (or the source) ends. `{ partial: true }` adds an in-progress
+ * value after every argument delta; `{ hosted: true }` adds the hosted calls with their status.
+ * Errors pass through untouched.
+ *
+ * ```
+ * events:  --added(fc)--args({"a)--args(":1})--args.done--item.done--completed--|
+ *   collectToolCalls()
+ * out:     ------------------------------------------------c--------------------|
+ *   c = { type: 'function_call', state: 'complete', name, callId, arguments: '{"a":1}', parsed: { ok: true, value: { a: 1 } } }
+ * ```
+ *
+ * ```ts
+ * events$.pipe(collectToolCalls(), filter((c) => c.type === 'function_call'))
+ *   .subscribe((c) => c.parsed?.ok ? run(c.name, c.parsed.value) : reportBadArgs(c));
+ * ```
+ */
+export function collectToolCalls(options: CollectToolCallsOptions = {}): OperatorFunction<ResponseStreamEvent, ToolCall> {
+  const partial = options.partial === true;
+  const hosted = options.hosted === true;
+  const withIncomplete = options.incomplete === true;
+  const tracked = (type: unknown): type is string => typeof type === 'string' && (CLIENT_TYPES.has(type) || (hosted && HOSTED_TYPES.has(type)));
+
+  return (source) =>
+    new Observable<ToolCall>((subscriber) => {
+      let open = new Map<number, CallState>();
+      let closed = new Set<number>();
+
+      const stateAt = (outputIndex: number, type: string, itemId: string | undefined): CallState | undefined => {
+        if (closed.has(outputIndex)) return undefined;
+        let st = open.get(outputIndex);
+        if (st === undefined) {
+          st = { type, item: undefined, itemId, args: '', argsDone: undefined, name: undefined };
+          open.set(outputIndex, st);
+        } else if (itemId !== undefined) {
+          st.itemId = itemId;
+        }
+        return st;
+      };
+
+      const delta = (outputIndex: number, type: string, itemId: string, d: string): void => {
+        const st = stateAt(outputIndex, type, itemId);
+        if (st === undefined) return;
+        st.args += d;
+        if (partial && tracked(st.type)) subscriber.next(build(st, outputIndex, 'partial', false));
+      };
+
+      const done = (outputIndex: number, type: string, itemId: string, s: string, name?: string): void => {
+        const st = stateAt(outputIndex, type, itemId);
+        if (st === undefined) return;
+        st.argsDone = s;
+        if (name !== undefined) st.name = name;
+      };
+
+      // An item that closed: complete unless it says otherwise.
+      const close = (outputIndex: number, item: unknown, responseEnded: boolean): void => {
+        if (closed.has(outputIndex)) return;
+        const type = field(item, 'type');
+        const st = open.get(outputIndex);
+        if (!tracked(type) || (st !== undefined && st.type !== type)) {
+          if (st !== undefined && !responseEnded) open.delete(outputIndex);
+          return;
+        }
+        open.delete(outputIndex);
+        closed.add(outputIndex);
+        const s: CallState = st ?? { type, item, itemId: undefined, args: '', argsDone: undefined, name: undefined };
+        s.item = item;
+        const status = field(item, 'status');
+        const complete = status !== 'incomplete' && (!responseEnded || status === undefined || status === 'completed' || status === 'failed');
+        if (complete) subscriber.next(build(s, outputIndex, 'complete', true));
+        else if (withIncomplete) subscriber.next(build(s, outputIndex, 'incomplete', true));
+      };
+
+      // The response (or the source) ended: settle every call still open.
+      const settle = (response: unknown): void => {
+        const completed = field(response, 'status') === 'completed';
+        const output = field(response, 'output');
+        if (Array.isArray(output)) {
+          for (let i = 0; i < output.length; i++) {
+            const item: unknown = output[i];
+            // A completed response's output is authoritative; otherwise only items it reports finished count.
+            if (completed || field(item, 'status') === 'completed') close(i, item, !completed);
+          }
+        }
+        for (const oi of sortedKeys(open)) {
+          const st = open.get(oi)!;
+          if (withIncomplete && tracked(st.type)) subscriber.next(build(st, oi, 'incomplete', false));
+        }
+        open = new Map();
+        closed = new Set();
+      };
+
+      return source.subscribe({
+        next(ev) {
+          const e = ev as KnownResponseStreamEvent;
+          switch (e.type) {
+            case 'response.output_item.added': {
+              const type = field(e.item, 'type');
+              if (!tracked(type) || closed.has(e.output_index)) return;
+              const st = stateAt(e.output_index, type, stringField(e.item, 'id'));
+              if (st === undefined) return;
+              st.type = type;
+              st.item = e.item;
+              const initial = stringField(e.item, type === 'custom_tool_call' ? 'input' : 'arguments');
+              if (initial !== undefined && st.args === '') st.args = initial;
+              return;
+            }
+            case 'response.function_call_arguments.delta':
+              return delta(e.output_index, 'function_call', e.item_id, e.delta);
+            case 'response.custom_tool_call_input.delta':
+              return delta(e.output_index, 'custom_tool_call', e.item_id, e.delta);
+            case 'response.mcp_call_arguments.delta':
+              return delta(e.output_index, 'mcp_call', e.item_id, e.delta);
+            case 'response.function_call_arguments.done':
+              return done(e.output_index, 'function_call', e.item_id, e.arguments, e.name);
+            case 'response.custom_tool_call_input.done':
+              return done(e.output_index, 'custom_tool_call', e.item_id, e.input);
+            case 'response.mcp_call_arguments.done':
+              return done(e.output_index, 'mcp_call', e.item_id, e.arguments);
+            case 'response.output_item.done':
+              return close(e.output_index, e.item, false);
+            default:
+              if (isTerminalType(e.type)) settle(field(e, 'response'));
+          }
+        },
+        error: (err: unknown) => subscriber.error(err),
+        complete: () => {
+          settle(undefined);
+          subscriber.complete();
+        },
+      });
+    });
+}
