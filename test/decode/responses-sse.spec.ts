@@ -38,7 +38,7 @@ describe('every Responses fixture decodes to exactly its payloads', () => {
     expect(types).toContain('keepalive');
     expect(types).toContain('response.apply_patch_call_operation_diff.delta');
     expect(types).toContain('response.widget_render_call.rendered');
-    const deltas = out.values.filter((e) => e.type === 'response.output_text.delta');
+    const deltas = out.values.filter((e) => e.type === 'response.output_text.delta') as Array<Record<string, unknown>>;
     expect(new Set(deltas.map((d) => d['item_id'])).size).toBe(deltas.length);
     expect(deltas.every((d) => Array.isArray(d['x_token_ids']))).toBe(true);
     expect(out.values.at(-1)).toMatchObject({ type: 'response.completed', x_trace: 'tr_01J8Z', response: { usage: { x_billing_units: 3 } } });
@@ -65,7 +65,7 @@ describe('source kinds', () => {
     ['Uint8Array', () => bytes],
     ['Uint8Array view into a larger buffer', () => new Uint8Array([0, 0, ...bytes, 0]).subarray(2, 2 + bytes.length)],
     ['ArrayBuffer', () => bytes.slice().buffer],
-    ['fetch Response', () => new Response(bytes)],
+    ['fetch Response', () => new Response(bytes.slice().buffer as ArrayBuffer)],
     ['fetch Response with a streamed body', () => new Response(readable(cutAt(bytes, cuts)))],
     ['ReadableStream', () => readable(cutAt(bytes, cuts))],
     ['AsyncIterable of bytes', () => iterate(cutAt(bytes, cuts))],
