@@ -2,23 +2,9 @@ import { TestScheduler } from 'rxjs/testing';
 import { toChatChunks } from '../operators/toChatChunks';
 import { ResponseStreamError } from '../lib/errors';
 import { CREATED_AT, MODEL, RESPONSE_ID, call, ev, USAGE } from '../test/chat/build';
+import { at, spaced } from '../test/chat/marbles';
 
 const scheduler = () => new TestScheduler((a, b) => expect(a).toEqual(b));
-
-/** Source marbles with one event every 5 frames (`'abc|'` → a at 0, b at 5, c at 10, end at 15). */
-const spaced = (m: string): string => m.split('').join(' 4ms ');
-/** Expected marbles from (frame, token) pairs, so groups never shift the frames after them. */
-const at = (...parts: Array<[number, string]>): string => {
-  let t = 0;
-  let out = '';
-  for (const [frame, token] of parts) {
-    if (frame < t) throw new Error(`frame ${frame} overlaps the previous token`);
-    if (frame > t) out += ` ${frame - t}ms `;
-    out += token;
-    t = frame + token.length;
-  }
-  return out;
-};
 
 /** An expected chunk: one choice at index 0 carrying `delta`. */
 const c = (delta: Record<string, unknown>, finish: string | null = null) => ({

@@ -8,3 +8,4 @@ export {
   type McpToolCall, type McpApprovalRequestCall, type ClientActionCall, type HostedToolCall, type CollectToolCallsOptions,
 } from './collectToolCalls.js';
 export { accumulateResponse } from './accumulateResponse.js';
+export { fromChatChunks, type FromChatChunksOptions } from './fromChatChunks.js';

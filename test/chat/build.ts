@@ -1,5 +1,6 @@
 // Builders for Responses events and whole transcripts, shared by the chat marble and integration tests.
 import type { ResponseStreamEvent } from '../../lib/events/responses.js';
+import type { ChatCompletionChunk } from '../../lib/events/chat.js';
 
 export const RESPONSE_ID = 'resp_chat01';
 export const CREATED_AT = 1758300000;
@@ -149,4 +150,22 @@ export function sseOf(events: ReadonlyArray<{ type: string }>): string {
 export const USAGE: UsageSpec = {
   input_tokens: 21, output_tokens: 34, total_tokens: 55,
   input_tokens_details: { cached_tokens: 5 }, output_tokens_details: { reasoning_tokens: 13 },
+};
+
+export const CHAT_ID = 'chatcmpl-t1';
+
+/** A chat chunk with one choice (index 0) carrying `delta`; `null` delta leaves the key out. */
+export function chunk(delta: Record<string, unknown> | null, finish: string | null = null, index = 0): ChatCompletionChunk {
+  const choice: Record<string, unknown> = { index, logprobs: null, finish_reason: finish };
+  if (delta !== null) choice['delta'] = delta;
+  return { id: CHAT_ID, object: 'chat.completion.chunk', created: CREATED_AT, model: MODEL, choices: [choice] } as unknown as ChatCompletionChunk;
+}
+
+export function usageChunk(usage: Record<string, unknown>): ChatCompletionChunk {
+  return { id: CHAT_ID, object: 'chat.completion.chunk', created: CREATED_AT, model: MODEL, choices: [], usage } as unknown as ChatCompletionChunk;
+}
+
+export const CHAT_USAGE = {
+  prompt_tokens: 21, completion_tokens: 34, total_tokens: 55,
+  prompt_tokens_details: { cached_tokens: 5 }, completion_tokens_details: { reasoning_tokens: 13 },
 };

@@ -1,0 +1,206 @@
+import { TestScheduler } from 'rxjs/testing';
+import { fromChatChunks } from '../operators/fromChatChunks';
+import { decodeTyped } from '../lib/events/decode';
+import { responseEventTable, type ResponseStreamEvent } from '../lib/events/responses';
+import type { ChatCompletionChunk } from '../lib/events/chat';
+import { CHAT_ID, CHAT_USAGE, CREATED_AT, MODEL, chunk, usageChunk } from '../test/chat/build';
+import { at } from '../test/chat/marbles';
+
+const scheduler = () => new TestScheduler((a, b) => expect(a).toEqual(b));
+type Ev = ResponseStreamEvent & Record<string, unknown>;
+
+/** Runs chunks (one per frame) through fromChatChunks in virtual time and returns what came out. */
+function collect(chunks: ChatCompletionChunk[], options?: Parameters<typeof fromChatChunks>[0]): { events: Ev[]; completed: boolean; error: unknown } {
+  const events: Ev[] = [];
+  let completed = false;
+  let error: unknown;
+  scheduler().run(({ cold, flush }) => {
+    const marbles = `${chunks.map((_, i) => String.fromCharCode(97 + i)).join('')}|`;
+    const values = Object.fromEntries(chunks.map((c, i) => [String.fromCharCode(97 + i), c]));
+    cold(marbles, values).pipe(fromChatChunks(options)).subscribe({ next: (e) => events.push(e as Ev), complete: () => (completed = true), error: (e) => (error = e) });
+    flush();
+  });
+  return { events, completed, error };
+}
+const last = (events: Ev[]) => events[events.length - 1] as Ev & { response: Record<string, unknown> };
+const ofType = (events: Ev[], type: string) => events.filter((e) => e.type === type);
+
+const resp = (status: string, output: unknown[] = [], usage: unknown = null, incomplete: unknown = null) => ({
+  id: CHAT_ID, object: 'response', created_at: CREATED_AT, status, model: MODEL, output, usage, error: null, incomplete_details: incomplete, previous_response_id: null,
+});
+
+describe('fromChatChunks', () => {
+  it('produces created, in_progress, a message item and completed, at the frames of their chunks', () => {
+    scheduler().run(({ cold, expectObservable }) => {
+      const src = cold('a 4ms b 4ms c 4ms d 4ms |', {
+        a: chunk({ role: 'assistant', content: '', refusal: null }),
+        b: chunk({ content: 'Hi' }),
+        c: chunk({}, 'stop'),
+        d: usageChunk(CHAT_USAGE),
+      });
+      const msgId = `msg_${CHAT_ID}_0`;
+      const part = { type: 'output_text', text: 'Hi', annotations: [], logprobs: [] };
+      const item = { id: msgId, type: 'message', status: 'completed', role: 'assistant', content: [part] };
+      const usage = { input_tokens: 21, output_tokens: 34, total_tokens: 55, input_tokens_details: { cached_tokens: 5 }, output_tokens_details: { reasoning_tokens: 13 } };
+      expectObservable(src.pipe(fromChatChunks())).toBe(at([0, '(ab)'], [5, '(cde)'], [10, '(fgh)'], [20, '(j|)']), {
+        a: { type: 'response.created', response: resp('in_progress'), sequence_number: 0 },
+        b: { type: 'response.in_progress', response: resp('in_progress'), sequence_number: 1 },
+        c: { type: 'response.output_item.added', output_index: 0, item: { id: msgId, type: 'message', status: 'in_progress', role: 'assistant', content: [] }, sequence_number: 2 },
+        d: { type: 'response.content_part.added', item_id: msgId, output_index: 0, content_index: 0, part: { ...part, text: '' }, sequence_number: 3 },
+        e: { type: 'response.output_text.delta', item_id: msgId, output_index: 0, content_index: 0, delta: 'Hi', logprobs: [], sequence_number: 4 },
+        f: { type: 'response.output_text.done', item_id: msgId, output_index: 0, content_index: 0, text: 'Hi', logprobs: [], sequence_number: 5 },
+        g: { type: 'response.content_part.done', item_id: msgId, output_index: 0, content_index: 0, part, sequence_number: 6 },
+        h: { type: 'response.output_item.done', output_index: 0, item, sequence_number: 7 },
+        j: { type: 'response.completed', response: resp('completed', [item], usage), sequence_number: 8 },
+      });
+    });
+  });
+
+  it('produces events that pass the strict codecs, numbered from 0, each delta inside its added/done pair', () => {
+    const { events, completed } = collect([
+      chunk({ role: 'assistant', content: '' }),
+      chunk({ reasoning_content: 'Let me ' }),
+      chunk({ reasoning_content: 'think.' }),
+      chunk({ content: 'See ' }),
+      chunk({ content: 'this', annotations: [{ type: 'url_citation', url_citation: { start_index: 4, end_index: 8, url: 'https://x.test', title: 'X' } }] }),
+      chunk({ refusal: 'Partly no.' }),
+      chunk({ tool_calls: [{ index: 0, id: 'call_A', type: 'function', function: { name: 'f', arguments: '' } }] }),
+      chunk({ tool_calls: [{ index: 1, id: 'call_B', type: 'function', function: { name: 'g', arguments: '{"b"' } }] }),
+      chunk({ tool_calls: [{ index: 0, function: { arguments: '{"a":1}' } }] }),
+      chunk({ tool_calls: [{ index: 1, function: { arguments: ':2}' } }] }),
+      chunk(null, 'tool_calls'),
+      usageChunk(CHAT_USAGE),
+    ]);
+    expect(completed).toBe(true);
+    events.forEach((e, i) => {
+      expect(() => decodeTyped(JSON.parse(JSON.stringify(e)), responseEventTable, 'strict', e.type)).not.toThrow();
+      expect(e.sequence_number).toBe(i);
+    });
+    const open = new Set<string>();
+    const closed = new Set<string>();
+    for (const e of events) {
+      const item = e['item'] as { id: string } | undefined;
+      if (e.type === 'response.output_item.added') open.add(item!.id);
+      else if (e.type === 'response.output_item.done') {
+        expect(open.has(item!.id)).toBe(true);
+        closed.add(item!.id);
+      } else if (typeof e['item_id'] === 'string') {
+        expect(open.has(e['item_id'] as string)).toBe(true);
+        expect(closed.has(e['item_id'] as string)).toBe(false);
+      }
+    }
+    expect(closed).toEqual(open);
+    const final = last(events);
+    expect(final.type).toBe('response.completed');
+    const output = final.response['output'] as Array<Record<string, unknown>>;
+    expect(output.map((o) => o['type'])).toEqual(['reasoning', 'message', 'function_call', 'function_call']);
+    expect(output[0]!['content']).toEqual([{ type: 'reasoning_text', text: 'Let me think.' }]);
+    expect(output[1]!['content']).toEqual([
+      { type: 'output_text', text: 'See this', annotations: [{ type: 'url_citation', start_index: 4, end_index: 8, url: 'https://x.test', title: 'X' }], logprobs: [] },
+      { type: 'refusal', refusal: 'Partly no.' },
+    ]);
+    expect(output.slice(2).map((o) => [o['call_id'], o['name'], o['arguments']])).toEqual([['call_A', 'f', '{"a":1}'], ['call_B', 'g', '{"b":2}']]);
+    expect(new Set(events.filter((e) => e.type === 'response.output_item.added').map((e) => e['output_index']))).toEqual(new Set([0, 1, 2, 3]));
+  });
+
+  it('merges tool-call fragments by index: a name resent on every fragment is not doubled, a name in pieces is joined', () => {
+    const { events } = collect([
+      chunk({ role: 'assistant', tool_calls: [{ index: 0, id: 'call_A', type: 'function', function: { name: 'get_weather', arguments: '' } }] }),
+      chunk({ tool_calls: [{ index: 0, id: 'call_A', type: 'function', function: { name: 'get_weather', arguments: '{"city":' } }] }),
+      chunk({ tool_calls: [{ index: 0, function: { name: 'get_weather', arguments: '"Oslo"}' } }] }),
+      chunk({ tool_calls: [{ index: 1, id: 'call_B', function: { name: 'get_' } }] }),
+      chunk({ tool_calls: [{ index: 1, function: { name: 'time', arguments: '{}' } }] }),
+      chunk({}, 'tool_calls'),
+    ]);
+    const done = ofType(events, 'response.function_call_arguments.done');
+    expect(done.map((e) => [e['name'], e['arguments']])).toEqual([['get_weather', '{"city":"Oslo"}'], ['get_time', '{}']]);
+    expect(ofType(events, 'response.function_call_arguments.delta').map((e) => e['delta'])).toEqual(['{"city":', '"Oslo"}', '{}']);
+    const output = last(events).response['output'] as Array<Record<string, unknown>>;
+    expect(output.map((o) => [o['call_id'], o['name'], o['arguments']])).toEqual([['call_A', 'get_weather', '{"city":"Oslo"}'], ['call_B', 'get_time', '{}']]);
+    expect(last(events).type).toBe('response.completed');
+  });
+
+  it('reads reasoning from reasoning_content or reasoning, as a reasoning item that closes when the message opens', () => {
+    const { events } = collect([chunk({ reasoning: 'Hmm' }), chunk({ reasoning_content: ', ok' }), chunk({ content: 'A' }), chunk({}, 'stop')]);
+    expect(events.map((e) => e.type).slice(2)).toEqual([
+      'response.output_item.added', 'response.content_part.added', 'response.reasoning_text.delta', 'response.reasoning_text.delta',
+      'response.reasoning_text.done', 'response.content_part.done', 'response.output_item.done',
+      'response.output_item.added', 'response.content_part.added', 'response.output_text.delta',
+      'response.output_text.done', 'response.content_part.done', 'response.output_item.done', 'response.completed',
+    ]);
+    expect(ofType(events, 'response.reasoning_text.done')[0]!['text']).toBe('Hmm, ok');
+  });
+
+  it.each([
+    ['stop', 'response.completed', null],
+    ['tool_calls', 'response.completed', null],
+    ['length', 'response.incomplete', { reason: 'max_output_tokens' }],
+    ['content_filter', 'response.incomplete', { reason: 'content_filter' }],
+  ])('maps finish_reason %s to %s', (finish, type, details) => {
+    const { events } = collect([chunk({ content: 'x' }), chunk(null, finish)]);
+    expect(last(events).type).toBe(type);
+    expect(last(events).response['incomplete_details']).toEqual(details);
+    expect(last(events).response['status']).toBe(type === 'response.completed' ? 'completed' : 'incomplete');
+  });
+
+  it('takes usage from the usage chunk or from a chunk carrying it with the finish, and null without one', () => {
+    const mapped = { input_tokens: 21, output_tokens: 34, total_tokens: 55, input_tokens_details: { cached_tokens: 5 }, output_tokens_details: { reasoning_tokens: 13 } };
+    expect(last(collect([chunk({ content: 'x' }), chunk({}, 'stop'), usageChunk(CHAT_USAGE)]).events).response['usage']).toEqual(mapped);
+    const withFinish = { ...chunk({}, 'stop'), usage: { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3 } } as ChatCompletionChunk;
+    expect(last(collect([chunk({ content: 'x' }), withFinish]).events).response['usage']).toEqual({
+      input_tokens: 1, output_tokens: 2, total_tokens: 3, input_tokens_details: { cached_tokens: 0 }, output_tokens_details: { reasoning_tokens: 0 },
+    });
+    expect(last(collect([chunk({ content: 'x' }), chunk({}, 'stop')]).events).response['usage']).toBeNull();
+  });
+
+  it('accepts choices: [] chunks without usage and choices without delta', () => {
+    const empty = { ...usageChunk(CHAT_USAGE), usage: null } as ChatCompletionChunk;
+    const { events, completed } = collect([empty, chunk({ content: 'x' }), empty, chunk(null, 'stop')]);
+    expect(completed).toBe(true);
+    expect(events.map((e) => e.type)).toEqual([
+      'response.created', 'response.in_progress', 'response.output_item.added', 'response.content_part.added', 'response.output_text.delta',
+      'response.output_text.done', 'response.content_part.done', 'response.output_item.done', 'response.completed',
+    ]);
+  });
+
+  it('follows only the chosen choice when several are streamed', () => {
+    const both = (a: string, b: string) => ({ ...chunk({ content: a }), choices: [chunk({ content: a }).choices[0], chunk({ content: b }, null, 1).choices[0]] }) as ChatCompletionChunk;
+    expect(ofType(collect([both('a0', 'b0'), both('a1', 'b1'), chunk(null, 'stop')]).events, 'response.output_text.done')[0]!['text']).toBe('a0a1');
+    expect(ofType(collect([both('a0', 'b0'), both('a1', 'b1'), chunk(null, 'stop', 1)], { choiceIndex: 1 }).events, 'response.output_text.done')[0]!['text']).toBe('b0b1');
+  });
+
+  it('closes open items and completes when the chunks end without a finish_reason; an empty stream just completes', () => {
+    const { events } = collect([chunk({ tool_calls: [{ index: 0, id: 'c', function: { name: 'f', arguments: '{}' } }] })]);
+    expect(events.slice(-3).map((e) => e.type)).toEqual(['response.function_call_arguments.done', 'response.output_item.done', 'response.completed']);
+    expect(collect([])).toEqual({ events: [], completed: true, error: undefined });
+  });
+
+  it('passes errors through without a terminal event', () => {
+    scheduler().run(({ cold, expectObservable }) => {
+      const err = new Error('broken');
+      const src = cold('a 9ms #', { a: chunk({ content: 'x' }) }, err);
+      const out = src.pipe(fromChatChunks());
+      expectObservable(out).toBe(at([0, '(abcde)'], [10, '#']), {
+        a: expect.objectContaining({ type: 'response.created' }),
+        b: expect.objectContaining({ type: 'response.in_progress' }),
+        c: expect.objectContaining({ type: 'response.output_item.added' }),
+        d: expect.objectContaining({ type: 'response.content_part.added' }),
+        e: expect.objectContaining({ type: 'response.output_text.delta', delta: 'x' }),
+      }, err);
+    });
+  });
+
+  it('unsubscribes from the source when unsubscribed', () => {
+    scheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
+      const src = cold('a 4ms b 4ms c|', { a: chunk({ content: 'x' }), b: chunk({ content: 'y' }), c: chunk(null, 'stop') });
+      expectObservable(src.pipe(fromChatChunks()), at([0, '^'], [3, '!'])).toBe(at([0, '(abcde)']), {
+        a: expect.objectContaining({ type: 'response.created' }),
+        b: expect.objectContaining({ type: 'response.in_progress' }),
+        c: expect.objectContaining({ type: 'response.output_item.added' }),
+        d: expect.objectContaining({ type: 'response.content_part.added' }),
+        e: expect.objectContaining({ type: 'response.output_text.delta', delta: 'x' }),
+      });
+      expectSubscriptions(src.subscriptions).toBe(at([0, '^'], [3, '!']));
+    });
+  });
+});
