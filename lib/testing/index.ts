@@ -1,2 +1,4 @@
 // Loopback servers that speak the OpenAI streaming protocols, for this project's tests and for users' own.
-export {};
+// Node only (node:http): the main entry point never imports this module.
+export * from './http-server.js';
+export * from './transcripts.js';
