@@ -70,7 +70,7 @@ describe('startTestServer', () => {
   test('POST /v1/chat/completions serves the chat transcript', async () => {
     const config = await start();
     const chunks = await lastValueFrom(streamChatCompletion({ model: 'gpt-test', messages: [{ role: 'user', content: 'hi' }] }, config).pipe(toArray()));
-    expect(chunks.map((c) => c.choices[0]?.delta.content ?? '').join('')).toBe('Hi there');
+    expect(chunks.map((c) => c.choices[0]?.delta?.content ?? '').join('')).toBe('Hi there');
     expect(server.requests[0]).toMatchObject({ route: 'chat.create', transcript: 'chat', outcome: 'completed' });
   });
 
@@ -97,7 +97,7 @@ describe('startTestServer', () => {
     const config = await start({ chunkSize: 7, chunkDelay: 1, faults: [{ type: 'drop', afterBytes: 500 }] });
     const got: number[] = [];
     const err = await new Promise((resolve) => {
-      streamResponse({ model: 'text', input: 'x' }, config).subscribe({ next: (e) => got.push(e.sequence_number), error: resolve, complete: () => resolve(undefined) });
+      streamResponse({ model: 'text', input: 'x' }, config).subscribe({ next: (e) => got.push(e.sequence_number ?? -1), error: resolve, complete: () => resolve(undefined) });
     });
     expect(err).toBeInstanceOf(StreamInterruptedError);
     expect(await server.waitForClose(0)).toMatchObject({ outcome: 'dropped', bytesSent: 500 });
@@ -150,7 +150,7 @@ describe('startTestServer', () => {
     const config = await start({ faults: [{ type: 'stall', afterEvents: 2 }] });
     const got: number[] = [];
     let ended: unknown = 'open';
-    const sub = streamResponse({ model: 'text', input: 'x' }, config).subscribe({ next: (e) => got.push(e.sequence_number), error: (e: unknown) => (ended = e) });
+    const sub = streamResponse({ model: 'text', input: 'x' }, config).subscribe({ next: (e) => got.push(e.sequence_number ?? -1), error: (e: unknown) => (ended = e) });
     await server.waitForRequest(0);
     while (got.length < 2) await new Promise((r) => setImmediate(r));
     await server.close();
