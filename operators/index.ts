@@ -9,3 +9,6 @@ export {
 } from './collectToolCalls.js';
 export { accumulateResponse } from './accumulateResponse.js';
 export { fromChatChunks, type FromChatChunksOptions } from './fromChatChunks.js';
+export { toResponsesSSE, type ToResponsesSSEOptions } from './toResponsesSSE.js';
+export { toChatSSE, type ToChatSSEOptions } from './toChatSSE.js';
+export { laneMux, type LaneMuxOptions, type LaneMuxOutput } from './laneMux.js';

@@ -1,0 +1,46 @@
+import { Observable, type OperatorFunction } from 'rxjs';
+import type { ChatCompletionChunk } from '../lib/events/chat.js';
+import { errorPayload } from './internal/chat-sse-error.js';
+
+export interface ToChatSSEOptions {
+  /**
+   * `'error'` (default): an upstream error ends the text stream with that error. `'event'`: it is
+   * written as `data: {"error": …}` (what the API sends and the SDKs raise) and the text stream
+   * completes without `[DONE]`.
+   */
+  readonly onError?: 'error' | 'event';
+}
+
+/**
+ * Encodes chat chunks as Chat Completions SSE text: one `data:` line per chunk and `data: [DONE]`
+ * when the chunks complete, ready to write to an HTTP response (`Content-Type: text/event-stream`).
+ *
+ * ```
+ * --c1--c2--|
+ *   toChatSSE()
+ * --s1--s2--(d|)     s = "data: <json>\n\n", d = "data: [DONE]\n\n"
+ * ```
+ *
+ * ```ts
+ * streamResponse(body, config).pipe(toChatChunks(), toChatSSE()).subscribe((text) => res.write(text))
+ * ```
+ */
+export function toChatSSE(options: ToChatSSEOptions = {}): OperatorFunction<ChatCompletionChunk, string> {
+  const asEvent = options.onError === 'event';
+  return (source) =>
+    new Observable<string>((subscriber) =>
+      source.subscribe({
+        next: (c) => subscriber.next(`data: ${JSON.stringify(c)}\n\n`),
+        error(err: unknown) {
+          if (!asEvent) return subscriber.error(err);
+          const p = errorPayload(err);
+          subscriber.next(`data: ${JSON.stringify({ error: { message: p.message, type: 'server_error', code: p.code, param: p.param } })}\n\n`);
+          subscriber.complete();
+        },
+        complete() {
+          subscriber.next('data: [DONE]\n\n');
+          subscriber.complete();
+        },
+      }),
+    );
+}

@@ -1,0 +1,52 @@
+import { Observable, type OperatorFunction } from 'rxjs';
+import { ResponseStreamError } from '../lib/errors.js';
+import type { ResponseStreamEvent } from '../lib/events/responses.js';
+import { errorPayload } from './internal/chat-sse-error.js';
+
+export interface ToResponsesSSEOptions {
+  /**
+   * `'error'` (default): an upstream error ends the text stream with that error. `'event'`: it is
+   * written as a final `event: error` (unless the stream already carried its `response.failed` /
+   * `error` event) and the text stream completes, as a proxy would serve it.
+   */
+  readonly onError?: 'error' | 'event';
+}
+
+/**
+ * Encodes Responses events as SSE text, one `event:` + `data:` block per event, ready to write to an
+ * HTTP response (`Content-Type: text/event-stream`). Decoding the text gives back the same events.
+ *
+ * ```
+ * --created--delta--completed--|
+ *   toResponsesSSE()
+ * --s1-------s2-----s3---------|     s = "event: <type>\ndata: <json>\n\n"
+ * ```
+ *
+ * ```ts
+ * streamResponse(body, config).pipe(toResponsesSSE()).subscribe((text) => res.write(text))
+ * ```
+ */
+export function toResponsesSSE(options: ToResponsesSSEOptions = {}): OperatorFunction<ResponseStreamEvent, string> {
+  const asEvent = options.onError === 'event';
+  return (source) =>
+    new Observable<string>((subscriber) => {
+      let lastSeq: number | undefined;
+      return source.subscribe({
+        next(e) {
+          if (typeof e.sequence_number === 'number') lastSeq = e.sequence_number;
+          subscriber.next(`event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`);
+        },
+        error(err: unknown) {
+          if (!asEvent) return subscriber.error(err);
+          // A ResponseStreamError stands for an event already written.
+          if (!(err instanceof ResponseStreamError)) {
+            const p = errorPayload(err);
+            const e = { type: 'error', code: p.code, message: p.message, param: p.param, sequence_number: lastSeq === undefined ? 0 : lastSeq + 1 };
+            subscriber.next(`event: error\ndata: ${JSON.stringify(e)}\n\n`);
+          }
+          subscriber.complete();
+        },
+        complete: () => subscriber.complete(),
+      });
+    });
+}
