@@ -1,6 +1,7 @@
 import { TestScheduler } from 'rxjs/testing';
 import { toResponsesSSE } from '../operators/toResponsesSSE';
 import { ResponseStreamError, StreamInterruptedError } from '../lib/errors';
+import type { ResponseStreamEvent } from '../lib/events/responses';
 import { ev } from '../test/chat/build';
 import { at } from '../test/chat/marbles';
 
@@ -41,7 +42,7 @@ describe('toResponsesSSE', () => {
       expectObservable(cold('a-(f#)', { a, f: failed }, err).pipe(toResponsesSSE({ onError: 'event' }))).toBe('a-(f|)', { a: block(a), f: block(failed) });
       const secret = new Error('Bearer sk-secret');
       const e = { type: 'error', code: 'server_error', message: 'the upstream stream failed', param: null, sequence_number: 0 };
-      expectObservable(cold('#', {}, secret).pipe(toResponsesSSE({ onError: 'event' }))).toBe('(e|)', { e: block(e) });
+      expectObservable(cold<ResponseStreamEvent>('#', {}, secret).pipe(toResponsesSSE({ onError: 'event' }))).toBe('(e|)', { e: block(e) });
     });
   });
 
