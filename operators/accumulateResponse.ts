@@ -35,9 +35,10 @@ function isObj(u: unknown): u is Obj {
  * their content, text and arguments as assembled). The last value equals what a non-streaming request
  * returns. Each value is a new object; unchanged items are shared between values, so keep them freely.
  *
- * The final `output` is the terminal event's when it carries one; some backends send `output: []` after
- * streaming everything, and then it is built from the `response.output_item.done` items (authoritative)
- * and whatever else was assembled. A stream that starts at `response.in_progress` (a resume) or events
+ * The final `output` is the terminal event's, as the API says it. Some backends send `output: []` on
+ * `response.completed` after streaming everything: then it is built from the `response.output_item.done`
+ * items (authoritative), or from everything assembled when no item closed. A `response.failed` or
+ * `.incomplete` keeps its own `output` (possibly `[]`): the value before it still shows what streamed. A stream that starts at `response.in_progress` (a resume) or events
  * after a seam continue the same state; a lifecycle event with a different response id starts afresh.
  * Unknown events are ignored; errors pass through untouched.
  *
@@ -58,6 +59,7 @@ export function accumulateResponse(): OperatorFunction<ResponseStreamEvent, Resp
     new Observable<Response>((subscriber) => {
       let base: Obj | undefined;
       let items: Array<Obj | undefined> = [];
+      let closed: boolean[] = [];
 
       const itemAt = (oi: number, type: string, id: string | undefined): Obj => {
         const it = items[oi];
@@ -100,10 +102,18 @@ export function accumulateResponse(): OperatorFunction<ResponseStreamEvent, Resp
 
       const lifecycle = (e: { type: string; response: unknown }): void => {
         const r = isObj(e.response) ? e.response : {};
-        if (base !== undefined && r['id'] !== base['id'] && base['id'] !== '') items = []; // another response
+        if (base !== undefined && r['id'] !== base['id'] && base['id'] !== '') {
+          items = []; // another response
+          closed = [];
+        }
         base = r;
         const theirs = r['output'];
-        if (!Array.isArray(theirs) || theirs.length === 0) return; // ours stands (see the doc comment)
+        if (e.type === 'response.completed' && (!Array.isArray(theirs) || theirs.length === 0)) {
+          // Sent empty after streaming everything: the closed items are the output.
+          if (closed.some((c) => c)) items = items.filter((_, i) => closed[i] === true);
+          return;
+        }
+        if (!Array.isArray(theirs)) return;
         if (isTerminalType(e.type)) {
           items = (theirs as unknown[]).map((x) => (isObj(x) ? x : undefined));
         } else {
@@ -143,6 +153,7 @@ export function accumulateResponse(): OperatorFunction<ResponseStreamEvent, Resp
           case 'response.output_item.done':
             if (!isObj(e.item)) return false;
             items[e.output_index] = e.item;
+            if (e.type === 'response.output_item.done') closed[e.output_index] = true;
             return true;
           case 'response.content_part.added':
           case 'response.content_part.done': {
