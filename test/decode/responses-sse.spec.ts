@@ -77,6 +77,42 @@ describe('source kinds', () => {
     expect(out.completed).toBe(true);
   });
 
+  test('unsubscribing mid-body cancels the reader and returns the iterator', async () => {
+    const blocks = fixture('plain-text').split('\n\n').slice(0, 3).map((b) => utf8(`${b}\n\n`));
+    let cancelled = 0;
+    const seen: string[] = [];
+    await new Promise<void>((resolve) => {
+      const sub = fromResponsesSSE(readable(blocks, { close: false, onCancel: () => cancelled++ })).subscribe((e) => {
+        seen.push(e.type);
+        if (seen.length === 2) {
+          sub.unsubscribe();
+          resolve();
+        }
+      });
+    });
+    await new Promise((r) => setImmediate(r));
+    expect(cancelled).toBe(1);
+    let finished = false;
+    async function* gen() {
+      try {
+        for (const b of blocks) yield b;
+        await new Promise(() => undefined);
+      } finally {
+        finished = true;
+      }
+    }
+    await new Promise<void>((resolve) => {
+      const sub = fromResponsesSSE(gen()).subscribe((e) => {
+        if (e.type === 'response.output_item.added') {
+          sub.unsubscribe();
+          resolve();
+        }
+      });
+    });
+    await new Promise((r) => setImmediate(r));
+    expect(finished).toBe(true);
+  });
+
   test('a Response without a body is an interrupted stream', async () => {
     const out = await decode(new Response(null));
     expect(out.values).toEqual([]);
@@ -321,6 +357,8 @@ describe('interrupted bodies', () => {
     const out = await decode(broken);
     expect(out.values).toEqual(expected.slice(0, 3));
     expect(out.error).toMatchObject({ name: 'StreamInterruptedError', lastSequenceNumber: 2, responseId: 'resp_plain01' });
+    expect(JSON.stringify(out.error)).not.toContain('sk-secret');
+    expect((out.error as Error).message).not.toContain('sk-secret');
   });
 
   test('[DONE] before a terminal event is an interruption', async () => {
