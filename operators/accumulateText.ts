@@ -54,7 +54,7 @@ function contentKind(partType: unknown): TextKind | undefined {
  * by `item_id`, so providers that rotate item ids and items that interleave are handled. The final text
  * is the `.done` event's when there is one; otherwise the part is closed by `content_part.done`, by
  * `response.output_item.done` (whose content is authoritative), by the end of the response
- * (`response.completed` / `.incomplete` / `.failed`, from its `output` when present) or by the source
+ * (`response.completed` / `.incomplete` / `.failed` / `error`, from its `output` when present) or by the source
  * completing. Parts that only appear in a closed item or in the final response get a final snapshot too.
  * An error passes through untouched, without final snapshots.
  *
