@@ -18,3 +18,4 @@ export {
   type ResponsesStreamConfig, type ChatStreamConfig, type ResponseCreateParams, type ChatCompletionCreateParams,
 } from './http/transports.js';
 export * from '../operators/index.js';
+export * from './ws/index.js';

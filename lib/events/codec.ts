@@ -30,9 +30,23 @@ export class StructType<P extends StructProps> extends t.Type<StructOf<P>, Struc
     const entries = Object.entries(props);
     super(
       name,
-      (u): u is StructOf<P> => isRecord(u) && entries.every(([k, c]) => c.is(u[k])),
+      (u): u is StructOf<P> => {
+        if (!isRecord(u)) return false;
+        for (let i = 0; i < entries.length; i++) {
+          const [k, codec] = entries[i] as [string, t.Mixed];
+          if (!codec.is(u[k])) return false;
+        }
+        return true;
+      },
       (u, c) => {
         if (!isRecord(u)) return t.failure(u, c, `${name} must be an object`);
+        // Hot path: the allocation-free `is` checks; contexts are built only to report a failure.
+        let valid = true;
+        for (let i = 0; i < entries.length && valid; i++) {
+          const [k, codec] = entries[i] as [string, t.Mixed];
+          valid = codec.is(u[k]);
+        }
+        if (valid) return t.success(u as StructOf<P>);
         let errors: t.Errors | undefined;
         for (const [k, codec] of entries) {
           const v = u[k];

@@ -43,7 +43,8 @@ export function decodeTyped<A extends { type: string }>(
   }
   if (validate === 'strict') {
     const codec = table.get(type);
-    if (codec) {
+    if (codec && !codec.is(u)) {
+      // Only a failing event pays for the detailed pass that names the field.
       const r = codec.validate(u, [{ key: '', type: codec as unknown as t.Decoder<unknown, unknown>, actual: u }]);
       if (r._tag === 'Left') {
         const { path, reason } = describeFailure(r.left);
