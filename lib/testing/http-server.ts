@@ -90,6 +90,8 @@ export interface TestServer {
   readonly connections: readonly RecordedConnection[];
   /** Queues faults for the next requests (before any from `options.faults`). */
   inject(...faults: Fault[]): void;
+  /** Drops the queued faults that no request has taken yet; returns how many there were. */
+  clearFaults(): number;
   /** Resolves once request `index` (0-based) has arrived. */
   waitForRequest(index: number): Promise<RecordedRequest>;
   /** Resolves once request `index`'s connection has closed or its response has ended. */
@@ -414,6 +416,7 @@ export async function startTestServer(options: TestServerOptions): Promise<TestS
     inject: (...faults) => {
       script.push(...faults);
     },
+    clearFaults: () => script.splice(0).length,
     waitForRequest: (index) => waitFor(arrivals, index, () => true),
     waitForClose: (index) => waitFor(closings, index, (r) => r.outcome !== undefined),
     close: async () => {

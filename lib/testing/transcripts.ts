@@ -66,12 +66,12 @@ export function finalResponseOf(t: ParsedTranscript): Record<string, unknown> | 
 }
 
 /** Payloads as Responses SSE text (`event:` line equal to `type`, then `data:`). */
-export function toResponsesSSE(events: ReadonlyArray<{ readonly type: string }>): string {
+export function responsesTranscript(events: ReadonlyArray<{ readonly type: string }>): string {
   return events.map((e) => `event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`).join('');
 }
 
 /** Chunks as Chat Completions SSE text, ending with `data: [DONE]`. */
-export function toChatSSE(chunks: readonly object[]): string {
+export function chatTranscript(chunks: readonly object[]): string {
   return `${chunks.map((c) => `data: ${JSON.stringify(c)}\n\n`).join('')}data: [DONE]\n\n`;
 }
 
@@ -122,5 +122,5 @@ export function textTranscript(options: TextTranscriptOptions): string {
       output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 10 + tokens,
     }),
   });
-  return toResponsesSSE(events);
+  return responsesTranscript(events);
 }

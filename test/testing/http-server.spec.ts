@@ -1,6 +1,6 @@
 import { firstValueFrom, lastValueFrom, take, toArray } from 'rxjs';
 import { HTTPError, StreamInterruptedError, retrieveResponseStream, streamChatCompletion, streamResponse } from '../../lib/index';
-import { parseTranscript, startTestServer, textTranscript, toChatSSE, type TestServer } from '../../lib/testing/index';
+import { parseTranscript, startTestServer, textTranscript, chatTranscript, type TestServer } from '../../lib/testing/index';
 
 const KEY = 'sk-test-SECRET-0123456789abcdef';
 const text = textTranscript({ responseId: 'resp_srv', deltas: ['Hel', 'lo', ', ', 'wor', 'ld', '!'], background: true });
@@ -9,7 +9,7 @@ const chunk = (id: string, content: string | undefined, finish: string | null) =
   id, object: 'chat.completion.chunk', created: 1758200000, model: 'gpt-test',
   choices: [{ index: 0, delta: content === undefined ? {} : { content }, finish_reason: finish }],
 });
-const chat = toChatSSE([chunk('chatcmpl_1', 'Hi', null), chunk('chatcmpl_1', ' there', null), chunk('chatcmpl_1', undefined, 'stop')]);
+const chat = chatTranscript([chunk('chatcmpl_1', 'Hi', null), chunk('chatcmpl_1', ' there', null), chunk('chatcmpl_1', undefined, 'stop')]);
 const payloadsOf = (sse: string) => parseTranscript(sse).events.map((e) => e.payload);
 
 let server: TestServer;
