@@ -1,0 +1,45 @@
+import { TestScheduler } from 'rxjs/testing';
+import { accumulateResponse } from '../operators/accumulateResponse';
+import * as ev from '../test/operators/events';
+
+const scheduler = () => new TestScheduler((actual, expected) => expect(actual).toEqual(expected));
+const done = ev.msg('m', [ev.textPart('Hi!')], 'completed');
+const values = { c: ev.created(), a: ev.itemAdded(0, ev.msg('m')), d: ev.textDelta('m', 0, 0, 'Hi'), u: ev.unknownEvent(), i: ev.itemDone(0, done), z: ev.completed([]) };
+const r = (status: string, output: unknown[]) => expect.objectContaining({ id: 'resp_1', status, output });
+const partial = ev.msg('m', [{ type: 'output_text', text: 'Hi', annotations: [] }]);
+
+describe('accumulateResponse marbles', () => {
+  test('a value per changing event; completed with output [] rebuilt from the closed items', () => {
+    scheduler().run(({ cold, expectObservable }) => {
+      const src = cold('-c-a-d-u-i-z-|', values);
+      expectObservable(src.pipe(accumulateResponse())).toBe('-1-2-3---4-5-|', {
+        1: r('in_progress', []), 2: r('in_progress', [ev.msg('m')]), 3: r('in_progress', [partial]), 4: r('in_progress', [done]), 5: r('completed', [done]),
+      });
+    });
+  });
+
+  test('a resume seam (in_progress without created) continues the same state', () => {
+    scheduler().run(({ cold, expectObservable }) => {
+      const src = cold('-c-a-d-p-e-|', { ...values, p: ev.inProgress(), e: ev.textDelta('m', 0, 0, '!') });
+      const more = ev.msg('m', [{ type: 'output_text', text: 'Hi!', annotations: [] }]);
+      expectObservable(src.pipe(accumulateResponse())).toBe('-1-2-3-4-5-|', {
+        1: r('in_progress', []), 2: r('in_progress', [ev.msg('m')]), 3: r('in_progress', [partial]), 4: r('in_progress', [partial]), 5: r('in_progress', [more]),
+      });
+    });
+  });
+
+  test('an error passes through untouched', () => {
+    scheduler().run(({ cold, expectObservable }) => {
+      const err = new Error('cut');
+      expectObservable(cold('-c-#', values, err).pipe(accumulateResponse())).toBe('-1-#', { 1: r('in_progress', []) }, err);
+    });
+  });
+
+  test('unsubscribing unsubscribes from the source', () => {
+    scheduler().run(({ hot, expectObservable, expectSubscriptions }) => {
+      const src = hot('-c-a-d-|', values);
+      expectObservable(src.pipe(accumulateResponse()), '^---!').toBe('-1-2', { 1: r('in_progress', []), 2: r('in_progress', [ev.msg('m')]) });
+      expectSubscriptions(src.subscriptions).toBe('^---!');
+    });
+  });
+});

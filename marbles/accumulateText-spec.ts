@@ -1,0 +1,64 @@
+import { TestScheduler } from 'rxjs/testing';
+import { accumulateText } from '../operators/accumulateText';
+import { outputText } from '../operators/outputText';
+import * as ev from '../test/operators/events';
+
+const scheduler = () => new TestScheduler((actual, expected) => expect(actual).toEqual(expected));
+const snap = (text: string, delta: string, done = false, itemId = 'm', outputIndex = 0) =>
+  ({ kind: 'output_text', itemId, outputIndex, contentIndex: 0, delta, text, done });
+
+describe('accumulateText marbles', () => {
+  test('one snapshot per delta, the final one on .done, completion passes through', () => {
+    scheduler().run(({ cold, expectObservable }) => {
+      const src = cold('-a-b-c-d-|', { a: ev.textDelta('m', 0, 0, 'He'), b: ev.textDelta('m', 0, 0, 'llo'), c: ev.textDone('m', 0, 0, 'Hello!'), d: ev.completed() });
+      expectObservable(src.pipe(accumulateText())).toBe('-x-y-z---|', { x: snap('He', 'He'), y: snap('Hello', 'llo'), z: snap('Hello!', '', true) });
+    });
+  });
+
+  test('a missing .done: the final snapshot comes with the closed item', () => {
+    scheduler().run(({ cold, expectObservable }) => {
+      const src = cold('-a--i-|', { a: ev.textDelta('m', 0, 0, 'Hi'), i: ev.itemDone(0, ev.msg('m', [ev.textPart('Hi.')], 'completed')) });
+      expectObservable(src.pipe(accumulateText())).toBe('-x--z-|', { x: snap('Hi', 'Hi'), z: snap('Hi.', '', true) });
+    });
+  });
+
+  test('a cut-off stream: the final snapshot comes with completion', () => {
+    scheduler().run(({ cold, expectObservable }) => {
+      const src = cold('-a---|', { a: ev.textDelta('m', 0, 0, 'Hi') });
+      expectObservable(src.pipe(accumulateText())).toBe('-x---(z|)', { x: snap('Hi', 'Hi'), z: snap('Hi', '', true) });
+    });
+  });
+
+  test('rotated item ids and interleaved items', () => {
+    scheduler().run(({ cold, expectObservable }) => {
+      const src = cold('-a-b-c-|', { a: ev.textDelta('a1', 0, 0, 'x'), b: ev.textDelta('b1', 1, 0, 'y'), c: ev.textDelta('a2', 0, 0, 'z') });
+      expectObservable(src.pipe(accumulateText())).toBe('-x-y-z-(pq|)', {
+        x: snap('x', 'x', false, 'a1'), y: snap('y', 'y', false, 'b1', 1), z: snap('xz', 'z', false, 'a2'),
+        p: snap('xz', '', true, 'a2'), q: snap('y', '', true, 'b1', 1),
+      });
+    });
+  });
+
+  test('an error passes through untouched', () => {
+    scheduler().run(({ cold, expectObservable }) => {
+      const err = new Error('cut');
+      const src = cold('-a-#', { a: ev.textDelta('m', 0, 0, 'Hi') }, err);
+      expectObservable(src.pipe(accumulateText())).toBe('-x-#', { x: snap('Hi', 'Hi') }, err);
+    });
+  });
+
+  test('unsubscribing unsubscribes from the source', () => {
+    scheduler().run(({ hot, expectObservable, expectSubscriptions }) => {
+      const src = hot('-a-b-c-|', { a: ev.textDelta('m', 0, 0, 'a'), b: ev.textDelta('m', 0, 0, 'b'), c: ev.textDelta('m', 0, 0, 'c') });
+      expectObservable(src.pipe(accumulateText()), '^---!').toBe('-x-y', { x: snap('a', 'a'), y: snap('ab', 'b') });
+      expectSubscriptions(src.subscriptions).toBe('^---!');
+    });
+  });
+
+  test('outputText: the growing answer as a string', () => {
+    scheduler().run(({ cold, expectObservable }) => {
+      const src = cold('-a-b-c-|', { a: ev.textDelta('m', 0, 0, 'He'), b: ev.textDelta('m', 0, 0, 'llo'), c: ev.completed() });
+      expectObservable(src.pipe(outputText())).toBe('-x-y---|', { x: 'He', y: 'Hello' });
+    });
+  });
+});
