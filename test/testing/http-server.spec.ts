@@ -187,3 +187,41 @@ describe('startTestServer', () => {
     expect(server.requests[0]?.fault).toEqual({ type: 'status', status: 503 });
   });
 });
+
+describe('HTTP transports over the loopback server', () => {
+  const secretFree = (e: unknown) => {
+    const err = e as Error;
+    for (const s of [JSON.stringify(err), err.message, String(err), String(err.stack)]) expect(s).not.toContain(KEY);
+  };
+
+  test('unsubscribing from retrieveResponseStream and streamChatCompletion closes their connections', async () => {
+    const config = await start({ faults: [{ type: 'ok' }, { type: 'stall', afterEvents: 4 }, { type: 'stall', afterEvents: 1 }] });
+    await lastValueFrom(streamResponse({ model: 'text', input: 'x' }, config));
+    const resumed = await firstValueFrom(retrieveResponseStream('resp_srv', { startingAfter: 0 }, config).pipe(take(3), toArray()));
+    expect(resumed.map((e) => e.sequence_number)).toEqual([1, 2, 3]);
+    expect(await server.waitForClose(1)).toMatchObject({ route: 'responses.stream', outcome: 'client-closed' });
+    const chunks = await firstValueFrom(streamChatCompletion({ model: 'gpt-test', messages: [] }, config).pipe(take(1), toArray()));
+    expect(chunks).toHaveLength(1);
+    expect(await server.waitForClose(2)).toMatchObject({ route: 'chat.create', outcome: 'client-closed' });
+  });
+
+  test('a dropped body and a refused connection carry no API key', async () => {
+    const config = await start({ faults: [{ type: 'drop', afterBytes: 300 }] });
+    const cut = await lastValueFrom(streamResponse({ model: 'text', input: 'x' }, config)).catch((e: unknown) => e);
+    expect(cut).toMatchObject({ code: 'stream_interrupted', retryable: true });
+    secretFree(cut);
+    await server.close();
+    const refused = await lastValueFrom(streamResponse({ model: 'text', input: 'x' }, config)).catch((e: unknown) => e);
+    expect(refused).toMatchObject({ name: 'NetworkError', retryable: true });
+    secretFree(refused);
+  });
+
+  test('a 401 for a wrong key carries neither key', async () => {
+    const config = await start({ apiKey: 'sk-right-key-xyz' });
+    const err = await lastValueFrom(streamResponse({ model: 'text', input: 'x' }, config)).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(HTTPError);
+    secretFree(err);
+    expect(JSON.stringify(err)).not.toContain('sk-right-key-xyz');
+    expect(JSON.stringify(server.requests)).not.toContain('sk-right-key-xyz');
+  });
+});
