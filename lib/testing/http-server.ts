@@ -80,6 +80,10 @@ export interface TestServerOptions {
   readonly faults?: readonly Fault[] | ((request: RecordedRequest) => Fault | undefined);
   /** When set, requests must send `Authorization: Bearer <apiKey>`, else 401. */
   readonly apiKey?: string;
+  /** Called as each request arrives (for logs, e.g. a CLI). */
+  readonly onRequest?: (request: RecordedRequest) => void;
+  /** Called when a request's connection closes or its response ends. */
+  readonly onClose?: (request: RecordedRequest) => void;
 }
 
 export interface TestServer {
@@ -249,8 +253,10 @@ export async function startTestServer(options: TestServerOptions): Promise<TestS
       record.closedAt = Date.now();
       record.outcome = dropped ? 'dropped' : res.writableFinished ? 'completed' : closing ? 'server-closed' : 'client-closed';
       notify(closings, record);
+      options.onClose?.(record);
     });
     notify(arrivals, record);
+    options.onRequest?.(record);
 
     if (options.apiKey !== undefined && req.headers.authorization !== `Bearer ${options.apiKey}`) {
       record.status = 401;

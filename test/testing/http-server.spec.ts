@@ -181,6 +181,14 @@ describe('startTestServer', () => {
     expect(ok).toHaveLength(payloadsOf(text).length);
   });
 
+  test('onRequest and onClose see each request come and go', async () => {
+    const log: string[] = [];
+    const config = await start({ onRequest: (r) => log.push(`> ${r.method} ${r.path}`), onClose: (r) => log.push(`< ${r.index} ${r.outcome}`) });
+    await lastValueFrom(streamResponse({ model: 'text', input: 'x' }, config));
+    await server.waitForClose(0);
+    expect(log).toEqual(['> POST /v1/responses', '< 0 completed']);
+  });
+
   test('a fault function chooses per request', async () => {
     const config = await start({ faults: (r) => (r.route === 'responses.create' ? { type: 'status', status: 503 } : undefined) });
     await expect(lastValueFrom(streamResponse({ model: 'text', input: 'x' }, config))).rejects.toMatchObject({ status: 503 });
