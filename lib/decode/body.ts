@@ -1,4 +1,5 @@
 import { Observable } from 'rxjs';
+import { NetworkError, OpenAIRxError } from '../errors.js';
 import { createSSEScanner, type SSELimits, type SSEMessage } from '../sse/scanner.js';
 import type { BodyEnd } from '../sse/source.js';
 
@@ -49,4 +50,14 @@ export function decodeBody<T>(text: Observable<string | BodyEnd>, limits: SSELim
       },
     });
   });
+}
+
+/**
+ * Whether an error from the body's source is the connection failing (resumable) rather than a typed
+ * library error or a programming error (a wrong source type), which pass through as they are.
+ */
+export function isConnectionFailure(e: unknown): boolean {
+  if (e instanceof NetworkError) return true;
+  if (e instanceof OpenAIRxError) return false;
+  return !(e instanceof TypeError || e instanceof RangeError || e instanceof ReferenceError || e instanceof SyntaxError);
 }

@@ -1,10 +1,10 @@
 import type { Observable, OperatorFunction } from 'rxjs';
-import { DecodeError, excerpt, OpenAIRxError, ResponseStreamError, StreamInterruptedError } from '../errors.js';
+import { DecodeError, excerpt, ResponseStreamError, StreamInterruptedError } from '../errors.js';
 import { describeFailure, type ValidateMode } from '../events/decode.js';
 import { ChatCompletionChunk } from '../events/chat.js';
 import type { SSELimits } from '../sse/scanner.js';
 import { textOf, textOfChunks, type BodyEnd, type StreamSource } from '../sse/source.js';
-import { decodeBody, type BodyDecoder } from './body.js';
+import { decodeBody, isConnectionFailure, type BodyDecoder } from './body.js';
 
 export interface ChatCompletionsSSEOptions extends SSELimits {
   /** `'strict'` (default) checks each chunk against the `chat.completion.chunk` codec; `'off'` skips it. */
@@ -75,6 +75,6 @@ function chatDecoder(options: ChatCompletionsSSEOptions): BodyDecoder<ChatComple
       options.requireDone === false && complete
         ? 'complete'
         : interrupted(complete ? 'the stream ended without data: [DONE]' : 'the stream ended inside a UTF-8 character'),
-    broken: (e) => (e instanceof OpenAIRxError && e.code !== 'network_error' ? e : interrupted('the connection broke')),
+    broken: (e) => (isConnectionFailure(e) ? interrupted('the connection broke') : (e as Error)),
   };
 }

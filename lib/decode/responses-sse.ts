@@ -1,10 +1,10 @@
 import type { Observable, OperatorFunction } from 'rxjs';
-import { DecodeError, excerpt, OpenAIRxError } from '../errors.js';
+import { DecodeError, excerpt } from '../errors.js';
 import { decodeTyped, type ValidateMode } from '../events/decode.js';
 import { responseEventTable, type ResponseStreamEvent } from '../events/responses.js';
 import type { SSELimits } from '../sse/scanner.js';
 import { textOf, textOfChunks, type BodyEnd, type StreamSource } from '../sse/source.js';
-import { decodeBody, type BodyDecoder } from './body.js';
+import { decodeBody, isConnectionFailure, type BodyDecoder } from './body.js';
 import { ResponseStreamTracker, type SequenceOptions } from './tracker.js';
 
 export interface ResponsesSSEOptions extends SSELimits, SequenceOptions {
@@ -65,7 +65,6 @@ function responsesDecoder(options: ResponsesSSEOptions): BodyDecoder<ResponseStr
     },
     end: (complete) => tracker.interrupted(complete ? undefined : 'the stream ended inside a UTF-8 character'),
     // A broken connection mid-body is an interruption: resumable from the last sequence number.
-    broken: (e) =>
-      e instanceof OpenAIRxError && e.code !== 'network_error' ? e : tracker.interrupted(`the connection broke (${e instanceof Error ? e.message : 'unknown'})`),
+    broken: (e) => (isConnectionFailure(e) ? tracker.interrupted(`the connection broke (${e instanceof Error ? e.message : 'unknown'})`) : (e as Error)),
   };
 }

@@ -41,7 +41,6 @@ export function createSSEScanner(onMessage: (m: SSEMessage) => void, limits: SSE
     onEvent(m) {
       const { data } = m;
       if (data.length > maxEvent) throw new LimitExceededError('maxEventSize', maxEvent);
-      if (data.length > maxLine && longestLine(data) > maxLine) throw new LimitExceededError('maxLineLength', maxLine);
       onMessage({ event: m.event, data, unterminated: ending });
     },
     onError(e) {
@@ -50,11 +49,27 @@ export function createSSEScanner(onMessage: (m: SSEMessage) => void, limits: SSE
     },
   });
 
+  /** Measures every line of `text`, the first one continuing the pending line. */
+  const checkLines = (text: string): void => {
+    const breaks = /\r\n?|\n/g;
+    let start = 0;
+    for (let m = breaks.exec(text); m !== null; m = breaks.exec(text)) {
+      if (lineLength + (m.index - start) > maxLine) throw new LimitExceededError('maxLineLength', maxLine);
+      lineLength = 0;
+      start = m.index + m[0].length;
+    }
+    lineLength += text.length - start;
+    if (lineLength > maxLine) throw new LimitExceededError('maxLineLength', maxLine);
+  };
+
   return {
     feed(text) {
-      const lastBreak = Math.max(text.lastIndexOf('\n'), text.lastIndexOf('\r'));
-      lineLength = lastBreak === -1 ? lineLength + text.length : text.length - lastBreak - 1;
-      if (lineLength > maxLine) throw new LimitExceededError('maxLineLength', maxLine);
+      // A line can only be too long if the pending part plus this chunk is: most chunks skip the scan.
+      if (lineLength + text.length > maxLine) checkLines(text);
+      else {
+        const lastBreak = Math.max(text.lastIndexOf('\n'), text.lastIndexOf('\r'));
+        lineLength = lastBreak === -1 ? lineLength + text.length : text.length - lastBreak - 1;
+      }
       parser.feed(text);
       if (overflow) throw overflow;
     },
@@ -65,14 +80,4 @@ export function createSSEScanner(onMessage: (m: SSEMessage) => void, limits: SSE
       if (overflow) throw overflow;
     },
   };
-}
-
-function longestLine(data: string): number {
-  let longest = 0;
-  let start = 0;
-  for (let i = data.indexOf('\n'); i !== -1; i = data.indexOf('\n', start)) {
-    longest = Math.max(longest, i - start);
-    start = i + 1;
-  }
-  return Math.max(longest, data.length - start);
 }
