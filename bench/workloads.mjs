@@ -217,12 +217,12 @@ export function chunk(bytes, seed = 7, lo = 1024, hi = 16384) {
   return out;
 }
 
-/** Workload by name and size (the server and the client build the same bytes from the same seed). */
-export function workload(name, size) {
+/** Workload by name and generator arguments (the server and the client build the same bytes from the same seeds). */
+export function workload(name, args = []) {
   switch (name) {
-    case 'text': return textWorkload(size);
-    case 'tools': return toolsWorkload(size);
-    case 'chat': return chatWorkload(size);
+    case 'text': return textWorkload(...args);
+    case 'tools': return toolsWorkload(...args);
+    case 'chat': return chatWorkload(...args);
     default:
       if (name.startsWith('load-')) return loadWorkload(Number(name.slice(5)));
       throw new Error(`unknown workload ${name}`);

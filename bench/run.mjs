@@ -1,0 +1,379 @@
+// openai-rx benchmark: node --expose-gc bench/run.mjs [--quick] [--only <section|contender>] [--runs N] [--mode memory|http|both]
+// Sections: text, tools, chat, scaling, memory, load, lanes. Prints a table, writes bench-results.json.
+import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { getHeapStatistics } from 'node:v8';
+import { connect, merge } from 'rxjs';
+import { chunk, textWorkload, toolsWorkload, chatWorkload, loadWorkload } from './workloads.mjs';
+import { chatContenders, check, responsesContenders, rx } from './contenders.mjs';
+import { responsesAccumulator, floorDecode } from './baselines.mjs';
+import { lanesSection } from './lanes.mjs';
+
+const argv = process.argv.slice(2);
+const flag = (n) => argv.includes(n);
+const opt = (n, d) => (argv.includes(n) ? argv[argv.indexOf(n) + 1] : d);
+const QUICK = flag('--quick');
+const ONLY = opt('--only');
+const RUNS = Number(opt('--runs', QUICK ? 2 : 3));
+const MODES = opt('--mode', 'both') === 'both' ? ['memory', 'http'] : [opt('--mode')];
+const OUT = opt('--json', 'bench-results.json');
+const SIZES = QUICK
+  ? { text: 20_000, tools: [200, 50, 40], chat: 20_000, scaling: [10_000, 100_000], load: 200, warm: 2_000 }
+  : { text: 200_000, tools: [2_000, 500, 40], chat: 200_000, scaling: [10_000, 100_000, 1_000_000], load: 1_000, warm: 20_000 };
+const SECTIONS = ['text', 'tools', 'chat', 'scaling', 'memory', 'load', 'lanes'];
+const sectionOn = (s) => ONLY === undefined || ONLY === s || !SECTIONS.includes(ONLY);
+const contenderOn = (c) => ONLY === undefined || SECTIONS.includes(ONLY) || c.name.toLowerCase().includes(ONLY.toLowerCase()) || c.group === 'floor';
+
+const gc = globalThis.gc ?? (() => {});
+if (!globalThis.gc) console.warn('(run with --expose-gc for stable memory figures; npm run bench does)');
+const heap = () => getHeapStatistics().used_heap_size;
+const MB = 1024 * 1024;
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
+const fmt = (x, d = 1) => (x === undefined || Number.isNaN(x) ? '—' : x.toFixed(d));
+const now = () => performance.now();
+
+/** Peak heap above a baseline, sampled from the byte feed (memory) or a timer (http). */
+class Sampler {
+  start() {
+    gc();
+    this.base = heap();
+    this.peak = this.base;
+    this.timer = setInterval(() => this.sample(), 5);
+  }
+  sample() {
+    const h = heap();
+    if (h > this.peak) this.peak = h;
+  }
+  stop() {
+    clearInterval(this.timer);
+    this.sample();
+    return (this.peak - this.base) / MB;
+  }
+}
+const sampler = new Sampler();
+
+/** A fetch that answers with the chunks from memory, through a ReadableStream, as a network body would. */
+function memoryFetch(chunks, tap = sampler) {
+  return async () => {
+    let i = 0;
+    const body = new ReadableStream({
+      pull(c) {
+        if (i < chunks.length) {
+          c.enqueue(chunks[i++]);
+          if ((i & 15) === 0) tap.sample();
+        } else c.close();
+      },
+    });
+    return new Response(body, { status: 200, headers: { 'content-type': 'text/event-stream' } });
+  };
+}
+
+// ---- the loopback server (child process) ----
+let server;
+async function startServer() {
+  const child = spawn(process.execPath, [new URL('./server.mjs', import.meta.url).pathname], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const port = await new Promise((resolve, reject) => {
+    child.stdout.on('data', (d) => {
+      const m = /listening (\d+)/.exec(String(d));
+      if (m) resolve(Number(m[1]));
+    });
+    child.on('exit', (code) => reject(new Error(`bench server exited (${code})`)));
+  });
+  server = { child, port, url: `http://127.0.0.1:${port}` };
+  return server;
+}
+const prepare = async (q) => {
+  const r = await fetch(`${server.url}/prepare?${q}`);
+  if (!r.ok) throw new Error('prepare failed');
+};
+
+// ---- one workload, all contenders, both modes ----
+const results = { date: new Date().toISOString(), machine: machine(), quick: QUICK, runs: RUNS, workloads: {}, scaling: [], memory: [], load: undefined, lanes: undefined, targets: [] };
+
+function machine() {
+  const cpu = cpus()[0]?.model ?? 'unknown';
+  return { cpu, cores: cpus().length, node: process.version, platform: `${process.platform} ${process.arch}` };
+}
+
+async function measureWorkload(w, warm, contenders, args) {
+  const rows = [];
+  for (const mode of MODES) {
+    const baseURL = `${server?.url}/w/${w.name}/${args}/v1`;
+    const warmURL = `${server?.url}/w/${warm.name}/${warm.args}/v1`;
+    const chunks = chunk(w.bytes, 7);
+    const warmChunks = chunk(warm.bytes, 7);
+    const list = contenders.filter((c) => (!c.workloads || c.workloads.includes(w.name)) && contenderOn(c));
+    const state = list.map((c) => ({ c, times: [], peaks: [], skip: c.need?.(), error: undefined }));
+    // warm-up on a smaller copy of the workload (checked too), then RUNS rounds, round-robin
+    for (const s of state) {
+      if (s.skip) continue;
+      try {
+        const ctx = mode === 'memory' ? { fetch: memoryFetch(warmChunks), baseURL: warmURL } : { fetch, baseURL: warmURL };
+        check(warm, await s.c.run(ctx, s.c));
+      } catch (e) {
+        s.error = e.message;
+      }
+    }
+    for (let run = 0; run < RUNS; run++) {
+      for (const s of state) {
+        if (s.skip || s.error) continue;
+        const ctx = mode === 'memory' ? { fetch: memoryFetch(chunks), baseURL } : { fetch, baseURL };
+        try {
+          sampler.start();
+          const t0 = now();
+          const r = await s.c.run(ctx, s.c);
+          const t = now() - t0;
+          s.peaks.push(sampler.stop());
+          check(w, r);
+          s.times.push(t);
+        } catch (e) {
+          sampler.stop();
+          s.error = e.message;
+        }
+      }
+      process.stderr.write('.');
+    }
+    const floor = state.find((s) => s.c.group === 'floor');
+    const floorMs = floor && floor.times.length ? median(floor.times) : undefined;
+    for (const s of state) {
+      const ms = s.times.length ? median(s.times) : undefined;
+      rows.push({
+        workload: w.name, mode, contender: s.c.name, group: s.c.group, validate: s.c.validate, pipeline: !!s.c.pipeline,
+        status: s.skip ?? (s.error ? `FAILED: ${s.error}` : 'ok'),
+        ms, eventsPerSec: ms && w.events / (ms / 1000), mbPerSec: ms && w.bytes.length / MB / (ms / 1000),
+        ratio: ms && floorMs ? ms / floorMs : undefined, peakHeapMB: s.peaks.length ? median(s.peaks) : undefined, runs: s.times,
+      });
+    }
+  }
+  return rows;
+}
+
+function printRows(title, w, rows) {
+  console.log(`\n## ${title} — ${w.events.toLocaleString('en')} events, ${(w.bytes.length / MB).toFixed(1)} MB`);
+  const head = ['mode', 'contender', 'ms', 'events/s', 'MB/s', 'x floor', 'peak heap MB'];
+  const body = rows.map((r) =>
+    r.status === 'ok'
+      ? [r.mode, r.contender, fmt(r.ms, 0), Math.round(r.eventsPerSec).toLocaleString('en'), fmt(r.mbPerSec), fmt(r.ratio, 2), fmt(r.peakHeapMB)]
+      : [r.mode, r.contender, r.status, '', '', '', ''],
+  );
+  table(head, body);
+}
+function table(head, body) {
+  const widths = head.map((h, i) => Math.max(h.length, ...body.map((r) => String(r[i]).length)));
+  const line = (cells) => '| ' + cells.map((c, i) => (i < 2 ? String(c).padEnd(widths[i]) : String(c).padStart(widths[i]))).join(' | ') + ' |';
+  console.log(line(head));
+  console.log('|' + widths.map((w, i) => (i < 2 ? '-'.repeat(w + 2) : '-'.repeat(w + 1) + ':')).join('|') + '|');
+  for (const r of body) console.log(line(r));
+}
+
+// ---- scaling and retained memory ----
+function pipeline(validate) {
+  return (events$) => events$.pipe(connect((e$) => merge(e$.pipe(rx.accumulateText()), e$.pipe(rx.collectToolCalls()))));
+}
+async function scalingSection() {
+  if (typeof rx.accumulateText !== 'function' || typeof rx.collectToolCalls !== 'function') {
+    console.log('\n## Scaling — not available yet (accumulateText / collectToolCalls missing from dist)');
+    return;
+  }
+  const rows = [];
+  const runPipeline = async (w, validate) => {
+    let text;
+    await new Promise((resolve, reject) =>
+      rx.fromResponsesSSE(memoryFetchBody(w), { validate }).pipe(pipeline(validate)).subscribe({
+        next: (v) => { if (v.done && v.kind === 'output_text') text = v.text; }, error: reject, complete: resolve,
+      }));
+    if (text !== w.expect.text) throw new Error('scaling: wrong text');
+  };
+  const runFloor = async (w) => {
+    const r = await floorDecode(memoryFetchBody(w), responsesAccumulator());
+    if (r.text !== w.expect.text) throw new Error('scaling: floor wrong text');
+  };
+  const warm = textWorkload(SIZES.warm, 11);
+  await runPipeline(warm, 'strict');
+  await runFloor(warm);
+  for (const n of SIZES.scaling) {
+    const w = textWorkload(n, 11);
+    w.chunks = chunk(w.bytes, 7);
+    const reps = n >= 1_000_000 ? 1 : RUNS;
+    const t = { floor: [], strict: [], off: [] };
+    for (let i = 0; i < reps; i++) {
+      for (const [k, f] of [['floor', () => runFloor(w)], ['strict', () => runPipeline(w, 'strict')], ['off', () => runPipeline(w, 'off')]]) {
+        gc();
+        const t0 = now();
+        await f();
+        t[k].push(now() - t0);
+      }
+    }
+    const per = (xs) => (median(xs) * 1e6) / w.events; // ns per event
+    rows.push({ events: w.events, mb: w.bytes.length / MB, floorNsPerEvent: per(t.floor), strictNsPerEvent: per(t.strict), offNsPerEvent: per(t.off) });
+    process.stderr.write('.');
+  }
+  results.scaling = rows;
+  console.log('\n## Scaling — text pipeline (fromResponsesSSE → accumulateText + collectToolCalls), in memory, ns per event (flat = linear)');
+  table(['events', 'MB', 'floor ns/event', 'rx strict ns/event', 'rx off ns/event'],
+    rows.map((r) => [r.events.toLocaleString('en'), fmt(r.mb), fmt(r.floorNsPerEvent, 0), fmt(r.strictNsPerEvent, 0), fmt(r.offNsPerEvent, 0)]));
+}
+function memoryFetchBody(w, upTo) {
+  const chunks = w.chunks ?? (w.chunks = chunk(w.bytes, 7));
+  let i = 0;
+  const end = upTo ?? chunks.length;
+  return new ReadableStream({
+    pull(c) {
+      if (i < end) c.enqueue(chunks[i++]);
+      else if (upTo === undefined) c.close();
+      else return new Promise(() => {}); // a stalled connection: the stream stays open
+    },
+  });
+}
+
+async function memorySection() {
+  if (typeof rx.accumulateText !== 'function') {
+    console.log('\n## Retained memory — not available yet (accumulateText missing from dist)');
+    return;
+  }
+  const n = QUICK ? 100_000 : 1_000_000;
+  const w = textWorkload(n, 12);
+  const chunks = chunk(w.bytes, 7);
+  w.chunks = chunks;
+  // the body up to (not including) output_text.done: the part is still open, everything is held by the accumulator
+  const cut = w.bytes.indexOf('event: response.output_text.done');
+  let upTo = 0;
+  for (let at = 0; upTo < chunks.length && at + chunks[upTo].length <= cut; upTo++) at += chunks[upTo].length;
+  const textBytes = Buffer.byteLength(w.expect.text);
+  const rows = [];
+  const settle = () => new Promise((r) => setTimeout(r, 50));
+  async function measure(name, subscribeFn) {
+    gc();
+    const base = heap();
+    const held = await subscribeFn();
+    await settle();
+    gc();
+    const retained = (heap() - base) / MB;
+    held.stop?.();
+    rows.push({ name, retainedMB: retained, textMB: textBytes / MB, ratio: retained / (textBytes / MB) });
+  }
+  // mid-stream: rx accumulateText with the part still open
+  await measure('rx accumulateText, part open (mid-stream)', async () => {
+    let last;
+    const sub = rx.fromResponsesSSE(memoryFetchBody(w, upTo), { validate: 'strict' }).pipe(rx.accumulateText()).subscribe({ next: (s) => (last = s) });
+    await settle();
+    return { stop: () => { void last; sub.unsubscribe(); } };
+  });
+  // after completion: the final snapshot is all that is kept
+  await measure('rx accumulateText, after completion (last snapshot held)', async () => {
+    let last;
+    await new Promise((resolve, reject) => rx.fromResponsesSSE(memoryFetchBody(w), { validate: 'strict' }).pipe(rx.accumulateText())
+      .subscribe({ next: (s) => (last = s), error: reject, complete: resolve }));
+    if (last.text !== w.expect.text) throw new Error('retained: wrong text');
+    return { stop: () => void last };
+  });
+  await measure('floor (text += delta), mid-stream', async () => {
+    const acc = responsesAccumulator();
+    const reader = memoryFetchBody(w, upTo);
+    const p = floorDecode(reader, acc);
+    void p;
+    await settle();
+    return { stop: () => void acc };
+  });
+  results.memory = rows;
+  console.log(`\n## Retained memory — ${n.toLocaleString('en')} text deltas, ${(textBytes / MB).toFixed(1)} MB of text (UTF-8); target: at most ~2x the text`);
+  table(['what', 'state', 'retained MB', 'text MB', 'x text'], rows.map((r) => [r.name.split(',')[0], r.name.split(',').slice(1).join(',').trim(), fmt(r.retainedMB), fmt(r.textMB), fmt(r.ratio, 2)]));
+}
+
+// ---- load: 1,000 concurrent SSE streams ----
+async function loadSection() {
+  if (typeof rx.accumulateText !== 'function' || typeof rx.collectToolCalls !== 'function') {
+    console.log('\n## Load — not available yet (accumulateText / collectToolCalls missing from dist)');
+    return;
+  }
+  const n = SIZES.load;
+  await prepare(`load=${n}`);
+  const ws = Array.from({ length: n }, (_, i) => loadWorkload(i));
+  const one = (w, i) => new Promise((resolve, reject) => {
+    const r = { text: '', reasoning: '', calls: [] };
+    rx.streamResponse({ model: 'gpt-5.4-nano', input: 'bench' }, { apiKey: 'bench', baseURL: `${server.url}/w/load-${i}//v1` })
+      .pipe(connect((e$) => merge(e$.pipe(rx.accumulateText({ kind: ['output_text', 'reasoning_summary_text'] })), e$.pipe(rx.collectToolCalls()))))
+      .subscribe({
+        next: (v) => {
+          if ('kind' in v) { if (v.done) r[v.kind === 'output_text' ? 'text' : 'reasoning'] = v.text; }
+          else if (v.type === 'function_call') r.calls.push({ name: v.name, callId: v.callId, arguments: v.arguments, parsed: v.parsed.ok ? v.parsed.value : v.parsed.error });
+        },
+        error: reject,
+        complete: () => { try { check(w, r); resolve(); } catch (e) { reject(e); } },
+      });
+  });
+  await Promise.all(ws.slice(0, 20).map(one)); // warm-up
+  const rss0 = process.memoryUsage().rss;
+  let rssPeak = rss0;
+  const rssTimer = setInterval(() => { rssPeak = Math.max(rssPeak, process.memoryUsage().rss); }, 20);
+  sampler.start();
+  const t0 = now();
+  const settled = await Promise.allSettled(ws.map(one));
+  const ms = now() - t0;
+  const peakHeap = sampler.stop();
+  clearInterval(rssTimer);
+  const failed = settled.filter((s) => s.status === 'rejected');
+  const events = ws.reduce((a, w) => a + w.events, 0);
+  results.load = { streams: n, ok: n - failed.length, failed: failed.length, firstError: failed[0]?.reason?.message, ms, events, eventsPerSec: events / (ms / 1000), peakHeapMB: peakHeap, rssPeakMB: rssPeak / MB, rssGrowthMB: (rssPeak - rss0) / MB };
+  console.log(`\n## Load — ${n} concurrent SSE streams over loopback HTTP: streamResponse → accumulateText + collectToolCalls`);
+  table(['streams', 'completed and correct', 'events', 'ms', 'events/s', 'peak heap MB', 'peak RSS MB'],
+    [[n, `${n - failed.length}${failed.length ? ` (first error: ${failed[0].reason?.message})` : ''}`, events.toLocaleString('en'), fmt(ms, 0), Math.round(events / (ms / 1000)).toLocaleString('en'), fmt(peakHeap), fmt(rssPeak / MB)]]);
+}
+
+// ---- targets ----
+function targets(all) {
+  const pick = (wl, mode, pred) => all.find((r) => r.workload === wl && r.mode === mode && r.status === 'ok' && pred(r));
+  const out = [];
+  for (const mode of MODES) {
+    for (const wl of ['text', 'tools']) {
+      const strict = pick(wl, mode, (r) => r.pipeline && r.validate === 'strict');
+      const off = pick(wl, mode, (r) => r.pipeline && r.validate === 'off');
+      const sdk = pick(wl, mode, (r) => r.contender.startsWith('openai SDK'));
+      const ai = pick(wl, mode, (r) => r.contender.startsWith('AI SDK'));
+      const add = (what, value, limit, better) => out.push({ mode, workload: wl, target: what, value, limit, holds: value === undefined ? undefined : better === 'le' ? value <= limit : value >= limit });
+      add('pipeline strict ≤ 1.5x floor', strict?.ratio, 1.5, 'le');
+      add('pipeline off ≤ 1.2x floor', off?.ratio, 1.2, 'le');
+      add('openai SDK / pipeline strict ≥ 4x', sdk && strict && sdk.ms / strict.ms, 4, 'ge');
+      add('AI SDK / pipeline strict ≥ 3x', ai && strict && ai.ms / strict.ms, 3, 'ge');
+    }
+  }
+  results.targets = out;
+  console.log('\n## Targets');
+  table(['mode', 'workload', 'target', 'measured', 'holds'], out.map((t) => [t.mode, t.workload, t.target, fmt(t.value, 2), t.holds === undefined ? 'n/a' : t.holds ? 'yes' : 'NO']));
+}
+
+// ---- main ----
+const t0 = now();
+const m = results.machine;
+console.log(`# openai-rx benchmark — ${results.date.slice(0, 10)} — ${m.cpu}, ${m.cores} cores, Node ${m.node}${QUICK ? ' — QUICK' : ''}`);
+console.log(`median of ${RUNS} runs after a warm-up; bodies fed in seeded 1–16 KiB chunks; "x floor" = time / the hand-written decoder's time in the same mode`);
+if (MODES.includes('http') || sectionOn('load') || sectionOn('lanes')) await startServer();
+const all = [];
+try {
+  const jobs = [
+    ['text', textWorkload, [SIZES.text], [SIZES.warm], responsesContenders, 'text — one message of output_text deltas'],
+    ['tools', toolsWorkload, SIZES.tools, [200, 50, 40], responsesContenders, 'tools — reasoning summary, function calls, a short message'],
+    ['chat', chatWorkload, [SIZES.chat], [SIZES.warm], chatContenders, 'chat — Chat Completions chunks'],
+  ];
+  for (const [name, make, args, warmArgs, contenders, title] of jobs) {
+    if (!sectionOn(name)) continue;
+    if (server && MODES.includes('http')) await prepare(`w=${name}/${args.join(',')};${name}/${warmArgs.join(',')}`);
+    const w = make(...args);
+    const warm = { ...make(...warmArgs), args: warmArgs.join(',') };
+    const rows = await measureWorkload(w, warm, contenders, args.join(','));
+    results.workloads[name] = { events: w.events, bytes: w.bytes.length, rows };
+    all.push(...rows);
+    printRows(title, w, rows);
+  }
+  if (sectionOn('scaling')) await scalingSection();
+  if (sectionOn('memory')) await memorySection();
+  if (sectionOn('load')) await loadSection();
+  if (sectionOn('lanes')) results.lanes = await lanesSection({ rx, quick: QUICK, table, fmt });
+  if (all.length) targets(all);
+} finally {
+  server?.child.kill();
+}
+results.totalSeconds = (now() - t0) / 1000;
+writeFileSync(OUT, JSON.stringify(results, null, 2) + '\n');
+console.log(`\nwrote ${OUT} — ${results.totalSeconds.toFixed(0)} s`);

@@ -1,0 +1,27 @@
+// npm run bench [-- --quick] [-- --only <section|contender>] [-- --runs N] [-- --mode memory|http|both]
+// Builds dist first when any source is newer than it, then runs bench/run.mjs with --expose-gc.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+
+function newest(dir) {
+  let t = 0;
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) t = Math.max(t, newest(p));
+    else if (e.name.endsWith('.ts')) t = Math.max(t, statSync(p).mtimeMs);
+  }
+  return t;
+}
+
+const built = 'dist/esm/lib/index.js';
+// OPENAI_RX_DIST points the bench at another build (e.g. a clean clone's dist) and skips the build here.
+if (!process.env.OPENAI_RX_DIST) {
+  const stale = !existsSync(built) || !existsSync('dist/esm/package.json') || Math.max(newest('lib'), newest('operators')) > statSync(built).mtimeMs;
+  if (stale) {
+    console.log('dist is stale: npm run build');
+    execFileSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' });
+  }
+}
+const r = spawnSync(process.execPath, ['--expose-gc', 'bench/run.mjs', ...process.argv.slice(2)], { stdio: 'inherit' });
+process.exit(r.status ?? 1);
