@@ -2,3 +2,4 @@
 // Node only (node:http): the main entry point never imports this module.
 export * from './http-server.js';
 export * from './transcripts.js';
+export * from './ws-server.js';
