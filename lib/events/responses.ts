@@ -179,9 +179,16 @@ export const ResponseAudioTranscriptDoneEvent = struct(
   { type: t.literal('response.audio.transcript.done'), sequence_number: sequenceNumber },
   'response.audio.transcript.done',
 );
-export const ResponseErrorEvent = struct(
-  { type: t.literal('error'), code: optional(nullable(t.string)), message: t.string, param: optional(nullable(t.string)), sequence_number: sequenceNumber },
-  'error',
+/** Some providers (and the WebSocket mode) nest the details as `error: { type, code, message, param }`. */
+const NestedError = struct({ type: optional(t.string), code: optional(nullable(t.string)), message: t.string, param: optional(nullable(t.string)) }, 'error.error');
+/** `error`: `code`, `message`, `param` at the top (the reference), or nested under `error` (also seen). */
+export const ResponseErrorEvent = t.refinement(
+  struct(
+    { type: t.literal('error'), code: optional(nullable(t.string)), message: optional(t.string), param: optional(nullable(t.string)), error: optional(NestedError), sequence_number: sequenceNumber },
+    'error',
+  ),
+  (e) => typeof e.message === 'string' || e.error !== undefined,
+  'error (with message or error.message)',
 );
 
 /** Every documented Responses SSE event codec, keyed by its wire `type`. */

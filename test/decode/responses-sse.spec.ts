@@ -295,11 +295,15 @@ describe('terminal events', () => {
     expect(out.error).toMatchObject({ code: 'invalid_value', param: 'input', sequenceNumber: 3, responseId: 'resp_plain01' });
   });
 
-  test('an `error` event with a nested error object (WebSocket shape): refused by the strict codec, read when validation is off', async () => {
+  test.each(['strict', 'off'] as const)('an `error` event with a nested error object (WebSocket shape) is read too (validate: %s)', async (validate) => {
     const text = `${head3}event: error\ndata: {"type":"error","error":{"type":"invalid_request_error","code":"invalid_value","message":"Bad input","param":"input"},"sequence_number":3}\n\n`;
-    expect((await decode(text)).error).toMatchObject({ name: 'DecodeError', path: 'message' });
-    const out = await decode(text, { validate: 'off' });
+    const out = await decode(text, { validate });
     expect(out.error).toMatchObject({ name: 'ResponseStreamError', code: 'invalid_value', param: 'input', sequenceNumber: 3, responseId: 'resp_plain01' });
+  });
+
+  test('an `error` event with neither message nor error object fails its codec', async () => {
+    const text = `${head3}event: error\ndata: {"type":"error","code":"x","sequence_number":3}\n\n`;
+    expect((await decode(text)).error).toMatchObject({ name: 'DecodeError', eventType: 'error', sequenceNumber: 3 });
   });
 
   test.each(['failed', 'error'])("errorEvents: 'value' completes after %s instead", async (name) => {
