@@ -13,7 +13,9 @@ import type { ConnectionState, LaneSocket, NodeWebSocketLike, SocketEvent, WebSo
 export interface ResponsesSocketConfig {
   /**
    * Sent as `Authorization: Bearer …` (Node, or any `ws`-style constructor). Default: `OPENAI_API_KEY` in
-   * Node. Browsers cannot set headers on a WebSocket, so passing a key there is refused: see the README.
+   * Node. Browsers cannot set WebSocket headers, and a key in the URL or page would leak, so a key is
+   * refused there (`WebSocketConfigError`): point `url` at your own relay, which authenticates the user
+   * (cookie / session) and opens the upstream socket with the key server-side.
    */
   readonly apiKey?: string;
   /** Default: `OPENAI_BASE_URL`, else `https://api.openai.com/v1`; the URL is `{baseURL}/responses` with http→ws, https→wss. */
