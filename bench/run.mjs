@@ -369,7 +369,7 @@ try {
   if (sectionOn('scaling')) await scalingSection();
   if (sectionOn('memory')) await memorySection();
   if (sectionOn('load')) await loadSection();
-  if (sectionOn('lanes')) results.lanes = await lanesSection({ rx, quick: QUICK, table, fmt });
+  if (sectionOn('lanes')) results.lanes = await lanesSection({ rx, quick: QUICK, table, fmt, runs: RUNS });
   if (all.length) targets(all);
 } finally {
   server?.child.kill();
