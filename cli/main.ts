@@ -1,22 +1,12 @@
 #!/usr/bin/env node
-import { runDemo } from './demo.js';
+// The `openai-rx` program. Every failure is one line on stderr and a non-zero exit code.
+import { CLIError } from './args.js';
+import { run } from './run.js';
 
-async function main(argv: string[]): Promise<number> {
-  const [command = 'demo'] = argv;
-  switch (command) {
-    case 'demo':
-      await runDemo({ out: process.stdout, chunkDelay: 15 });
-      return 0;
-    default:
-      process.stderr.write(`openai-rx: unknown command ${JSON.stringify(command)} (try: demo)\n`);
-      return 2;
-  }
-}
-
-main(process.argv.slice(2)).then(
+run(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: process.env }).then(
   (code) => (process.exitCode = code),
   (e: unknown) => {
     process.stderr.write(`openai-rx: ${e instanceof Error ? e.message : String(e)}\n`);
-    process.exitCode = 1;
+    process.exitCode = e instanceof CLIError ? e.exitCode : 1;
   },
 );

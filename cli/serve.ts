@@ -1,0 +1,120 @@
+// `openai-rx serve`: the loopback server as a standalone fake provider, until Ctrl-C.
+import { readdir, stat } from 'node:fs/promises';
+import { basename, extname, join } from 'node:path';
+import { startTestServer, type Fault, type RecordedRequest } from '../lib/testing/index.js';
+import { startResponsesWebSocketServer } from '../lib/testing/ws-server.js';
+import { CLIError, parse } from './args.js';
+import { parseCapture, readCapture } from './replay.js';
+import { formatBytes, outFor, paint } from './style.js';
+import { embeddedTranscripts } from './transcripts.js';
+
+export interface ServeIO {
+  readonly stdout: NodeJS.WritableStream & { isTTY?: boolean };
+  readonly stderr: NodeJS.WritableStream;
+  readonly stdin: NodeJS.ReadableStream;
+  readonly env: NodeJS.ProcessEnv;
+  readonly interrupted?: Promise<void>;
+}
+
+/** Transcripts from files and folders (`.sse`, `.jsonl`, `.txt`), named after the file without its extension. */
+export async function loadTranscripts(paths: readonly string[]): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  const files: string[] = [];
+  for (const p of paths) {
+    let s;
+    try {
+      s = await stat(p);
+    } catch {
+      throw new CLIError(`${p}: no such file or folder`);
+    }
+    if (s.isDirectory()) {
+      const found = (await readdir(p)).filter((f) => /\.(sse|jsonl|txt)$/.test(f)).sort();
+      if (found.length === 0) throw new CLIError(`${p}: no .sse, .jsonl or .txt transcripts in this folder`);
+      files.push(...found.map((f) => join(p, f)));
+    } else files.push(p);
+  }
+  for (const f of files) {
+    // Checked like a replay, so a broken transcript is reported with its line at start-up.
+    const capture = parseCapture(await readCapture(f, process.stdin), f);
+    out[basename(f, extname(f))] = capture.sse;
+  }
+  return out;
+}
+
+function statuses(v: string | undefined): number[] {
+  if (v === undefined) return [];
+  return v.split(',').map((s) => {
+    const n = Number(s.trim());
+    if (!Number.isInteger(n) || n < 400 || n > 599) throw new CLIError(`--status takes HTTP error codes (400-599), got ${JSON.stringify(s)}`, 2);
+    return n;
+  });
+}
+
+export async function runServe(argv: readonly string[], io: ServeIO): Promise<number> {
+  const a = parse(argv, { port: 'string', host: 'string', 'drop-after': 'string', 'chunk-size': 'string', delay: 'string', status: 'string', ws: 'boolean' }, Infinity);
+  const port = a.flags.port === undefined ? 4010 : a.int('port');
+  if (port > 65535) throw new CLIError(`--port must be at most 65535, got ${port}`, 2);
+  const host = typeof a.flags.host === 'string' ? a.flags.host : '127.0.0.1';
+  const dropAfter = a.flags['drop-after'] === undefined ? undefined : a.int('drop-after');
+  const chunkSize = a.flags['chunk-size'] === undefined ? undefined : a.int('chunk-size');
+  const delay = a.flags.delay === undefined ? undefined : a.int('delay');
+  const queued = statuses(typeof a.flags.status === 'string' ? a.flags.status : undefined);
+  const transcripts = a.positionals.length > 0 ? await loadTranscripts(a.positionals) : embeddedTranscripts();
+
+  const out = outFor(io.stdout, io.env);
+  const log = (t: string) => io.stdout.write(`${t}\n`);
+  const faults = (r: RecordedRequest): Fault | undefined => {
+    const status = queued.shift();
+    if (status !== undefined) return { type: 'status', status };
+    if (dropAfter !== undefined && r.route !== 'responses.retrieve') return { type: 'drop', afterEvents: dropAfter };
+    return undefined;
+  };
+  let server;
+  try {
+    server = await startTestServer({
+      transcripts,
+      host,
+      port,
+      faults,
+      ...(chunkSize !== undefined ? { chunkSize } : {}),
+      ...(delay !== undefined ? { chunkDelay: delay } : {}),
+      onClose: (r) => {
+        const model = (r.body as { model?: unknown } | undefined)?.model;
+        const colour = r.status === 200 && r.outcome === 'completed' ? 'green' : r.status === 200 ? 'yellow' : 'red';
+        log(
+          `${paint(out, 'dim', new Date(r.closedAt ?? Date.now()).toISOString().slice(11, 23))} ${r.method} ${r.path}${r.query['starting_after'] ? `?starting_after=${r.query['starting_after']}` : ''}` +
+            `${typeof model === 'string' ? ` model=${model}` : ''} → ${paint(out, colour, String(r.status ?? '-'))}` +
+            `${r.transcript ? ` ${r.transcript}` : ''} ${r.eventsSent} events ${formatBytes(r.bytesSent)} ${r.outcome ?? ''}${r.fault && r.fault.type !== 'ok' ? ` (fault: ${r.fault.type})` : ''} in ${(r.closedAt ?? Date.now()) - r.openedAt} ms`,
+        );
+      },
+    });
+  } catch (e) {
+    const code = (e as { code?: string }).code;
+    if (code === 'EADDRINUSE') throw new CLIError(`port ${port} on ${host} is in use (pick another with --port)`);
+    if (code === 'EACCES') throw new CLIError(`not allowed to listen on ${host}:${port}`);
+    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') throw new CLIError(`cannot listen on host ${host}`);
+    throw e;
+  }
+  const ws = a.flags.ws ? await startResponsesWebSocketServer({}) : undefined;
+
+  log(`${paint(out, 'bold', 'openai-rx serve')}: a fake OpenAI-compatible API at ${paint(out, 'cyan', server.baseURL)}`);
+  if (ws) log(`WebSocket mode at ${paint(out, 'cyan', ws.url)}`);
+  log(`transcripts (pick one with "model": NAME or the x-openai-rx-transcript header): ${Object.keys(transcripts).join(', ')}`);
+  const faultText = [
+    queued.length ? `status ${queued.join(',')} first` : '',
+    dropAfter !== undefined ? `drop after ${dropAfter} events` : '',
+    chunkSize !== undefined ? `${chunkSize}-byte chunks` : '',
+    delay !== undefined ? `${delay} ms between writes` : '',
+  ].filter(Boolean);
+  if (faultText.length) log(`faults: ${faultText.join(', ')}`);
+  log(paint(out, 'dim', `try: OPENAI_BASE_URL=${server.baseURL} your-app   (Ctrl-C stops)`));
+
+  await (io.interrupted ??
+    new Promise<void>((resolve) => {
+      process.once('SIGINT', () => resolve());
+      process.once('SIGTERM', () => resolve());
+    }));
+  await Promise.all([server.close(), ws?.close()]);
+  log('stopped');
+  return 0;
+}
