@@ -6,8 +6,8 @@ import {
   StreamInterruptedError, streamResponse, toChatChunks, toChatSSE,
   type ClientConfig, type ResponsesClientEvent, type ResponsesSocket, type ResponseStreamEvent, type ResumeCursor, type ToolCall,
 } from '../lib/index.js';
-import { startTestServer, textTranscript, type TestServer } from '../lib/testing/index.js';
-import { startResponsesWebSocketServer, type ResponsesWebSocketServer } from '../lib/testing/ws-server.js';
+import { startResponsesWebSocketServer, startTestServer, textTranscript, type ResponsesWebSocketServer, type TestServer } from '../lib/testing/index.js';
+
 import { clearProgress, formatBytes, paint, progress, table, type Out } from './style.js';
 import { embeddedTranscripts } from './transcripts.js';
 

@@ -1,8 +1,7 @@
 // `openai-rx serve`: the loopback server as a standalone fake provider, until Ctrl-C.
 import { readdir, stat } from 'node:fs/promises';
 import { basename, extname, join } from 'node:path';
-import { startTestServer, type Fault, type RecordedRequest } from '../lib/testing/index.js';
-import { startResponsesWebSocketServer } from '../lib/testing/ws-server.js';
+import { startResponsesWebSocketServer, startTestServer, type Fault, type RecordedRequest } from '../lib/testing/index.js';
 import { CLIError, parse } from './args.js';
 import { parseCapture, readCapture } from './replay.js';
 import { formatBytes, outFor, paint } from './style.js';
