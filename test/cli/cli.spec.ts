@@ -195,7 +195,7 @@ describe('openai-rx serve', () => {
   test('serves transcript files from a folder, with --status and --drop-after faults', async () => {
     const dir = join(tmp, 'transcripts');
     mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, 'hello.sse'), readFileSync(join(FIXTURES, 'plain-text.sse')));
+    writeFileSync(join(dir, 'hello.sse'), readFileSync(join(FIXTURES, 'plain-text.sse'), 'utf8'));
     const s = await serve([dir, '--status', '503', '--drop-after', '3']);
     try {
       const config = { baseURL: s.baseURL, apiKey: 'k' };
