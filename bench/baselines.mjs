@@ -43,29 +43,26 @@ export function chatAccumulator() {
   };
 }
 
-/** The floor: split on blank lines, take the `data:` line, JSON.parse, accumulate. */
+/**
+ * The floor: scan lines, keep the `data:` line, JSON.parse it at the blank line, accumulate.
+ * (Splitting the decoded text on blank lines first measured 2-3x slower here than this single line scan.)
+ */
 export async function floorDecode(body, acc) {
   const decoder = new TextDecoder();
-  let buf = '';
-  const block = (b) => {
-    const at = b.indexOf('data: ');
-    if (at < 0) return;
-    const end = b.indexOf('\n', at);
-    const data = end < 0 ? b.slice(at + 6) : b.slice(at + 6, end);
-    if (data === '[DONE]') return;
-    acc.event(JSON.parse(data));
-  };
-  for await (const chunk of body) {
-    buf += decoder.decode(chunk, { stream: true });
-    let start = 0;
-    for (let i = buf.indexOf('\n\n'); i >= 0; i = buf.indexOf('\n\n', start)) {
-      block(buf.slice(start, i));
-      start = i + 2;
+  let rest = '';
+  let data;
+  const scan = (s) => {
+    let at = 0;
+    for (let nl = s.indexOf('\n'); nl >= 0; at = nl + 1, nl = s.indexOf('\n', at)) {
+      if (nl === at) {
+        if (data !== undefined && data !== '[DONE]') acc.event(JSON.parse(data));
+        data = undefined;
+      } else if (s.startsWith('data: ', at)) data = s.slice(at + 6, nl);
     }
-    buf = buf.slice(start);
-  }
-  buf += decoder.decode();
-  if (buf.trim()) block(buf);
+    return s.slice(at);
+  };
+  for await (const chunk of body) rest = scan(rest === '' ? decoder.decode(chunk, { stream: true }) : [rest, decoder.decode(chunk, { stream: true })].join(''));
+  scan(rest + decoder.decode() + '\n\n');
   return acc.result();
 }
 
