@@ -36,7 +36,8 @@ export interface ResolvedConfig {
 export function resolveConfig(config: ClientConfig = {}): ResolvedConfig {
   const apiKey = config.apiKey ?? env('OPENAI_API_KEY');
   const baseURL = (config.baseURL ?? env('OPENAI_BASE_URL') ?? DEFAULT_BASE_URL).replace(/\/+$/, '');
-  const f = config.fetch ?? (globalThis.fetch as typeof fetch | undefined);
+  // Browsers refuse their own fetch called as a method of another object ("Illegal invocation"): bind it.
+  const f = config.fetch ?? (globalThis.fetch as typeof fetch | undefined)?.bind(globalThis);
   if (!f) throw new TypeError('no fetch available: pass config.fetch');
   const headers: Record<string, string> = { accept: 'text/event-stream', ...config.headers };
   if (apiKey) headers['authorization'] = `Bearer ${apiKey}`;
