@@ -7,7 +7,7 @@ import { getHeapStatistics } from 'node:v8';
 import { connect, merge } from 'rxjs';
 import { chunk, textWorkload, toolsWorkload, chatWorkload, loadWorkload } from './workloads.mjs';
 import { chatContenders, check, responsesContenders, rx } from './contenders.mjs';
-import { responsesAccumulator, eventsourceParserDecode } from './baselines.mjs';
+import { responsesAccumulator, eventsourceParserDecode, floorDecode } from './baselines.mjs';
 import { lanesSection } from './lanes.mjs';
 
 const argv = process.argv.slice(2);
