@@ -1,0 +1,132 @@
+// Deterministic reproductions of what the operator fuzz found. `test.failing` marks a known library bug
+// (reported with a suggested fix); the owner flips it to `test` once fixed.
+import { concat, config, defer, from, throwError, type Observable, type OperatorFunction } from 'rxjs';
+import type { ResponseStreamEvent } from '../../lib/events/responses';
+import { StreamInterruptedError } from '../../lib/errors';
+import { accumulateResponse, accumulateText, fromChatChunks, resumeFrom, toChatChunks } from '../../operators';
+import { assertNoPollution, assertTypedOutcome, runAsync, runSync } from './harness';
+
+type Ev = ResponseStreamEvent;
+const events = (xs: unknown[]) => from(xs as Ev[]);
+
+let unhandled: unknown[] = [];
+const previous = config.onUnhandledError;
+beforeAll(() => (config.onUnhandledError = (e) => unhandled.push(e)));
+afterAll(() => (config.onUnhandledError = previous));
+beforeEach(() => (unhandled = []));
+const flush = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
+
+async function expectTyped<T>(o: Observable<T>): Promise<void> {
+  const outcome = runSync(o);
+  await flush();
+  expect(unhandled).toEqual([]);
+  assertTypedOutcome(outcome, 'operator');
+}
+
+/**
+ * Counts array-iterator steps (for…of over arrays) while `f` runs: a deterministic measure of work, so a
+ * cost linear in an index shows without timing anything.
+ */
+function iterationSteps(f: () => void): number {
+  const proto = Object.getPrototypeOf([][Symbol.iterator]()) as { next: (...a: unknown[]) => unknown };
+  const original = proto.next;
+  let steps = 0;
+  proto.next = function (this: unknown, ...a: unknown[]) {
+    steps++;
+    return original.apply(this, a);
+  };
+  try {
+    f();
+  } finally {
+    proto.next = original;
+  }
+  return steps;
+}
+
+const msgItem = { id: 'item_a', type: 'message', role: 'assistant', status: 'in_progress', content: [] };
+const hugeIndexStream = (oi: number, ci: number) =>
+  events([
+    { type: 'response.output_item.added', output_index: oi, item: msgItem, sequence_number: 0 },
+    { type: 'response.output_text.delta', item_id: 'item_a', output_index: oi, content_index: ci, delta: 'a', logprobs: [], sequence_number: 1 },
+    { type: 'response.output_item.done', output_index: oi, item: { ...msgItem, status: 'completed', content: [{ type: 'output_text', text: 'a', annotations: [] }] }, sequence_number: 2 },
+    { type: 'response.completed', response: { id: 'resp_1', object: 'response', status: 'completed', output: [] }, sequence_number: 3 },
+  ]);
+
+describe('absurd array indices (strictly valid: indices are plain numbers)', () => {
+  // With 1e9 the same code spends minutes per event: a denial of service from one hostile event.
+  const N = 1e6;
+  const ops: Array<[string, OperatorFunction<Ev, unknown>, boolean]> = [
+    // BUG operators/accumulateResponse.ts: `items[e.output_index] = …` makes a sparse array of length
+    // index+1 and `emit()` walks it with for…of on every event. Fix: keep items in a Map keyed by
+    // output_index and sort the keys on emit (or compact once per emit).
+    ['accumulateResponse (output_index 1e6)', accumulateResponse(), true],
+    // BUG operators/accumulateText.ts: `list[index] = p` (content/summary arrays) then
+    // `for (const p of it.content)` in closeItem walks index+1 slots. Fix: Maps keyed by index.
+    ['accumulateText (content_index 1e6)', accumulateText({ kind: 'all' }), true],
+    ['toChatChunks (output_index 1e6)', toChatChunks(), false],
+  ];
+  for (const [name, op, buggy] of ops) {
+    (buggy ? test.failing : test)(`${name}: work does not grow with the index`, () => {
+      const steps = iterationSteps(() => runSync(hugeIndexStream(N, name.includes('content_index') ? N : 0).pipe(op)));
+      expect(steps).toBeLessThan(10_000);
+    });
+  }
+});
+
+describe('prototype keys as indices (wrong types, e.g. validate: "off")', () => {
+  // BUG operators/accumulateText.ts partAt(): `list[index]` with content_index "__proto__" returns
+  // Array.prototype, and the part update writes `itemId` / `text` onto it: every array in the process gets
+  // them. Fix: reject non-integer / negative indices (typeof index === 'number' && Number.isInteger(index)
+  // && index >= 0, else DecodeError or drop), and use Maps.
+  test.failing('accumulateText: content_index "__proto__" does not pollute Array.prototype', async () => {
+    try {
+      await expectTyped(events([{ type: 'response.output_text.delta', item_id: 'x', output_index: 0, content_index: '__proto__', delta: 'a', logprobs: [] }]).pipe(accumulateText()));
+    } finally {
+      assertNoPollution();
+    }
+  });
+  // BUG operators/accumulateResponse.ts: `items["__proto__"] = item` swaps the prototype of the items array,
+  // and the next emit throws a TypeError inside `next` (reported by RxJS as unhandled; the stream neither
+  // errors nor emits). Fix as above.
+  test.failing('accumulateResponse: output_index "__proto__" ends in values or a typed error', async () => {
+    await expectTyped(
+      events([
+        { type: 'response.output_item.added', output_index: '__proto__', item: msgItem },
+        { type: 'response.output_text.delta', item_id: 'x', output_index: '__proto__', content_index: 0, delta: 'a', logprobs: [] },
+      ]).pipe(accumulateResponse()),
+    );
+  });
+});
+
+describe('missing fields (wrong shapes, e.g. validate: "off")', () => {
+  // BUG operators/accumulateText.ts: `contentKind(e.part.type)` with no `part` throws TypeError inside next.
+  // Fix: field(e, 'part') / field(part, 'type'); or a DecodeError for events that lack required fields.
+  test.failing('accumulateText: content_part.added without part', () =>
+    expectTyped(events([{ type: 'response.content_part.added', item_id: 'x', output_index: 0, content_index: 0 }]).pipe(accumulateText())));
+  // BUG operators/toChatChunks.ts: reads `e.response.id` of a lifecycle event with no `response`.
+  test.failing('toChatChunks: response.created without response', () => expectTyped(events([{ type: 'response.created', sequence_number: 0 }]).pipe(toChatChunks())));
+  // BUG operators/fromChatChunks.ts: `for (const f of d.tool_calls)` with `tool_calls: {}` (not iterable).
+  // Fix: Array.isArray(d.tool_calls) (and the same for `choices`, `annotations`).
+  test.failing('fromChatChunks: delta.tool_calls that is not an array', () =>
+    expectTyped(from([{ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: { tool_calls: {} }, finish_reason: null }] }] as never[]).pipe(fromChatChunks())));
+});
+
+describe('resumeFrom against a server that replays events without sequence numbers', () => {
+  // BUG operators/resumeFrom.ts: `attempt = 0` on every delivered event, including events without a
+  // sequence_number that do not move the cursor. A server (or proxy) that answers every reconnect with such
+  // an event and then drops makes resumeFrom reconnect forever (and re-deliver that event each time).
+  // Fix: reset `attempt` only when the cursor advances (seq > last).
+  test.failing('gives up after maxAttempts reconnects that do not move the cursor', async () => {
+    let reconnects = 0;
+    const replay = (): Observable<Ev> => {
+      reconnects++;
+      // Capped, so that the bug shows as a count instead of a hang.
+      if (reconnects > 20) return from([]);
+      return concat(events([{ type: 'response.output_text.delta', item_id: 'x', output_index: 0, content_index: 0, delta: 'again', logprobs: [] }]), throwError(() => new StreamInterruptedError('resp_1', 0)));
+    };
+    const first = concat(events([{ type: 'response.created', sequence_number: 0, response: { id: 'resp_1', status: 'in_progress' } }]), defer(() => throwError(() => new StreamInterruptedError('resp_1', 0))));
+    const outcome = await runAsync(first.pipe(resumeFrom(replay, { delay: 0, maxAttempts: 3 })));
+    expect(reconnects).toBeLessThanOrEqual(3);
+    expect(outcome.kind).toBe('error');
+  });
+});
