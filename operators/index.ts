@@ -12,3 +12,4 @@ export { fromChatChunks, type FromChatChunksOptions } from './fromChatChunks.js'
 export { toResponsesSSE, type ToResponsesSSEOptions } from './toResponsesSSE.js';
 export { toChatSSE, type ToChatSSEOptions } from './toChatSSE.js';
 export { laneMux, type LaneMuxOptions, type LaneMuxOutput } from './laneMux.js';
+export { bufferLimit } from './bufferLimit.js';
