@@ -2,6 +2,7 @@
 // error; never an untyped exception, a hang or a polluted prototype. Then the limits: invalid UTF-8, an
 // overlong line, an oversized event and a body without newlines end in a typed error with bounded buffering.
 import fc from 'fast-check';
+import type { Observable } from 'rxjs';
 import { fromChatCompletionsSSE, fromResponsesSSE } from '../../lib';
 import { DecodeError, LimitExceededError } from '../../lib/errors';
 import { accumulateResponse, collectToolCalls, toChatChunks } from '../../operators';
@@ -68,14 +69,15 @@ describe('any bytes into the decoders', () => {
   test('fromResponsesSSE / fromChatCompletionsSSE over a whole buffer (strict and off, then operators)', () => {
     fc.assert(
       fc.property(bytesArb, (bytes) => {
-        for (const o of [
+        const decoders: Array<Observable<unknown>> = [
           fromResponsesSSE(bytes),
           fromResponsesSSE(bytes, { validate: 'off', sequence: 'strict' }),
           fromResponsesSSE(bytes, { validate: 'off', errorEvents: 'value' }),
           fromChatCompletionsSSE(bytes),
           fromChatCompletionsSSE(bytes, { validate: 'off', requireDone: false }),
           fromResponsesSSE(bytes, { maxLineLength: 64, maxEventSize: 128 }),
-        ]) {
+        ];
+        for (const o of decoders) {
           assertTypedOutcome(runSync(o), 'decoder');
           assertNoPollution();
         }
