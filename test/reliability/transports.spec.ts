@@ -10,8 +10,10 @@ import { fixture } from '../helpers/fixtures';
 import { runSync } from './harness';
 
 const expected = (name: string) => runSync(fromResponsesSSE(fixture(name))).values.map((e) => JSON.stringify(e));
-const handles = () => process.getActiveResourcesInfo().filter((r) => r !== 'TTYWrap' && r !== 'PipeWrap' && r !== 'Timeout' && r !== 'Immediate').sort();
-const timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+// Typed here: @types/node 20.9 does not declare it (Node 17+ has it).
+const activeResources = (): string[] => (process as unknown as { getActiveResourcesInfo(): string[] }).getActiveResourcesInfo();
+const handles = () => activeResources().filter((r) => r !== 'TTYWrap' && r !== 'PipeWrap' && r !== 'Timeout' && r !== 'Immediate').sort();
+const timers = () => activeResources().filter((r) => r === 'Timeout').length;
 // (TTY and pipe handles are jest's own stdio.)
 /** Handles once closing sockets have finished closing (their close events arrive a few ticks later). */
 async function settled(baseline: string[]): Promise<string[]> {
