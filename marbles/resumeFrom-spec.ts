@@ -8,6 +8,8 @@ const resp = (status: string) => ({ id: 'resp_1', object: 'response', status, ou
 const ev = (e: Record<string, unknown>) => e as unknown as ResponseStreamEvent;
 const created = ev({ type: 'response.created', response: resp('in_progress'), sequence_number: 0 });
 const delta = (n: number) => ev({ type: 'response.output_text.delta', item_id: 'msg_1', output_index: 0, content_index: 0, delta: `d${n}`, logprobs: [], sequence_number: n });
+// An event without a sequence_number (a proxy's or a second provider's), which cannot move the cursor.
+const unsequenced = ev({ type: 'response.output_text.delta', item_id: 'msg_1', output_index: 0, content_index: 0, delta: 'again', logprobs: [] });
 const completed = (n: number) => ev({ type: 'response.completed', response: resp('completed'), sequence_number: n });
 
 const cut = new StreamInterruptedError('resp_1', 2);
@@ -91,6 +93,35 @@ describe('resumeFrom', () => {
       const net = new NetworkError('reset');
       const r = reconnects(cold('-b-#', values, net));
       expectObservable(cold('-a-b-#', values, cut).pipe(resumeFrom(r.fn, { delay: 1, maxAttempts: 1 }))).toBe('-a-b-----#', values, net);
+    });
+  });
+
+  test('an unsequenced event does not reset the attempt count: a server that replays it and drops runs out of attempts', () => {
+    scheduler().run(({ cold, expectObservable, flush }) => {
+      const net = new NetworkError('reset');
+      const r = reconnects(cold('-u-#', { u: unsequenced }, net), cold('-u-#', { u: unsequenced }, net));
+      // error at 3; reconnect at 4 fails at 7; reconnect at 8 fails at 11: gives up, u never delivered.
+      expectObservable(cold('-a-#', values, cut).pipe(resumeFrom(r.fn, { delay: 1, maxAttempts: 2 }))).toBe('-a 9ms #', values, net);
+      flush();
+      expect(r.cursors).toHaveLength(2);
+    });
+  });
+
+  test('on a reconnected stream, unsequenced events before the cursor moves are replay and dropped; after it they pass', () => {
+    scheduler().run(({ cold, expectObservable }) => {
+      const r = reconnects(cold('-u-c-u-d-e|', { ...values, u: unsequenced }));
+      expectObservable(cold('-a-u-b-#', { ...values, u: unsequenced }, cut).pipe(resumeFrom(r.fn, { delay: 1 }))).toBe('-a-u-b-----c-u-d-e|', {
+        ...values,
+        u: unsequenced,
+      });
+    });
+  });
+
+  test('with startingAfter, unsequenced events before the first new one are dropped as replay', () => {
+    scheduler().run(({ cold, expectObservable }) => {
+      const r = reconnects();
+      const startingAfter = { responseId: 'resp_1', sequenceNumber: 1 };
+      expectObservable(cold('-u-b-c-u-|', { ...values, u: unsequenced }).pipe(resumeFrom(r.fn, { startingAfter }))).toBe('-----c-u-|', { ...values, u: unsequenced });
     });
   });
 

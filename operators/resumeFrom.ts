@@ -14,7 +14,7 @@ export type Reconnect = (cursor: ResumeCursor) => Observable<ResponseStreamEvent
 export type ResumeDelay = (attempt: number, error: unknown) => number;
 
 export interface ResumeOptions {
-  /** Reconnects in a row (without a new event in between) before the error passes through. Default 5. */
+  /** Reconnects in a row (without a new `sequence_number` delivered in between) before the error passes through. Default 5. */
   readonly maxAttempts?: number;
   /** Fixed ms, or a function of the attempt and the error. Default `exponentialBackoff()` (≈0.5 s doubling to 8 s, jittered). */
   readonly delay?: number | ResumeDelay;
@@ -73,7 +73,12 @@ function responseIdOf(e: ResponseStreamEvent): string | undefined {
  * for the events after the last one delivered, and drops anything at or below the cursor. Downstream
  * sees every `sequence_number` once, in order, and never sees the seam. Non-retryable failures
  * (other 4xx, `response.failed`, `error` events, decode errors), failures before the response id is
- * known, and the failure after `maxAttempts` reconnects in a row pass through.
+ * known, and the failure after `maxAttempts` reconnects in a row pass through. Only an event that moves
+ * the cursor (a higher `sequence_number`) resets the attempt count.
+ *
+ * Events without a `sequence_number` cannot be placed against the cursor. On the first stream they
+ * pass; on a reconnected stream (and with `startingAfter`) they count as replay and are dropped until
+ * that stream has delivered an event past the cursor, and pass after it.
  *
  * ```
  * source:     -0-1-2-#                       (# = StreamInterruptedError)
@@ -98,8 +103,9 @@ export function resumeFrom(reconnect: Reconnect, options: ResumeOptions = {}): M
 
   return (source) =>
     new Observable<ResponseStreamEvent>((subscriber) => {
-      let responseId = options.startingAfter?.responseId;
-      let last = options.startingAfter?.sequenceNumber;
+      const startingAfter = options.startingAfter;
+      let responseId = startingAfter?.responseId;
+      let last = startingAfter?.sequenceNumber;
       let attempt = 0;
       let current: Subscription | undefined;
       let waiting: Subscription | undefined;
@@ -121,20 +127,26 @@ export function resumeFrom(reconnect: Reconnect, options: ResumeOptions = {}): M
         waiting = timer(Math.max(0, ms)).subscribe(() => {
           waiting = undefined;
           // defer: a reconnect function that throws becomes an error of that attempt.
-          follow(defer(() => reconnect(cursor)));
+          follow(defer(() => reconnect(cursor)), true);
         });
       };
 
-      const follow = (events: Observable<ResponseStreamEvent>): void => {
+      const follow = (events: Observable<ResponseStreamEvent>, replay: boolean): void => {
+        // On a reconnected stream, unsequenced events count as replay until the cursor moves.
+        let fresh = !replay;
         current = events.subscribe({
           next(e) {
             const n = e.sequence_number;
-            const seq = typeof n === 'number' ? n : undefined;
-            if (seq !== undefined && last !== undefined && seq <= last) return;
+            const seq = typeof n === 'number' && Number.isFinite(n) ? n : undefined;
+            if (seq === undefined ? !fresh : last !== undefined && seq <= last) return;
             const id = responseId === undefined ? responseIdOf(e) : undefined;
             if (id !== undefined) responseId = id;
-            if (seq !== undefined) last = seq;
-            attempt = 0;
+            if (seq !== undefined) {
+              // Only progress earns more attempts: a stream that replays and drops must run out of them.
+              last = seq;
+              attempt = 0;
+              fresh = true;
+            }
             subscriber.next(e);
             if (onCursor && (seq !== undefined || id !== undefined) && responseId !== undefined && last !== undefined) {
               onCursor({ responseId, sequenceNumber: last });
@@ -147,7 +159,7 @@ export function resumeFrom(reconnect: Reconnect, options: ResumeOptions = {}): M
         if (subscriber.closed) current.unsubscribe();
       };
 
-      follow(source);
+      follow(source, startingAfter !== undefined);
       return () => {
         waiting?.unsubscribe();
         current?.unsubscribe();

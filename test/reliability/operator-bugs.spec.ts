@@ -112,11 +112,10 @@ describe('missing fields (wrong shapes, e.g. validate: "off")', () => {
 });
 
 describe('resumeFrom against a server that replays events without sequence numbers', () => {
-  // BUG operators/resumeFrom.ts: `attempt = 0` on every delivered event, including events without a
-  // sequence_number that do not move the cursor. A server (or proxy) that answers every reconnect with such
-  // an event and then drops makes resumeFrom reconnect forever (and re-deliver that event each time).
-  // Fix: reset `attempt` only when the cursor advances (seq > last).
-  test.failing('gives up after maxAttempts reconnects that do not move the cursor', async () => {
+  // Was a bug in operators/resumeFrom.ts (fixed): `attempt = 0` on every delivered event, including events
+  // without a sequence_number that do not move the cursor, so a server (or proxy) that answers every
+  // reconnect with such an event and then drops made resumeFrom reconnect forever.
+  test('gives up after maxAttempts reconnects that do not move the cursor', async () => {
     let reconnects = 0;
     const replay = (): Observable<Ev> => {
       reconnects++;
