@@ -7,7 +7,7 @@ export * from './events/websocket.js';
 export * from './events/chat.js';
 export { isKnownEvent, isEventType, RESPONSE_STREAM_EVENT_TYPES } from './events/guards.js';
 export type { ValidateMode } from './events/decode.js';
-export { createSSEScanner, DEFAULT_MAX_EVENT_SIZE, DEFAULT_MAX_LINE_LENGTH, type SSELimits, type SSEMessage, type SSEScanner } from './sse/scanner.js';
+export { createSSEScanner, DEFAULT_MAX_EVENT_SIZE, DEFAULT_MAX_LINE_LENGTH, type SSELimits, type SSEMessageHandler, type SSEScanner } from './sse/scanner.js';
 export type { StreamSource } from './sse/source.js';
 export { fromResponsesSSE, decodeResponsesSSE, type ResponsesSSEOptions } from './decode/responses-sse.js';
 export { fromChatCompletionsSSE, decodeChatCompletionsSSE, decodeChunk, type ChatCompletionsSSEOptions } from './decode/chat-sse.js';

@@ -1,12 +1,12 @@
 import { Observable } from 'rxjs';
 import { NetworkError, OpenAIRxError } from '../errors.js';
-import { createSSEScanner, type SSELimits, type SSEMessage } from '../sse/scanner.js';
+import { createSSEScanner, type SSELimits } from '../sse/scanner.js';
 import type { BodyEnd } from '../sse/source.js';
 
 /** What a protocol decoder does with the messages of one SSE body. */
 export interface BodyDecoder<T> {
   /** Emits what the message holds; returns how it ends the stream, if it does. Throws typed errors. */
-  message(m: SSEMessage, next: (value: T) => void): 'complete' | Error | undefined;
+  message(event: string | undefined, data: string, unterminated: boolean, next: (value: T) => void): 'complete' | Error | undefined;
   /** The body ended (`complete: false`: inside a UTF-8 character) without the message that ends it. */
   end(complete: boolean): 'complete' | Error;
   /** The connection broke while reading. */
@@ -27,9 +27,9 @@ export function decodeBody<T>(text: Observable<string | BodyEnd>, limits: SSELim
       else subscriber.error(how);
     };
     const next = (v: T): void => subscriber.next(v);
-    const scanner = createSSEScanner((m) => {
+    const scanner = createSSEScanner((event, data, unterminated) => {
       if (finished) return;
-      const how = decoder.message(m, next);
+      const how = decoder.message(event, data, unterminated, next);
       if (how !== undefined) finish(how);
     }, limits);
     return text.subscribe({

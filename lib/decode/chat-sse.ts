@@ -52,14 +52,14 @@ function chatDecoder(options: ChatCompletionsSSEOptions): BodyDecoder<ChatComple
   let count = 0;
   const interrupted = (reason: string) => new StreamInterruptedError(lastId, count > 0 ? count - 1 : undefined, reason);
   return {
-    message(m, next) {
-      if (m.data === '[DONE]') return 'complete';
+    message(event, data, unterminated, next) {
+      if (data === '[DONE]') return 'complete';
       let u: unknown;
       try {
-        u = JSON.parse(m.data);
+        u = JSON.parse(data);
       } catch {
-        if (m.unterminated) throw interrupted('the stream ended inside a chunk');
-        throw new DecodeError(`malformed JSON ${excerpt(m.data)}`, 'chat.completion.chunk', count);
+        if (unterminated) throw interrupted('the stream ended inside a chunk');
+        throw new DecodeError(`malformed JSON ${excerpt(data)}`, 'chat.completion.chunk', count);
       }
       if (typeof u === 'object' && u !== null && 'error' in u && !('choices' in u)) {
         const err = (u as { error: { code?: string | null; message?: string; param?: string | null } | null }).error ?? {};

@@ -49,16 +49,16 @@ function responsesDecoder(options: ResponsesSSEOptions): BodyDecoder<ResponseStr
   const validate = options.validate ?? 'strict';
   const tracker = new ResponseStreamTracker(options);
   return {
-    message(m, next) {
-      if (m.data === '[DONE]') return tracker.interrupted('the stream sent [DONE] before a terminal event'); // some proxies add it
+    message(name, data, unterminated, next) {
+      if (data === '[DONE]') return tracker.interrupted('the stream sent [DONE] before a terminal event'); // some proxies add it
       let u: unknown;
       try {
-        u = JSON.parse(m.data);
+        u = JSON.parse(data);
       } catch {
-        if (m.unterminated) throw tracker.interrupted('the stream ended inside an event');
-        throw new DecodeError(`malformed JSON ${excerpt(m.data)}`, m.event);
+        if (unterminated) throw tracker.interrupted('the stream ended inside an event');
+        throw new DecodeError(`malformed JSON ${excerpt(data)}`, name);
       }
-      const event = decodeTyped(u, responseEventTable, validate, m.event) as ResponseStreamEvent;
+      const event = decodeTyped(u, responseEventTable, validate, name) as ResponseStreamEvent;
       if (!tracker.admit(event)) return undefined;
       next(event);
       return tracker.terminal(event);

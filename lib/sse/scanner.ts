@@ -1,13 +1,11 @@
 import { createParser, type EventSourceParser } from 'eventsource-parser';
 import { LimitExceededError } from '../errors.js';
 
-/** One SSE message: its `event:` name (if any) and its joined `data:` lines. */
-export interface SSEMessage {
-  readonly event: string | undefined;
-  readonly data: string;
-  /** The body ended inside this message (no blank line after it): it may be cut short. */
-  readonly unterminated: boolean;
-}
+/**
+ * Receives each SSE message: its `event:` name (if any), its joined `data:` lines, and whether the body
+ * ended inside it (no blank line after it: it may be cut short). Positional, so no object per message.
+ */
+export type SSEMessageHandler = (event: string | undefined, data: string, unterminated: boolean) => void;
 
 export interface SSELimits {
   /** Longest line, in characters, before a `LimitExceededError` (default 128 Mi). */
@@ -30,7 +28,7 @@ export interface SSEScanner {
  * Text → SSE messages, on top of eventsource-parser (CR, LF, CRLF; comments; multi-line data),
  * adding the explicit limits the parser leaves to its caller.
  */
-export function createSSEScanner(onMessage: (m: SSEMessage) => void, limits: SSELimits = {}): SSEScanner {
+export function createSSEScanner(onMessage: SSEMessageHandler, limits: SSELimits = {}): SSEScanner {
   const maxLine = limits.maxLineLength ?? DEFAULT_MAX_LINE_LENGTH;
   const maxEvent = limits.maxEventSize ?? DEFAULT_MAX_EVENT_SIZE;
   let overflow: LimitExceededError | undefined;
@@ -41,7 +39,7 @@ export function createSSEScanner(onMessage: (m: SSEMessage) => void, limits: SSE
     onEvent(m) {
       const { data } = m;
       if (data.length > maxEvent) throw new LimitExceededError('maxEventSize', maxEvent);
-      onMessage({ event: m.event, data, unterminated: ending });
+      onMessage(m.event, data, ending);
     },
     onError(e) {
       // Unknown fields and bad `retry:` values are ignored, as the SSE spec says; only the buffer limit is fatal.
