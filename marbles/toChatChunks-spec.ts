@@ -1,6 +1,7 @@
 import { TestScheduler } from 'rxjs/testing';
 import { toChatChunks } from '../operators/toChatChunks';
-import { ResponseStreamError } from '../lib/errors';
+import { DecodeError, ResponseStreamError } from '../lib/errors';
+import type { ResponseStreamEvent } from '../lib/events/responses';
 import { CREATED_AT, MODEL, RESPONSE_ID, call, ev, USAGE } from '../test/chat/build';
 import { at, spaced } from '../test/chat/marbles';
 
@@ -217,6 +218,37 @@ describe('toChatChunks', () => {
       const src = cold('a 4ms #', { a: ev.text('x') }, new Error('net'));
       expectObservable(src.pipe(toChatChunks())).toBe(at([0, '(rx)'], [5, '#']), { r: { ...role, id: '', created: 0, model: '' }, x: { ...c({ content: 'x' }), id: '', created: 0, model: '' } }, new Error('net'));
     });
+  });
+
+  it('ignores a lifecycle event with no response object (metadata only) and keeps going', () => {
+    scheduler().run(({ cold, expectObservable }) => {
+      const bare = { type: 'response.created', sequence_number: 0 } as unknown as ResponseStreamEvent;
+      const src = cold(spaced('abc|'), { a: bare, b: ev.created(), c: ev.text('x') });
+      expectObservable(src.pipe(toChatChunks())).toBe(at([10, '(rx)'], [15, '|']), { r: role, x: c({ content: 'x' }) });
+    });
+  });
+
+  it('ends with a DecodeError naming the event, its sequence_number and the field when a field it needs has the wrong type', () => {
+    const bad = { type: 'response.output_item.added', sequence_number: 7, output_index: 0, item: { type: 'function_call', call_id: 42, name: 'f' } };
+    let caught: unknown;
+    const chunks: unknown[] = [];
+    scheduler().run(({ cold, flush }) => {
+      cold('ab', { a: ev.text('x'), b: bad as unknown as ResponseStreamEvent }).pipe(toChatChunks()).subscribe({ next: (x) => chunks.push(x), error: (e) => (caught = e) });
+      flush();
+    });
+    expect(chunks).toHaveLength(2);
+    expect(caught).toBeInstanceOf(DecodeError);
+    expect(caught).toMatchObject({ eventType: 'response.output_item.added', sequenceNumber: 7, path: 'item.call_id' });
+  });
+
+  it('treats prototype keys and absurd output indices as plain keys: no pollution, calls still routed', () => {
+    scheduler().run(({ cold, expectObservable }) => {
+      const argsAt = (oi: unknown, delta: string) => ({ type: 'response.function_call_arguments.delta', item_id: 'fc_x', output_index: oi, delta }) as unknown as ResponseStreamEvent;
+      const src = cold(spaced('eabcd|'), { e: ev.created(), a: ev.callAdded(-1, 'call_A', 'f'), b: ev.callAdded(1e308, 'call_B', 'g'), c: argsAt(1e308, '{}'), d: argsAt('__proto__', '[]') });
+      expectObservable(src.pipe(toChatChunks())).toBe(at([5, '(rx)'], [10, 'y'], [15, 'z'], [20, '#']), { r: role, x: open(0, 'call_A', 'f'), y: open(1, 'call_B', 'g'), z: tc(1, { arguments: '{}' }) }, expect.any(DecodeError));
+    });
+    expect(Object.prototype.hasOwnProperty.call(Map.prototype, 'k')).toBe(false);
+    expect(({} as Record<string, unknown>)['k']).toBeUndefined();
   });
 
   it('unsubscribes from the source when unsubscribed', () => {

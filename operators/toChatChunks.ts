@@ -1,9 +1,10 @@
 import { Observable, type OperatorFunction } from 'rxjs';
 import type { ChatCompletionChunk, CompletionUsage } from '../lib/events/chat.js';
-import type { Response } from '../lib/events/response.js';
+import { DecodeError } from '../lib/errors.js';
 import type { ResponseStreamEvent } from '../lib/events/responses.js';
 import { isKnownEvent } from '../lib/events/guards.js';
 import { ResponseStreamTracker } from '../lib/decode/tracker.js';
+import { eventError, isRecord, num, optStr, str, type Rec } from './internal/chat-fields.js';
 
 export interface ToChatChunksOptions {
   /** Adds a last chunk with `choices: []` and `usage` (as `stream_options.include_usage` does). Default `false`. */
@@ -86,10 +87,12 @@ export function toChatChunks(options: ToChatChunksOptions = {}): OperatorFunctio
         }
         subscriber.next(chunk(delta, finish));
       };
-      const adopt = (r: Response): void => {
-        id = r.id;
-        if (typeof r.created_at === 'number') created = r.created_at;
-        if (typeof r.model === 'string') model = r.model;
+      const adopt = (r: unknown): void => {
+        // Metadata only: a missing or malformed `response` leaves the defaults.
+        if (!isRecord(r)) return;
+        if (typeof r['id'] === 'string') id = r['id'];
+        if (typeof r['created_at'] === 'number') created = r['created_at'];
+        if (typeof r['model'] === 'string') model = r['model'];
       };
       const openCall = (outputIndex: number, callId: string, name: string, itemId: string | undefined): Call => {
         const call: Call = { k: callCount++, sent: 0 };
@@ -108,13 +111,16 @@ export function toChatChunks(options: ToChatChunksOptions = {}): OperatorFunctio
       const sendRest = (call: Call, full: string): void => {
         if (full.length > call.sent) sendArgs(call, full.slice(call.sent));
       };
-      const finishItem = (item: { type: string; [key: string]: unknown }, outputIndex: number): void => {
-        if (item.type !== 'function_call') return;
-        const f = item as unknown as { call_id: string; name: string; arguments: string; id?: string };
-        let call = (outputIndex >= 0 ? callsByOutput.get(outputIndex) : undefined) ?? callsById.get(f.call_id);
-        if (call === undefined && typeof f.id === 'string') call = callsById.get(f.id);
-        if (call === undefined) call = openCall(outputIndex, f.call_id, f.name, f.id);
-        sendRest(call, f.arguments);
+      const finishItem = (e: Rec, item: unknown, outputIndex: number, path: string): void => {
+        if (!isRecord(item)) throw eventError(e, path, 'not an object');
+        if (item['type'] !== 'function_call') return;
+        const callId = str(e, item, 'call_id', `${path}.call_id`);
+        const args = str(e, item, 'arguments', `${path}.arguments`);
+        const itemId = optStr(e, item, 'id', `${path}.id`);
+        let call = (outputIndex >= 0 ? callsByOutput.get(outputIndex) : undefined) ?? callsById.get(callId);
+        if (call === undefined && itemId !== undefined) call = callsById.get(itemId);
+        if (call === undefined) call = openCall(outputIndex, callId, str(e, item, 'name', `${path}.name`), itemId);
+        sendRest(call, args);
       };
       const reasoning = (text: string, outputIndex: number, index: number, kind: number): void => {
         if (reasoningField === false || text.length === 0) return;
@@ -128,103 +134,134 @@ export function toChatChunks(options: ToChatChunksOptions = {}): OperatorFunctio
         reasoningSent = true;
         emit({ [reasoningField]: out });
       };
-      const terminate = (r: Response, finish: string): void => {
-        done = true;
+      const usageOf = (e: Rec, u: Rec): CompletionUsage => {
+        const details = (key: string, field: string): number => {
+          const d = u[key];
+          if (!isRecord(d) || d[field] === undefined || d[field] === null) return 0;
+          return num(e, d, field, `response.usage.${key}.${field}`);
+        };
+        return {
+          prompt_tokens: num(e, u, 'input_tokens', 'response.usage.input_tokens'),
+          completion_tokens: num(e, u, 'output_tokens', 'response.usage.output_tokens'),
+          total_tokens: num(e, u, 'total_tokens', 'response.usage.total_tokens'),
+          prompt_tokens_details: { cached_tokens: details('input_tokens_details', 'cached_tokens') },
+          completion_tokens_details: { reasoning_tokens: details('output_tokens_details', 'reasoning_tokens') },
+        };
+      };
+      const terminate = (e: Rec, finish: string): void => {
+        const r = isRecord(e['response']) ? e['response'] : {};
         adopt(r);
-        if (r.output) for (let i = 0; i < r.output.length; i++) finishItem(r.output[i]!, i);
-        emit({}, finish === 'stop' && callCount > 0 ? 'tool_calls' : finish);
-        if (includeUsage && r.usage) {
-          const u = r.usage;
-          const usage: CompletionUsage = {
-            prompt_tokens: u.input_tokens,
-            completion_tokens: u.output_tokens,
-            total_tokens: u.total_tokens,
-            prompt_tokens_details: { cached_tokens: u.input_tokens_details?.cached_tokens ?? 0 },
-            completion_tokens_details: { reasoning_tokens: u.output_tokens_details?.reasoning_tokens ?? 0 },
-          };
-          subscriber.next({ id, object: 'chat.completion.chunk', created, model, choices: [], usage } as unknown as ChatCompletionChunk);
+        const output = r['output'];
+        if (output !== undefined && output !== null) {
+          if (!Array.isArray(output)) throw eventError(e, 'response.output', 'not an array');
+          for (let i = 0; i < output.length; i++) finishItem(e, output[i], i, `response.output[${i}]`);
         }
+        const u = includeUsage && isRecord(r['usage']) ? usageOf(e, r['usage']) : undefined;
+        done = true;
+        emit({}, finish === 'stop' && callCount > 0 ? 'tool_calls' : finish);
+        if (u !== undefined) subscriber.next({ id, object: 'chat.completion.chunk', created, model, choices: [], usage: u } as unknown as ChatCompletionChunk);
         subscriber.complete();
+      };
+      const onEvent = (e: Rec, type: string): void => {
+        switch (type) {
+          case 'response.created':
+          case 'response.queued':
+          case 'response.in_progress':
+            adopt(e['response']);
+            return;
+          case 'response.output_text.delta': {
+            const delta = str(e, e, 'delta');
+            if (delta.length === 0) return;
+            const oi = num(e, e, 'output_index');
+            const ci = num(e, e, 'content_index');
+            if (oi !== lastTextOutput || ci !== lastTextIndex) {
+              lastTextOutput = oi;
+              lastTextIndex = ci;
+              (partStarts ??= new Map()).set(`${oi}:${ci}`, contentLength);
+            }
+            contentLength += delta.length;
+            emit({ content: delta });
+            return;
+          }
+          case 'response.refusal.delta': {
+            const delta = str(e, e, 'delta');
+            if (delta.length > 0) emit({ refusal: delta });
+            return;
+          }
+          case 'response.output_text.annotation.added': {
+            // Only well-formed url citations have a chat equivalent; anything else is skipped.
+            const a = e['annotation'];
+            if (!isRecord(a) || a['type'] !== 'url_citation') return;
+            const offset = partStarts?.get(`${String(e['output_index'])}:${String(e['content_index'])}`) ?? 0;
+            const at = (k: string): number => (typeof a[k] === 'number' ? (a[k] as number) : 0) + offset;
+            const text = (k: string): string => (typeof a[k] === 'string' ? (a[k] as string) : '');
+            emit({ annotations: [{ type: 'url_citation', url_citation: { start_index: at('start_index'), end_index: at('end_index'), url: text('url'), title: text('title') } }] });
+            return;
+          }
+          case 'response.output_item.added': {
+            const item = e['item'];
+            if (!isRecord(item)) throw eventError(e, 'item', 'not an object');
+            if (item['type'] !== 'function_call') return;
+            const callId = str(e, item, 'call_id', 'item.call_id');
+            if (callsById.has(callId)) return;
+            openCall(num(e, e, 'output_index'), callId, str(e, item, 'name', 'item.name'), optStr(e, item, 'id', 'item.id'));
+            return;
+          }
+          case 'response.function_call_arguments.delta': {
+            const delta = str(e, e, 'delta');
+            const call = callsByOutput.get(num(e, e, 'output_index')) ?? callsById.get(str(e, e, 'item_id'));
+            // A delta for a call never opened (a resumed stream) waits for the finished item.
+            if (call !== undefined) sendArgs(call, delta);
+            return;
+          }
+          case 'response.function_call_arguments.done': {
+            const args = str(e, e, 'arguments');
+            const call = callsByOutput.get(num(e, e, 'output_index')) ?? callsById.get(str(e, e, 'item_id'));
+            if (call !== undefined) sendRest(call, args);
+            return;
+          }
+          case 'response.output_item.done':
+            finishItem(e, e['item'], num(e, e, 'output_index'), 'item');
+            return;
+          case 'response.reasoning_summary_text.delta':
+            reasoning(str(e, e, 'delta'), num(e, e, 'output_index'), num(e, e, 'summary_index'), 1);
+            return;
+          case 'response.reasoning_text.delta':
+            reasoning(str(e, e, 'delta'), num(e, e, 'output_index'), num(e, e, 'content_index'), 2);
+            return;
+          case 'response.completed':
+            terminate(e, 'stop');
+            return;
+          case 'response.incomplete': {
+            const r = e['response'];
+            const details = isRecord(r) ? r['incomplete_details'] : undefined;
+            terminate(e, isRecord(details) && details['reason'] === 'content_filter' ? 'content_filter' : 'length');
+            return;
+          }
+          case 'response.failed':
+          case 'error':
+            // The transport ends with this error right after; kept for sources that complete instead.
+            done = true;
+            failure = new ResponseStreamTracker().errorOf(e as unknown as ResponseStreamEvent);
+            return;
+          default:
+            return;
+        }
       };
 
       return source.subscribe({
         next(e) {
-          if (done || !isKnownEvent(e)) return;
-          switch (e.type) {
-            case 'response.created':
-            case 'response.queued':
-            case 'response.in_progress':
-              adopt(e.response);
-              return;
-            case 'response.output_text.delta': {
-              if (e.delta.length === 0) return;
-              if (e.output_index !== lastTextOutput || e.content_index !== lastTextIndex) {
-                lastTextOutput = e.output_index;
-                lastTextIndex = e.content_index;
-                (partStarts ??= new Map()).set(`${e.output_index}:${e.content_index}`, contentLength);
-              }
-              contentLength += e.delta.length;
-              emit({ content: e.delta });
-              return;
-            }
-            case 'response.refusal.delta':
-              if (e.delta.length > 0) emit({ refusal: e.delta });
-              return;
-            case 'response.output_text.annotation.added': {
-              const a = e.annotation as { type: string; start_index?: number; end_index?: number; url?: string; title?: string } | null;
-              if (a === null || a.type !== 'url_citation') return;
-              const offset = partStarts?.get(`${e.output_index}:${e.content_index}`) ?? 0;
-              emit({
-                annotations: [
-                  {
-                    type: 'url_citation',
-                    url_citation: { start_index: (a.start_index ?? 0) + offset, end_index: (a.end_index ?? 0) + offset, url: a.url ?? '', title: a.title ?? '' },
-                  },
-                ],
-              });
-              return;
-            }
-            case 'response.output_item.added': {
-              const item = e.item;
-              if (item.type !== 'function_call') return;
-              if (callsById.has(item.call_id)) return;
-              openCall(e.output_index, item.call_id, item.name, item.id);
-              return;
-            }
-            case 'response.function_call_arguments.delta': {
-              const call = callsByOutput.get(e.output_index) ?? callsById.get(e.item_id);
-              // A delta for a call never opened (a resumed stream) waits for the finished item.
-              if (call !== undefined) sendArgs(call, e.delta);
-              return;
-            }
-            case 'response.function_call_arguments.done': {
-              const call = callsByOutput.get(e.output_index) ?? callsById.get(e.item_id);
-              if (call !== undefined) sendRest(call, e.arguments);
-              return;
-            }
-            case 'response.output_item.done':
-              finishItem(e.item, e.output_index);
-              return;
-            case 'response.reasoning_summary_text.delta':
-              reasoning(e.delta, e.output_index, e.summary_index, 1);
-              return;
-            case 'response.reasoning_text.delta':
-              reasoning(e.delta, e.output_index, e.content_index, 2);
-              return;
-            case 'response.completed':
-              terminate(e.response, 'stop');
-              return;
-            case 'response.incomplete':
-              terminate(e.response, e.response.incomplete_details?.reason === 'content_filter' ? 'content_filter' : 'length');
-              return;
-            case 'response.failed':
-            case 'error':
-              // The transport ends with this error right after; kept for sources that complete instead.
-              done = true;
-              failure = new ResponseStreamTracker().errorOf(e);
-              return;
-            default:
-              return;
+          if (done) return;
+          try {
+            if (!isRecord(e)) throw eventError(e, '', 'the event is not an object');
+            const type = e['type'];
+            if (typeof type !== 'string' || !isKnownEvent(e as ResponseStreamEvent)) return;
+            onEvent(e, type);
+          } catch (err) {
+            // Only the field readers throw here: a malformed event ends the stream with its DecodeError.
+            if (!(err instanceof DecodeError)) throw err;
+            done = true;
+            subscriber.error(err);
           }
         },
         error: (err: unknown) => subscriber.error(err),

@@ -103,8 +103,8 @@ describe('missing fields (wrong shapes, e.g. validate: "off")', () => {
   // Fix: field(e, 'part') / field(part, 'type'); or a DecodeError for events that lack required fields.
   test.failing('accumulateText: content_part.added without part', () =>
     expectTyped(events([{ type: 'response.content_part.added', item_id: 'x', output_index: 0, content_index: 0 }]).pipe(accumulateText())));
-  // BUG operators/toChatChunks.ts: reads `e.response.id` of a lifecycle event with no `response`.
-  test.failing('toChatChunks: response.created without response', () => expectTyped(events([{ type: 'response.created', sequence_number: 0 }]).pipe(toChatChunks())));
+  // Was a bug in operators/toChatChunks.ts (fixed): read `e.response.id` of a lifecycle event with no `response`.
+  test('toChatChunks: response.created without response', () => expectTyped(events([{ type: 'response.created', sequence_number: 0 }]).pipe(toChatChunks())));
   // BUG operators/fromChatChunks.ts: `for (const f of d.tool_calls)` with `tool_calls: {}` (not iterable).
   // Fix: Array.isArray(d.tool_calls) (and the same for `choices`, `annotations`).
   test.failing('fromChatChunks: delta.tool_calls that is not an array', () =>
