@@ -29,12 +29,17 @@ export interface ResolvedConfig {
   readonly idleTimeout: number | undefined;
 }
 
+/** The key a request would send: the configured one, else `OPENAI_API_KEY`. */
+export function apiKeyOf(config: ClientConfig = {}): string | undefined {
+  return config.apiKey ?? env('OPENAI_API_KEY');
+}
+
 /**
  * Fills defaults. The key goes straight into the headers object, which is never put on an error,
  * logged or returned to the caller.
  */
 export function resolveConfig(config: ClientConfig = {}): ResolvedConfig {
-  const apiKey = config.apiKey ?? env('OPENAI_API_KEY');
+  const apiKey = apiKeyOf(config);
   const baseURL = (config.baseURL ?? env('OPENAI_BASE_URL') ?? DEFAULT_BASE_URL).replace(/\/+$/, '');
   // Browsers refuse their own fetch called as a method of another object ("Illegal invocation"): bind it.
   const f = config.fetch ?? (globalThis.fetch as typeof fetch | undefined)?.bind(globalThis);

@@ -1,6 +1,7 @@
-import { Observable, throwError, timeout, type Subscription } from 'rxjs';
+import { catchError, Observable, throwError, timeout, type Subscription } from 'rxjs';
 import { HTTPError, IdleTimeoutError, NetworkError } from '../errors.js';
-import { resolveConfig, type ClientConfig } from './config.js';
+import { redactError, secretsOf } from '../redact.js';
+import { apiKeyOf, resolveConfig, type ClientConfig } from './config.js';
 
 const MAX_ERROR_BODY = 64 * 1024;
 
@@ -96,8 +97,10 @@ export function streamOf<T>(
   config: ClientConfig | undefined,
   decode: (res: Response) => Observable<T>,
 ): Observable<T> {
-  const events = fetchStream(method, path, body, config, decode);
   const idle = config?.idleTimeout;
-  if (idle === undefined) return events;
-  return events.pipe(timeout({ each: idle, with: () => throwError(() => new IdleTimeoutError(idle)) }));
+  const events = fetchStream(method, path, body, config, decode);
+  const timed = idle === undefined ? events : events.pipe(timeout({ each: idle, with: () => throwError(() => new IdleTimeoutError(idle)) }));
+  // Whatever the server echoed into an error (body, headers, events), the key leaves masked.
+  const secrets = secretsOf(apiKeyOf(config));
+  return secrets.length === 0 ? timed : timed.pipe(catchError((e: unknown) => throwError(() => redactError(e, secrets))));
 }

@@ -5,6 +5,7 @@ import type { ResponsesClientEvent, ResponsesServerEvent } from '../events/webso
 import { DEFAULT_BASE_URL } from '../http/config.js';
 import { WebSocketClosedError, WebSocketConfigError, WebSocketNotOpenError } from './errors.js';
 import { decodeFrame } from './frames.js';
+import { redactError, redactValue, secretsOf } from '../redact.js';
 import type { ResponseOverSocketOptions, SocketResponseBody } from './response.js';
 import { streamResponseOverSocket } from './response.js';
 import { checkClientEvent } from './validate.js';
@@ -128,6 +129,7 @@ export function connectResponsesSocket(config: ResponsesSocketConfig = {}): Resp
   const apiKey = config.apiKey ?? (isNode() ? env('OPENAI_API_KEY') : undefined);
   const headers: Record<string, string> = { ...config.headers };
   if (apiKey) headers['authorization'] = `Bearer ${apiKey}`;
+  const secrets = secretsOf(apiKey);
 
   const finish = (): void => {
     heartbeat?.unsubscribe();
@@ -137,7 +139,7 @@ export function connectResponsesSocket(config: ResponsesSocketConfig = {}): Resp
     state.complete();
     buffer.length = 0;
     if (closedByClient && deadReason === undefined) events.complete();
-    else events.error(new WebSocketClosedError(closeCode, deadReason ?? (closeReason || lastErrorMessage), lastErrorCode));
+    else events.error(redactError(new WebSocketClosedError(closeCode, deadReason ?? (closeReason || lastErrorMessage), lastErrorCode), secrets));
   };
 
   const attach = (Ctor: WebSocketConstructorLike, nodeStyle: boolean): void => {
@@ -176,7 +178,9 @@ export function connectResponsesSocket(config: ResponsesSocketConfig = {}): Resp
       alive = true;
       const text = frameText(ev.data);
       if (text === undefined) return;
-      const e = decodeFrame(text, validate);
+      // Error frames are where a server echoes what it was sent: the key leaves them masked.
+      const decoded = decodeFrame(text, validate);
+      const e = decoded.type === 'error' || decoded.type.endsWith('.failed') || decoded.type === 'openai_rx.frame_error' ? redactValue(decoded, secrets) : decoded;
       if (e.type === 'error') {
         const ee = e as { error?: { code?: unknown }; code?: unknown };
         const code = ee.error?.code ?? ee.code;
