@@ -5,6 +5,7 @@ import { responseEventTable, type ResponseStreamEvent } from '../lib/events/resp
 import type { ChatCompletionChunk } from '../lib/events/chat';
 import { CHAT_ID, CHAT_USAGE, CREATED_AT, MODEL, chunk, usageChunk } from '../test/chat/build';
 import { at } from '../test/chat/marbles';
+import { DecodeError } from '../lib/errors';
 
 const scheduler = () => new TestScheduler((a, b) => expect(a).toEqual(b));
 type Ev = ResponseStreamEvent & Record<string, unknown>;
@@ -188,6 +189,40 @@ describe('fromChatChunks', () => {
         e: expect.objectContaining({ type: 'response.output_text.delta', delta: 'x' }),
       }, err);
     });
+  });
+
+  it('ends with a DecodeError naming the chunk and the field when tool_calls is not an array, without a terminal event', () => {
+    const { events, completed, error } = collect([chunk({ content: 'Hi' }), chunk({ tool_calls: {} } as Record<string, unknown>), chunk({ content: 'more' })]);
+    expect(completed).toBe(false);
+    expect(error).toBeInstanceOf(DecodeError);
+    expect(error).toMatchObject({ eventType: 'chat.completion.chunk', sequenceNumber: 1, path: 'choices[0].delta.tool_calls' });
+    expect(ofType(events, 'response.output_text.delta').map((e) => e['delta'])).toEqual(['Hi']);
+    expect(ofType(events, 'response.completed')).toEqual([]);
+  });
+
+  it('ends with a DecodeError naming the tool call index when it is not a number ("__proto__")', () => {
+    const bad = chunk({ tool_calls: [{ index: '__proto__', id: 'call_1', function: { name: 'f', arguments: '{}' } }] });
+    const { error } = collect([chunk({ role: 'assistant' }), bad]);
+    expect(error).toMatchObject({ sequenceNumber: 1, path: 'choices[0].delta.tool_calls[0].index' });
+    expect(Object.prototype.hasOwnProperty.call(Object.prototype, 'name')).toBe(false);
+  });
+
+  it('treats nulls as absent, and absurd tool call indices as plain keys', () => {
+    const { events, completed } = collect([
+      chunk({ role: 'assistant', content: null, refusal: null, tool_calls: null, annotations: null }),
+      chunk({ tool_calls: [{ index: 1e308, id: 'call_A', function: { name: 'f', arguments: '{"a"' } }, { index: -1, id: 'call_B', function: { name: 'g', arguments: null } }] }),
+      chunk({ tool_calls: [{ index: 1e308, function: { arguments: ':1}' } }] }, 'tool_calls'),
+    ]);
+    expect(completed).toBe(true);
+    expect(ofType(events, 'response.output_item.done').map((e) => e['item'])).toMatchObject([
+      { type: 'function_call', call_id: 'call_A', name: 'f', arguments: '{"a":1}' },
+      { type: 'function_call', call_id: 'call_B', name: 'g', arguments: '' },
+    ]);
+  });
+
+  it('ignores a finish_reason that names an Object.prototype key instead of reading it from the prototype', () => {
+    const { events } = collect([chunk({ content: 'x' }), chunk({}, 'constructor')]);
+    expect(last(events)).toMatchObject({ type: 'response.completed', response: { status: 'completed', incomplete_details: null } });
   });
 
   it('unsubscribes from the source when unsubscribed', () => {

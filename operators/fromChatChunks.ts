@@ -1,6 +1,8 @@
 import { Observable, type OperatorFunction } from 'rxjs';
-import type { ChatCompletionChunk, ChatCompletionChunkToolCall, CompletionUsage } from '../lib/events/chat.js';
+import type { ChatCompletionChunk, CompletionUsage } from '../lib/events/chat.js';
+import { DecodeError } from '../lib/errors.js';
 import type { ResponseStreamEvent } from '../lib/events/responses.js';
+import { chunkError, isRecord, type Rec } from './internal/chat-fields.js';
 
 export interface FromChatChunksOptions {
   /** The choice to follow when the request asked for several (`n > 1`). Default `0`. */
@@ -18,7 +20,11 @@ interface MessageState { readonly oi: number; readonly id: string; readonly part
 interface ReasoningState { readonly oi: number; readonly id: string; text: string }
 interface CallState { readonly oi: number; readonly id: string; readonly callId: string; name: string; args: string; open: boolean }
 
-const INCOMPLETE: Readonly<Record<string, string>> = { length: 'max_output_tokens', content_filter: 'content_filter' };
+// A Map, so that a finish_reason such as "constructor" finds nothing.
+const INCOMPLETE: ReadonlyMap<string, string> = new Map([['length', 'max_output_tokens'], ['content_filter', 'content_filter']]);
+
+/** Absent, `null`, or a string (what a chat field holding text may be). */
+const optString = (v: unknown): v is string | null | undefined => v === undefined || v === null || typeof v === 'string';
 
 /**
  * Turns a Chat Completions chunk stream into a well-formed Responses event stream, so every Responses
@@ -27,6 +33,11 @@ const INCOMPLETE: Readonly<Record<string, string>> = { length: 'max_output_token
  * (or `response.incomplete` for `length` / `content_filter`) with the usage, when the chunks end.
  * Item ids are derived from the chunk id and `sequence_number` counts from 0. Tool-call fragments are
  * merged by `index`; a name resent on every fragment is not doubled.
+ *
+ * Chunks are read defensively (they may come from `validate: 'off'`): `null` counts as absent, chunk
+ * metadata of the wrong type falls back to a default, and a content field of the wrong type (`choices`,
+ * `delta`, text, `tool_calls`, a tool call `index`) ends the stream with a `DecodeError` naming the
+ * chunk's position and the field path.
  *
  * ```
  * --c1(role)--c2("Hi")--c3(stop)--u(usage)--|
@@ -50,6 +61,8 @@ export function fromChatChunks(options: FromChatChunksOptions = {}): OperatorFun
       let model = '';
       let finish: string | undefined;
       let usage: CompletionUsage | undefined;
+      let n = 0;
+      let failed = false;
       const items: Array<Json | undefined> = [];
       let message: MessageState | undefined;
       let reasoning: ReasoningState | undefined;
@@ -63,7 +76,7 @@ export function fromChatChunks(options: FromChatChunksOptions = {}): OperatorFun
       const response = (status: string, output: Json[], usageOut: Json | null, incomplete: Json | null): Json => ({
         id, object: 'response', created_at: created, status, model, output, usage: usageOut, error: null, incomplete_details: incomplete, previous_response_id: null,
       });
-      const itemStatus = (): string => (finish !== undefined && INCOMPLETE[finish] !== undefined ? 'incomplete' : 'completed');
+      const itemStatus = (): string => (finish !== undefined && INCOMPLETE.has(finish) ? 'incomplete' : 'completed');
 
       const closeReasoning = (): void => {
         const r = reasoning;
@@ -154,81 +167,152 @@ export function fromChatChunks(options: FromChatChunksOptions = {}): OperatorFun
         r.text += delta;
         next({ type: 'response.reasoning_text.delta', item_id: r.id, output_index: r.oi, content_index: 0, delta });
       };
-      const onToolCall = (f: ChatCompletionChunkToolCall): void => {
-        const fn = f.function;
-        let c = calls.get(f.index);
+      /** One tool-call fragment, checked field by field (`path` names it in a DecodeError). */
+      const onToolCall = (f: unknown, path: () => string): void => {
+        if (!isRecord(f)) throw chunkError(n, path(), 'not an object');
+        const index = f['index'];
+        // Any number is only a Map key here: no prototype reached, no cost growing with it.
+        if (typeof index !== 'number') throw chunkError(n, `${path()}.index`, 'not a number');
+        const callId = f['id'];
+        if (!optString(callId)) throw chunkError(n, `${path()}.id`, 'not a string');
+        const fn = f['function'];
+        if (fn !== undefined && fn !== null && !isRecord(fn)) throw chunkError(n, `${path()}.function`, 'not an object');
+        const name = fn?.['name'];
+        const a = fn?.['arguments'];
+        if (!optString(name)) throw chunkError(n, `${path()}.function.name`, 'not a string');
+        if (!optString(a)) throw chunkError(n, `${path()}.function.arguments`, 'not a string');
+        let c = calls.get(index);
         if (c === undefined) {
           closeReasoning();
           closeMessage();
           const oi = items.length;
           items.push(undefined);
-          c = { oi, id: `fc_${id}_${oi}`, callId: f.id ?? `call_${id}_${f.index}`, name: fn?.name ?? '', args: '', open: true };
-          calls.set(f.index, c);
+          c = { oi, id: `fc_${id}_${oi}`, callId: callId ?? `call_${id}_${index}`, name: name ?? '', args: '', open: true };
+          calls.set(index, c);
           openCalls++;
           next({ type: 'response.output_item.added', output_index: oi, item: { id: c.id, type: 'function_call', status: 'in_progress', call_id: c.callId, name: c.name, arguments: '' } });
-        } else if (fn?.name && fn.name !== c.name) {
+        } else if (name && name !== c.name) {
           // A full name resent on every fragment replaces; a name streamed in pieces is appended.
-          c.name = fn.name.startsWith(c.name) ? fn.name : c.name + fn.name;
+          c.name = name.startsWith(c.name) ? name : c.name + name;
         }
-        const a = fn?.arguments;
         if (a && c.open) {
           c.args += a;
           next({ type: 'response.function_call_arguments.delta', item_id: c.id, output_index: c.oi, delta: a });
         }
       };
+      const usageOf = (u: Rec): CompletionUsage => {
+        const count = (key: string): number => {
+          const v = u[key];
+          if (typeof v !== 'number') throw chunkError(n, `usage.${key}`, 'not a number');
+          return v;
+        };
+        const detail = (key: string, field: string): number => {
+          const d = u[key];
+          const v = isRecord(d) ? d[field] : undefined;
+          if (v === undefined || v === null) return 0;
+          if (typeof v !== 'number') throw chunkError(n, `usage.${key}.${field}`, 'not a number');
+          return v;
+        };
+        return {
+          prompt_tokens: count('prompt_tokens'), completion_tokens: count('completion_tokens'), total_tokens: count('total_tokens'),
+          prompt_tokens_details: { cached_tokens: detail('prompt_tokens_details', 'cached_tokens') },
+          completion_tokens_details: { reasoning_tokens: detail('completion_tokens_details', 'reasoning_tokens') },
+        };
+      };
+      const onChoice = (choice: Rec, i: number): void => {
+        const d = choice['delta'];
+        if (d !== undefined && d !== null) {
+          if (!isRecord(d)) throw chunkError(n, `choices[${i}].delta`, 'not an object');
+          const r = d['reasoning_content'] ?? d['reasoning'];
+          if (!optString(r)) throw chunkError(n, `choices[${i}].delta.reasoning_content`, 'not a string');
+          if (r) onReasoning(r);
+          const content = d['content'];
+          if (!optString(content)) throw chunkError(n, `choices[${i}].delta.content`, 'not a string');
+          if (content) {
+            const { m, p, ci } = partOf('text');
+            p.text += content;
+            next({ type: 'response.output_text.delta', item_id: m.id, output_index: m.oi, content_index: ci, delta: content, logprobs: [] });
+          }
+          const refusal = d['refusal'];
+          if (!optString(refusal)) throw chunkError(n, `choices[${i}].delta.refusal`, 'not a string');
+          if (refusal) {
+            const { m, p, ci } = partOf('refusal');
+            p.text += refusal;
+            next({ type: 'response.refusal.delta', item_id: m.id, output_index: m.oi, content_index: ci, delta: refusal });
+          }
+          const annotations = d['annotations'];
+          if (annotations !== undefined && annotations !== null) {
+            if (!Array.isArray(annotations)) throw chunkError(n, `choices[${i}].delta.annotations`, 'not an array');
+            for (const a of annotations as unknown[]) {
+              // Only url citations have a Responses equivalent: anything else is skipped.
+              const cite = isRecord(a) && a['type'] === 'url_citation' ? a['url_citation'] : undefined;
+              if (!isRecord(cite)) continue;
+              const at = (k: string): number => (typeof cite[k] === 'number' ? (cite[k] as number) : 0);
+              const text = (k: string): string => (typeof cite[k] === 'string' ? (cite[k] as string) : '');
+              const { m, p, ci } = partOf('text');
+              const annotation = { type: 'url_citation', start_index: at('start_index'), end_index: at('end_index'), url: text('url'), title: text('title') };
+              p.annotations.push(annotation);
+              next({
+                type: 'response.output_text.annotation.added', item_id: m.id, output_index: m.oi, content_index: ci,
+                annotation_index: p.annotations.length - 1, annotation,
+              });
+            }
+          }
+          const toolCalls = d['tool_calls'];
+          if (toolCalls !== undefined && toolCalls !== null) {
+            if (!Array.isArray(toolCalls)) throw chunkError(n, `choices[${i}].delta.tool_calls`, 'not an array');
+            for (let j = 0; j < toolCalls.length; j++) onToolCall(toolCalls[j], () => `choices[${i}].delta.tool_calls[${j}]`);
+          }
+        }
+        const f = choice['finish_reason'];
+        if (!optString(f)) throw chunkError(n, `choices[${i}].finish_reason`, 'not a string');
+        if (f) {
+          finish = f;
+          closeAll();
+        }
+      };
+      const onChunk = (chunk: unknown): void => {
+        if (!isRecord(chunk)) throw chunkError(n, '', 'the chunk is not an object');
+        if (!started) {
+          started = true;
+          // Metadata: of the wrong type, it falls back to a default.
+          const cid = chunk['id'];
+          const cc = chunk['created'];
+          const cm = chunk['model'];
+          id = typeof cid === 'string' ? cid : '';
+          created = typeof cc === 'number' ? cc : 0;
+          model = typeof cm === 'string' ? cm : '';
+          next({ type: 'response.created', response: response('in_progress', [], null, null) });
+          next({ type: 'response.in_progress', response: response('in_progress', [], null, null) });
+        }
+        const u = chunk['usage'];
+        if (isRecord(u)) usage = usageOf(u);
+        const choices = chunk['choices'];
+        if (choices === undefined || choices === null) return;
+        if (!Array.isArray(choices)) throw chunkError(n, 'choices', 'not an array');
+        for (let i = 0; i < choices.length; i++) {
+          const choice: unknown = choices[i];
+          if (!isRecord(choice)) throw chunkError(n, `choices[${i}]`, 'not an object');
+          if (choice['index'] === choiceIndex) onChoice(choice, i);
+        }
+      };
 
       return source.subscribe({
         next(chunk) {
-          if (!started) {
-            started = true;
-            id = chunk.id;
-            created = chunk.created;
-            model = chunk.model;
-            next({ type: 'response.created', response: response('in_progress', [], null, null) });
-            next({ type: 'response.in_progress', response: response('in_progress', [], null, null) });
-          }
-          if (chunk.usage) usage = chunk.usage;
-          const choices = chunk.choices;
-          for (let i = 0; i < choices.length; i++) {
-            const choice = choices[i]!;
-            if (choice.index !== choiceIndex) continue;
-            const d = choice.delta;
-            if (d) {
-              const r = d.reasoning_content ?? d.reasoning;
-              if (typeof r === 'string' && r.length > 0) onReasoning(r);
-              if (typeof d.content === 'string' && d.content.length > 0) {
-                const { m, ci } = partOf('text');
-                m.text!.text += d.content;
-                next({ type: 'response.output_text.delta', item_id: m.id, output_index: m.oi, content_index: ci, delta: d.content, logprobs: [] });
-              }
-              if (typeof d.refusal === 'string' && d.refusal.length > 0) {
-                const { m, p, ci } = partOf('refusal');
-                p.text += d.refusal;
-                next({ type: 'response.refusal.delta', item_id: m.id, output_index: m.oi, content_index: ci, delta: d.refusal });
-              }
-              if (d.annotations) {
-                for (const a of d.annotations) {
-                  const cite = a['url_citation'] as { start_index?: number; end_index?: number; url?: string; title?: string } | undefined;
-                  if (a['type'] !== 'url_citation' || !cite) continue;
-                  const { m, p, ci } = partOf('text');
-                  const annotation = { type: 'url_citation', start_index: cite.start_index ?? 0, end_index: cite.end_index ?? 0, url: cite.url ?? '', title: cite.title ?? '' };
-                  p.annotations.push(annotation);
-                  next({
-                    type: 'response.output_text.annotation.added', item_id: m.id, output_index: m.oi, content_index: ci,
-                    annotation_index: p.annotations.length - 1, annotation,
-                  });
-                }
-              }
-              if (d.tool_calls) for (const f of d.tool_calls) onToolCall(f);
-            }
-            if (choice.finish_reason) {
-              finish = choice.finish_reason;
-              closeAll();
-            }
+          if (failed) return;
+          try {
+            onChunk(chunk);
+            n++;
+          } catch (err) {
+            // Only the field checks throw here: a malformed chunk ends the stream with its DecodeError.
+            if (!(err instanceof DecodeError)) throw err;
+            failed = true;
+            subscriber.error(err);
           }
         },
         error: (err: unknown) => subscriber.error(err),
         complete: () => {
+          if (failed) return;
           if (started) {
             closeAll();
             const u = usage;
@@ -240,7 +324,7 @@ export function fromChatChunks(options: FromChatChunksOptions = {}): OperatorFun
                 }
               : null;
             const output = items.filter((x): x is Json => x !== undefined);
-            const reason = finish === undefined ? undefined : INCOMPLETE[finish];
+            const reason = finish === undefined ? undefined : INCOMPLETE.get(finish);
             if (reason !== undefined) next({ type: 'response.incomplete', response: response('incomplete', output, usageOut, { reason }) });
             else next({ type: 'response.completed', response: response('completed', output, usageOut, null) });
           }

@@ -42,6 +42,10 @@ interface Call {
  * chunk and, with `includeUsage`, a usage chunk. `response.failed` / `error` end it with the
  * transport's `ResponseStreamError` and no finish chunk; events with no chat equivalent are skipped.
  *
+ * Events are read defensively (they may come from `validate: 'off'`): a malformed `response` (metadata)
+ * or annotation is skipped, and any other field it needs of the wrong type ends the stream with a
+ * `DecodeError` naming the event type, `sequence_number` and field path. Indices are only Map keys.
+ *
  * ```
  * --created--text(Hi)--completed--|
  *   toChatChunks()
