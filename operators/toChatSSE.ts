@@ -1,5 +1,7 @@
 import { Observable, type OperatorFunction } from 'rxjs';
 import type { ChatCompletionChunk } from '../lib/events/chat.js';
+import { DecodeError } from '../lib/errors.js';
+import { isRecord } from './internal/chat-fields.js';
 import { errorPayload } from './internal/chat-sse-error.js';
 
 export interface ToChatSSEOptions {
@@ -28,19 +30,30 @@ export interface ToChatSSEOptions {
 export function toChatSSE(options: ToChatSSEOptions = {}): OperatorFunction<ChatCompletionChunk, string> {
   const asEvent = options.onError === 'event';
   return (source) =>
-    new Observable<string>((subscriber) =>
-      source.subscribe({
-        next: (c) => subscriber.next(`data: ${JSON.stringify(c)}\n\n`),
-        error(err: unknown) {
-          if (!asEvent) return subscriber.error(err);
-          const p = errorPayload(err);
-          subscriber.next(`data: ${JSON.stringify({ error: { message: p.message, type: 'server_error', code: p.code, param: p.param } })}\n\n`);
-          subscriber.complete();
+    new Observable<string>((subscriber) => {
+      const fail = (err: unknown): void => {
+        if (!asEvent) return subscriber.error(err);
+        const p = errorPayload(err);
+        subscriber.next(`data: ${JSON.stringify({ error: { message: p.message, type: 'server_error', code: p.code, param: p.param } })}\n\n`);
+        subscriber.complete();
+      };
+      return source.subscribe({
+        next(c) {
+          let json: string | undefined;
+          try {
+            json = isRecord(c) ? JSON.stringify(c) : undefined;
+          } catch {
+            json = undefined;
+          }
+          // A hand-built chunk that is not a JSON object ends the stream like an upstream error.
+          if (json === undefined) return fail(new DecodeError('the chunk is not a serialisable JSON object', 'chat.completion.chunk'));
+          subscriber.next(`data: ${json}\n\n`);
         },
+        error: fail,
         complete() {
           subscriber.next('data: [DONE]\n\n');
           subscriber.complete();
         },
-      }),
-    );
+      });
+    });
 }

@@ -1,7 +1,22 @@
 import { Observable, type OperatorFunction } from 'rxjs';
-import { ResponseStreamError } from '../lib/errors.js';
+import { DecodeError, ResponseStreamError } from '../lib/errors.js';
 import type { ResponseStreamEvent } from '../lib/events/responses.js';
 import { errorPayload } from './internal/chat-sse-error.js';
+import { eventError, isRecord } from './internal/chat-fields.js';
+
+/** One SSE block; a type with a line break would forge extra SSE fields, so it is refused. */
+function encode(e: unknown): string {
+  if (!isRecord(e)) throw eventError(e, '', 'the event is not an object');
+  const type = e['type'];
+  if (typeof type !== 'string' || /[\r\n]/.test(type)) throw eventError(e, 'type', 'not a single-line string');
+  let json: string;
+  try {
+    json = JSON.stringify(e);
+  } catch {
+    throw eventError(e, '', 'the event cannot be serialised as JSON');
+  }
+  return `event: ${type}\ndata: ${json}\n\n`;
+}
 
 export interface ToResponsesSSEOptions {
   /**
@@ -31,21 +46,30 @@ export function toResponsesSSE(options: ToResponsesSSEOptions = {}): OperatorFun
   return (source) =>
     new Observable<string>((subscriber) => {
       let lastSeq: number | undefined;
+      const fail = (err: unknown): void => {
+        if (!asEvent) return subscriber.error(err);
+        // A ResponseStreamError stands for an event already written.
+        if (!(err instanceof ResponseStreamError)) {
+          const p = errorPayload(err);
+          const e = { type: 'error', code: p.code, message: p.message, param: p.param, sequence_number: lastSeq === undefined ? 0 : lastSeq + 1 };
+          subscriber.next(`event: error\ndata: ${JSON.stringify(e)}\n\n`);
+        }
+        subscriber.complete();
+      };
       return source.subscribe({
         next(e) {
-          if (typeof e.sequence_number === 'number') lastSeq = e.sequence_number;
-          subscriber.next(`event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`);
-        },
-        error(err: unknown) {
-          if (!asEvent) return subscriber.error(err);
-          // A ResponseStreamError stands for an event already written.
-          if (!(err instanceof ResponseStreamError)) {
-            const p = errorPayload(err);
-            const e = { type: 'error', code: p.code, message: p.message, param: p.param, sequence_number: lastSeq === undefined ? 0 : lastSeq + 1 };
-            subscriber.next(`event: error\ndata: ${JSON.stringify(e)}\n\n`);
+          let text: string;
+          try {
+            text = encode(e);
+          } catch (err) {
+            // A hand-built event that cannot be framed ends the stream like an upstream error.
+            if (!(err instanceof DecodeError)) throw err;
+            return fail(err);
           }
-          subscriber.complete();
+          if (typeof e.sequence_number === 'number') lastSeq = e.sequence_number;
+          subscriber.next(text);
         },
+        error: fail,
         complete: () => subscriber.complete(),
       });
     });
