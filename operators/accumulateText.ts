@@ -1,6 +1,6 @@
 import { Observable, type OperatorFunction } from 'rxjs';
-import type { KnownResponseStreamEvent, ResponseStreamEvent } from '../lib/events/responses.js';
-import { field, isTerminalType, partText, sortedKeys, stringField } from './internal/parts.js';
+import type { ResponseStreamEvent } from '../lib/events/responses.js';
+import { asRecord, field, isIndex, isTerminalType, partText, sortedKeys, stringField } from './internal/parts.js';
 
 /** The streamed text parts of a response, by the name of their delta event. */
 export type TextKind = 'output_text' | 'refusal' | 'reasoning_text' | 'reasoning_summary_text';
@@ -30,6 +30,7 @@ export interface AccumulateTextOptions {
 
 interface Part {
   readonly kind: TextKind;
+  readonly summary: boolean;
   readonly outputIndex: number;
   readonly index: number;
   itemId: string;
@@ -37,9 +38,10 @@ interface Part {
   done: boolean;
 }
 
+// Maps, not arrays: the cost must not depend on the index value (content_index 1e9 is one entry).
 interface ItemParts {
-  readonly content: Array<Part | undefined>;
-  readonly summary: Array<Part | undefined>;
+  readonly content: Map<number, Part>;
+  readonly summary: Map<number, Part>;
 }
 
 function contentKind(partType: unknown): TextKind | undefined {
@@ -57,6 +59,10 @@ function contentKind(partType: unknown): TextKind | undefined {
  * (`response.completed` / `.incomplete` / `.failed` / `error`, from its `output` when present) or by the source
  * completing. Parts that only appear in a closed item or in the final response get a final snapshot too.
  * An error passes through untouched, without final snapshots.
+ *
+ * Events are read without trusting their shape (they may come from `validate: 'off'` or a hand-built
+ * source): one whose index is not a non-negative safe integer, or whose delta is not a string, is ignored,
+ * as unknown events are; a `.done` without a string text closes the part with what was accumulated.
  *
  * ```
  * events:  --added--d(He)--d(llo)--done(Hello!)--item.done--completed--|
@@ -89,23 +95,44 @@ export function accumulateText(options: AccumulateTextOptions = {}): OperatorFun
       const itemAt = (outputIndex: number): ItemParts => {
         let it = items.get(outputIndex);
         if (it === undefined) {
-          it = { content: [], summary: [] };
+          it = { content: new Map(), summary: new Map() };
           items.set(outputIndex, it);
         }
         return it;
       };
 
-      const partAt = (outputIndex: number, summary: boolean, index: number, kind: TextKind, itemId: string): Part => {
-        const it = itemAt(outputIndex);
-        const list = summary ? it.summary : it.content;
-        let p = list[index];
-        if (p === undefined) {
-          p = { kind, outputIndex, index, itemId, text: '', done: false };
-          list[index] = p;
-        } else {
-          p.itemId = itemId;
+      let last: Part | undefined; // deltas come in runs on one part: skip the map lookups then
+
+      const partAt = (outputIndex: number, summary: boolean, index: number, kind: TextKind, itemId: string | undefined): Part => {
+        let p = last;
+        if (p === undefined || p.index !== index || p.outputIndex !== outputIndex || p.summary !== summary) {
+          const it = itemAt(outputIndex);
+          const parts = summary ? it.summary : it.content;
+          p = parts.get(index);
+          if (p === undefined) {
+            p = { kind, summary, outputIndex, index, itemId: itemId ?? '', text: '', done: false };
+            parts.set(index, p);
+            return (last = p);
+          }
+          last = p;
         }
+        if (itemId !== undefined) p.itemId = itemId;
         return p;
+      };
+
+      // The part an event names, or undefined when its indices are not indices.
+      const located = (oi: unknown, ci: unknown, id: unknown, summary: boolean, kind: TextKind): Part | undefined =>
+        isIndex(oi) && isIndex(ci) ? partAt(oi, summary, ci, kind, typeof id === 'string' ? id : undefined) : undefined;
+
+      const onDelta = (oi: unknown, ci: unknown, id: unknown, summary: boolean, kind: TextKind, delta: unknown): void => {
+        if (typeof delta !== 'string') return;
+        const p = located(oi, ci, id, summary, kind);
+        if (p !== undefined) emitDelta(p, delta);
+      };
+
+      const onDone = (oi: unknown, ci: unknown, id: unknown, summary: boolean, kind: TextKind, text: unknown): void => {
+        const p = located(oi, ci, id, summary, kind);
+        if (p !== undefined) finish(p, typeof text === 'string' ? text : undefined);
       };
 
       const emitDelta = (p: Part, delta: string): void => {
@@ -127,7 +154,7 @@ export function accumulateText(options: AccumulateTextOptions = {}): OperatorFun
       // Idempotent: a part already closed keeps its first final text.
       const closeItem = (outputIndex: number, item: unknown): void => {
         const it = itemAt(outputIndex);
-        const id = stringField(item, 'id') ?? '';
+        const id = stringField(item, 'id');
         const isReasoning = field(item, 'type') === 'reasoning';
         const content = field(item, 'content');
         if (Array.isArray(content)) {
@@ -135,17 +162,18 @@ export function accumulateText(options: AccumulateTextOptions = {}): OperatorFun
             const c: unknown = content[i];
             const kind = contentKind(field(c, 'type'));
             if (!wants(kind)) continue;
-            finish(it.content[i] ?? partAt(outputIndex, false, i, kind, id), partText(c), id);
+            finish(it.content.get(i) ?? partAt(outputIndex, false, i, kind, id), partText(c), id ?? '');
           }
         }
         const summary = isReasoning ? field(item, 'summary') : undefined;
         if (Array.isArray(summary) && wantSummary) {
           for (let i = 0; i < summary.length; i++) {
-            finish(it.summary[i] ?? partAt(outputIndex, true, i, 'reasoning_summary_text', id), partText(summary[i]), id);
+            finish(it.summary.get(i) ?? partAt(outputIndex, true, i, 'reasoning_summary_text', id), partText(summary[i]), id ?? '');
           }
         }
-        for (const p of it.content) if (p !== undefined) finish(p, undefined);
-        for (const p of it.summary) if (p !== undefined) finish(p, undefined);
+        // In index order (parts may have opened out of order); an item holds a handful.
+        for (const i of sortedKeys(it.content)) finish(it.content.get(i)!, undefined);
+        for (const i of sortedKeys(it.summary)) finish(it.summary.get(i)!, undefined);
       };
 
       const closeAll = (output: unknown): void => {
@@ -153,57 +181,62 @@ export function accumulateText(options: AccumulateTextOptions = {}): OperatorFun
         for (let i = 0; i < list.length; i++) closeItem(i, list[i]);
         for (const oi of sortedKeys(items)) closeItem(oi, undefined);
         items = new Map(); // a later response on the same stream starts afresh
+        last = undefined;
       };
 
       return source.subscribe({
         next(ev) {
-          const e = ev as KnownResponseStreamEvent;
-          switch (e.type) {
+          const e = asRecord(ev);
+          if (e === undefined) return;
+          const type = e['type'];
+          switch (type) {
             case 'response.output_text.delta':
-              if (wantOutput) emitDelta(partAt(e.output_index, false, e.content_index, 'output_text', e.item_id), e.delta);
+              if (wantOutput) onDelta(e['output_index'], e['content_index'], e['item_id'], false, 'output_text', e['delta']);
               return;
             case 'response.refusal.delta':
-              if (wantRefusal) emitDelta(partAt(e.output_index, false, e.content_index, 'refusal', e.item_id), e.delta);
+              if (wantRefusal) onDelta(e['output_index'], e['content_index'], e['item_id'], false, 'refusal', e['delta']);
               return;
             case 'response.reasoning_text.delta':
-              if (wantReasoning) emitDelta(partAt(e.output_index, false, e.content_index, 'reasoning_text', e.item_id), e.delta);
+              if (wantReasoning) onDelta(e['output_index'], e['content_index'], e['item_id'], false, 'reasoning_text', e['delta']);
               return;
             case 'response.reasoning_summary_text.delta':
-              if (wantSummary) emitDelta(partAt(e.output_index, true, e.summary_index, 'reasoning_summary_text', e.item_id), e.delta);
+              if (wantSummary) onDelta(e['output_index'], e['summary_index'], e['item_id'], true, 'reasoning_summary_text', e['delta']);
               return;
             case 'response.output_text.done':
-              if (wantOutput) finish(partAt(e.output_index, false, e.content_index, 'output_text', e.item_id), e.text);
+              if (wantOutput) onDone(e['output_index'], e['content_index'], e['item_id'], false, 'output_text', e['text']);
               return;
             case 'response.refusal.done':
-              if (wantRefusal) finish(partAt(e.output_index, false, e.content_index, 'refusal', e.item_id), e.refusal);
+              if (wantRefusal) onDone(e['output_index'], e['content_index'], e['item_id'], false, 'refusal', e['refusal']);
               return;
             case 'response.reasoning_text.done':
-              if (wantReasoning) finish(partAt(e.output_index, false, e.content_index, 'reasoning_text', e.item_id), e.text);
+              if (wantReasoning) onDone(e['output_index'], e['content_index'], e['item_id'], false, 'reasoning_text', e['text']);
               return;
             case 'response.reasoning_summary_text.done':
-              if (wantSummary) finish(partAt(e.output_index, true, e.summary_index, 'reasoning_summary_text', e.item_id), e.text);
+              if (wantSummary) onDone(e['output_index'], e['summary_index'], e['item_id'], true, 'reasoning_summary_text', e['text']);
               return;
-            case 'response.content_part.added': {
-              const kind = contentKind(e.part.type);
-              if (wants(kind)) partAt(e.output_index, false, e.content_index, kind, e.item_id);
+            case 'response.content_part.added':
+            case 'response.content_part.done': {
+              const part = e['part'];
+              const kind = contentKind(field(part, 'type'));
+              if (!wants(kind)) return;
+              if (type === 'response.content_part.done') onDone(e['output_index'], e['content_index'], e['item_id'], false, kind, partText(part));
+              else located(e['output_index'], e['content_index'], e['item_id'], false, kind);
               return;
             }
             case 'response.reasoning_summary_part.added':
-              if (wantSummary) partAt(e.output_index, true, e.summary_index, 'reasoning_summary_text', e.item_id);
-              return;
-            case 'response.content_part.done': {
-              const kind = contentKind(e.part.type);
-              if (wants(kind)) finish(partAt(e.output_index, false, e.content_index, kind, e.item_id), partText(e.part));
+            case 'response.reasoning_summary_part.done': {
+              if (!wantSummary) return;
+              if (type === 'response.reasoning_summary_part.done') onDone(e['output_index'], e['summary_index'], e['item_id'], true, 'reasoning_summary_text', partText(e['part']));
+              else located(e['output_index'], e['summary_index'], e['item_id'], true, 'reasoning_summary_text');
               return;
             }
-            case 'response.reasoning_summary_part.done':
-              if (wantSummary) finish(partAt(e.output_index, true, e.summary_index, 'reasoning_summary_text', e.item_id), partText(e.part));
+            case 'response.output_item.done': {
+              const oi = e['output_index'];
+              if (isIndex(oi)) closeItem(oi, e['item']);
               return;
-            case 'response.output_item.done':
-              closeItem(e.output_index, e.item);
-              return;
+            }
             default:
-              if (isTerminalType(e.type)) closeAll(field(field(e, 'response'), 'output'));
+              if (typeof type === 'string' && isTerminalType(type)) closeAll(field(e['response'], 'output'));
           }
         },
         error: (err: unknown) => subscriber.error(err),

@@ -27,3 +27,16 @@ export function stringField(item: unknown, key: string): string | undefined {
 export function sortedKeys<V>(m: ReadonlyMap<number, V>): number[] {
   return [...m.keys()].sort((a, b) => a - b);
 }
+
+/**
+ * An index these operators accept: a non-negative safe integer. Anything else (`"__proto__"`, `-1`, `0.5`,
+ * `NaN`, absent) names no part, and the event carrying it is ignored.
+ */
+export function isIndex(v: unknown): v is number {
+  return Number.isSafeInteger(v) && (v as number) >= 0;
+}
+
+/** An event's own fields, or `undefined` for something that is not an object. */
+export function asRecord(v: unknown): Record<string, unknown> | undefined {
+  return typeof v === 'object' && v !== null ? (v as Record<string, unknown>) : undefined;
+}
