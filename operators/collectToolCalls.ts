@@ -3,8 +3,8 @@ import type {
   ApplyPatchCall, CodeInterpreterCall, ComputerCall, FileSearchCall, ImageGenerationCall, LocalShellCall, McpApprovalRequest,
   McpCall, ResponseCustomToolCall, ResponseFunctionToolCall, ShellCall, WebSearchCall,
 } from '../lib/events/items.js';
-import type { KnownResponseStreamEvent, ResponseStreamEvent } from '../lib/events/responses.js';
-import { field, isTerminalType, sortedKeys, stringField } from './internal/parts.js';
+import type { ResponseStreamEvent } from '../lib/events/responses.js';
+import { asRecord, field, isIndex, isTerminalType, sortedKeys, stringField } from './internal/parts.js';
 
 /**
  * `partial`: arguments still streaming (only with `{ partial: true }`).
@@ -142,7 +142,9 @@ function build(st: CallState, outputIndex: number, state: ToolCallState, fromIte
  * limit — is never presented as complete: it is left out, or with `{ incomplete: true }` emitted with
  * `state: 'incomplete'` when the response (or the source) ends. `{ partial: true }` adds an in-progress
  * value after every argument delta; `{ hosted: true }` adds the hosted calls with their status.
- * Errors pass through untouched.
+ * Errors pass through untouched. Events are read without trusting their shape (`validate: 'off'` or a
+ * hand-built source): one whose `output_index` is not a non-negative safe integer, or whose delta is not a
+ * string, is ignored, as unknown events are; a `.done` without a string value leaves the deltas standing.
  *
  * ```
  * events:  --added(fc)--args({"a)--args(":1})--args.done--item.done--completed--|
@@ -179,18 +181,20 @@ export function collectToolCalls(options: CollectToolCallsOptions = {}): Operato
         return st;
       };
 
-      const delta = (outputIndex: number, type: string, itemId: string, d: string): void => {
-        const st = stateAt(outputIndex, type, itemId);
+      const delta = (outputIndex: unknown, type: string, itemId: unknown, d: unknown): void => {
+        if (!isIndex(outputIndex) || typeof d !== 'string') return;
+        const st = stateAt(outputIndex, type, typeof itemId === 'string' ? itemId : undefined);
         if (st === undefined) return;
         st.args += d;
         if (partial && tracked(st.type)) subscriber.next(build(st, outputIndex, 'partial', false));
       };
 
-      const done = (outputIndex: number, type: string, itemId: string, s: string, name?: string): void => {
-        const st = stateAt(outputIndex, type, itemId);
+      const done = (outputIndex: unknown, type: string, itemId: unknown, s: unknown, name?: unknown): void => {
+        if (!isIndex(outputIndex)) return;
+        const st = stateAt(outputIndex, type, typeof itemId === 'string' ? itemId : undefined);
         if (st === undefined) return;
-        st.argsDone = s;
-        if (name !== undefined) st.name = name;
+        if (typeof s === 'string') st.argsDone = s;
+        if (typeof name === 'string') st.name = name;
       };
 
       // An item that closed: complete unless it says otherwise.
@@ -233,35 +237,42 @@ export function collectToolCalls(options: CollectToolCallsOptions = {}): Operato
 
       return source.subscribe({
         next(ev) {
-          const e = ev as KnownResponseStreamEvent;
-          switch (e.type) {
+          const e = asRecord(ev);
+          if (e === undefined) return;
+          const type = e['type'];
+          switch (type) {
             case 'response.output_item.added': {
-              const type = field(e.item, 'type');
-              if (!tracked(type) || closed.has(e.output_index)) return;
-              const st = stateAt(e.output_index, type, stringField(e.item, 'id'));
+              const oi = e['output_index'];
+              const item = e['item'];
+              const itemType = field(item, 'type');
+              if (!isIndex(oi) || !tracked(itemType) || closed.has(oi)) return;
+              const st = stateAt(oi, itemType, stringField(item, 'id'));
               if (st === undefined) return;
-              st.type = type;
-              st.item = e.item;
-              const initial = stringField(e.item, type === 'custom_tool_call' ? 'input' : 'arguments');
+              st.type = itemType;
+              st.item = item;
+              const initial = stringField(item, itemType === 'custom_tool_call' ? 'input' : 'arguments');
               if (initial !== undefined && st.args === '') st.args = initial;
               return;
             }
             case 'response.function_call_arguments.delta':
-              return delta(e.output_index, 'function_call', e.item_id, e.delta);
+              return delta(e['output_index'], 'function_call', e['item_id'], e['delta']);
             case 'response.custom_tool_call_input.delta':
-              return delta(e.output_index, 'custom_tool_call', e.item_id, e.delta);
+              return delta(e['output_index'], 'custom_tool_call', e['item_id'], e['delta']);
             case 'response.mcp_call_arguments.delta':
-              return delta(e.output_index, 'mcp_call', e.item_id, e.delta);
+              return delta(e['output_index'], 'mcp_call', e['item_id'], e['delta']);
             case 'response.function_call_arguments.done':
-              return done(e.output_index, 'function_call', e.item_id, e.arguments, e.name);
+              return done(e['output_index'], 'function_call', e['item_id'], e['arguments'], e['name']);
             case 'response.custom_tool_call_input.done':
-              return done(e.output_index, 'custom_tool_call', e.item_id, e.input);
+              return done(e['output_index'], 'custom_tool_call', e['item_id'], e['input']);
             case 'response.mcp_call_arguments.done':
-              return done(e.output_index, 'mcp_call', e.item_id, e.arguments);
-            case 'response.output_item.done':
-              return close(e.output_index, e.item, false);
+              return done(e['output_index'], 'mcp_call', e['item_id'], e['arguments']);
+            case 'response.output_item.done': {
+              const oi = e['output_index'];
+              if (isIndex(oi)) close(oi, e['item'], false);
+              return;
+            }
             default:
-              if (isTerminalType(e.type)) settle(field(e, 'response'));
+              if (typeof type === 'string' && isTerminalType(type)) settle(e['response']);
           }
         },
         error: (err: unknown) => subscriber.error(err),
