@@ -78,3 +78,47 @@ describe('accumulateResponse', () => {
     expect(r.output).toEqual(expected);
   });
 });
+
+describe('accumulateResponse: indices and malformed events', () => {
+  const raw = (e: Record<string, unknown>) => e as unknown as ResponseStreamEvent;
+  const delta = (oi: unknown, ci: unknown, d: unknown = 'x') => raw({ type: 'response.output_text.delta', item_id: 'm', output_index: oi, content_index: ci, delta: d, logprobs: [] });
+  const texts = (r: Response) => (r.output ?? []).map((i) => (i as { content: Array<{ text: string }> }).content.map((p) => p.text));
+
+  test('huge output indices: output holds the items in index order, nothing else', async () => {
+    const r = await lastOf([ev.itemAdded(2 ** 32 - 2, ev.msg('b')), ev.itemAdded(1e9, ev.msg('a')), ev.itemAdded(0, ev.msg('z')), delta(1e9, 0, 'A')]);
+    expect(r.output?.map((i) => i.id)).toEqual(['z', 'a', 'b']);
+    expect(texts(r)).toEqual([[], ['A'], []]);
+  });
+
+  test('content indices with gaps: the content list stays dense and in index order', async () => {
+    const r = await lastOf([ev.itemAdded(0, ev.msg('m')), delta(0, 0, 'a'), delta(0, 1e9, 'c'), delta(0, 5, 'b'), delta(0, 1e9, 'C'), delta(0, 0, 'A'), delta(0, Number.MAX_SAFE_INTEGER, 'd')]);
+    expect(texts(r)).toEqual([['aA', 'b', 'cC', 'd']]);
+    // A later authoritative item replaces the list (and its index map).
+    const after = await lastOf([ev.itemAdded(0, ev.msg('m')), delta(0, 1e9, 'c'), ev.itemDone(0, ev.msg('m', [ev.textPart('x'), ev.textPart('y')], 'completed')), delta(0, 1, '!')]);
+    expect(texts(after)).toEqual([['x', 'y!']]);
+  });
+
+  test('annotation and shell command indices with gaps stay dense too', async () => {
+    const ann = (ai: number, url: string) => raw({ type: 'response.output_text.annotation.added', item_id: 'm', output_index: 0, content_index: 0, annotation_index: ai, annotation: { type: 'url_citation', url } });
+    const r = await lastOf([ev.itemAdded(0, ev.msg('m', [ev.textPart('t')])), ann(1e9, 'b'), ann(0, 'a'), ann(2 ** 31 - 1, 'c'), ann(5, 'ab')]);
+    const part = (r.output?.[0] as unknown as { content: Array<{ annotations: Array<{ url: string }> }> }).content[0]!;
+    expect(part.annotations.map((a) => a.url)).toEqual(['a', 'ab', 'b', 'c']);
+    const cmd = (type: string, ci: number, v: string) => raw({ type, output_index: 0, command_index: ci, ...(type.endsWith('.delta') ? { delta: v } : { command: v }) });
+    const s = await lastOf([cmd('response.shell_call_command.added', 1e9, 'ls'), cmd('response.shell_call_command.delta', 1e9, ' -l'), cmd('response.shell_call_command.done', 3, 'pwd')]);
+    expect((s.output?.[0] as unknown as { action: { commands: string[] } }).action.commands).toEqual(['pwd', 'ls -l']);
+  });
+
+  test('an index that is not a non-negative safe integer, or a malformed event, is ignored', async () => {
+    const bad: unknown[] = ['__proto__', 'constructor', -1, 0.5, NaN, 2 ** 53, null, {}];
+    const values = await run([
+      ...bad.flatMap((b) => [raw({ type: 'response.output_item.added', output_index: b, item: ev.msg('x') }), delta(b, 0), delta(0, b)]),
+      null as unknown as ResponseStreamEvent, raw({ type: 'response.content_part.added', output_index: 0, content_index: 0 }), delta(0, 0, 7),
+      raw({ type: 'response.function_call_arguments.delta', output_index: 0 }), raw({ type: 'response.web_search_call.searching', output_index: '__proto__' }),
+      delta(0, 0, 'ok'),
+    ]);
+    expect(values).toHaveLength(1);
+    expect(texts(values[0]!)).toEqual([['ok']]);
+    expect(Object.getPrototypeOf(values[0]!.output)).toBe(Array.prototype);
+    expect(Object.prototype.hasOwnProperty.call(Array.prototype, 'id')).toBe(false);
+  });
+});

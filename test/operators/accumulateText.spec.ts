@@ -180,3 +180,40 @@ describe('outputText', () => {
     if (done.length > 0 && ps.some((p) => p['type'] === 'response.completed')) expect(values[values.length - 1] ?? '').toBe(expected);
   });
 });
+
+describe('accumulateText: indices and malformed events', () => {
+  const raw = (e: Record<string, unknown>) => e as unknown as ResponseStreamEvent;
+  const delta = (oi: unknown, ci: unknown, d: unknown = 'x') => raw({ type: 'response.output_text.delta', item_id: 'm', output_index: oi, content_index: ci, delta: d, logprobs: [] });
+
+  test('huge indices are one part each; parts close in index order whatever the order they opened in', async () => {
+    const out = await run([delta(2 ** 32 - 2, 1e9, 'b'), delta(2 ** 32 - 2, 0, 'a'), delta(Number.MAX_SAFE_INTEGER, 0, 'c')]);
+    expect(finals(out)).toEqual([
+      ['output_text', 2 ** 32 - 2, 0, 'a'],
+      ['output_text', 2 ** 32 - 2, 1e9, 'b'],
+      ['output_text', Number.MAX_SAFE_INTEGER, 0, 'c'],
+    ]);
+  });
+
+  test('an index that is not a non-negative safe integer is ignored, and nothing lands on a prototype', async () => {
+    const bad: unknown[] = ['__proto__', 'constructor', '0', -1, 0.5, NaN, Infinity, 2 ** 53, null, undefined, {}];
+    const events = bad.flatMap((b) => [delta(b, 0), delta(0, b)]);
+    const out = await run([...events, delta(0, 0, 'ok')], accumulateText({ kind: 'all' }));
+    expect(out.map((s) => [s.outputIndex, s.contentIndex, s.text, s.done])).toEqual([[0, 0, 'ok', false], [0, 0, 'ok', true]]);
+    expect(Object.prototype.hasOwnProperty.call(Array.prototype, 'text')).toBe(false);
+    expect(Object.prototype.hasOwnProperty.call(Object.prototype, 'text')).toBe(false);
+  });
+
+  test('malformed events are ignored: not an object, no part, a delta that is not a string', async () => {
+    const out = await run([
+      null as unknown as ResponseStreamEvent, raw({}), raw({ type: 'response.content_part.added', item_id: 'm', output_index: 0, content_index: 0 }),
+      raw({ type: 'response.content_part.done', output_index: 0, content_index: 1, part: 'nope' }), delta(0, 0, 42), delta(0, 0, { s: 1 }),
+      delta(0, 0, 'Hi'), raw({ type: 'response.output_item.done', output_index: '__proto__', item: ev.msg('m') }),
+    ]);
+    expect(out.map((s) => [s.text, s.done])).toEqual([['Hi', false], ['Hi', true]]);
+  });
+
+  test('a .done without a string text closes the part with the accumulated text; a missing item_id keeps the last one', async () => {
+    const out = await run([delta(0, 0, 'Hel'), raw({ type: 'response.output_text.delta', output_index: 0, content_index: 0, delta: 'lo' }), raw({ type: 'response.output_text.done', output_index: 0, content_index: 0 })]);
+    expect(out.map((s) => [s.itemId, s.text, s.done])).toEqual([['m', 'Hel', false], ['m', 'Hello', false], ['m', 'Hello', true]]);
+  });
+});

@@ -108,3 +108,22 @@ describe('collectToolCalls', () => {
     expect(await collect('incomplete')).toEqual([]);
   });
 });
+
+describe('collectToolCalls: indices and malformed events', () => {
+  const raw = (e: Record<string, unknown>) => e as unknown as ResponseStreamEvent;
+
+  test('a huge output index is one call; a non-index one, or a delta that is not a string, is ignored', async () => {
+    const out = await lastValueFrom(
+      from([
+        ev.itemAdded(1e9, ev.fc('fc_1', 'call_1', 'f')), ev.argsDelta('fc_1', 1e9, '{"a"'),
+        raw({ type: 'response.function_call_arguments.delta', item_id: 'fc_1', output_index: 1e9, delta: 5 }),
+        raw({ type: 'response.function_call_arguments.delta', item_id: 'fc_1', output_index: '__proto__', delta: 'junk' }),
+        raw({ type: 'response.function_call_arguments.delta', item_id: 'fc_1', output_index: -1, delta: 'junk' }),
+        ev.argsDelta('fc_1', 1e9, ':1}'), raw({ type: 'response.function_call_arguments.done', item_id: 'fc_1', output_index: 1e9, arguments: { no: 1 } }),
+        null as unknown as ResponseStreamEvent, raw({ type: 'response.output_item.done', output_index: '__proto__', item: ev.fc('fc_2', 'call_2', 'g', '{}', 'completed') }),
+        ev.completed(),
+      ]).pipe(collectToolCalls({ incomplete: true }), toArray()),
+    );
+    expect(out.map((c) => [c.type, c.state, c.outputIndex, c.type === 'function_call' && c.arguments])).toEqual([['function_call', 'incomplete', 1e9, '{"a":1}']]);
+  });
+});
