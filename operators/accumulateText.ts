@@ -1,5 +1,6 @@
 import { Observable, type OperatorFunction } from 'rxjs';
 import type { ResponseStreamEvent } from '../lib/events/responses.js';
+import { DecodeError } from '../lib/errors.js';
 import { asRecord, field, isIndex, isTerminalType, partText, sortedKeys, stringField } from './internal/parts.js';
 
 /** The streamed text parts of a response, by the name of their delta event. */
@@ -61,8 +62,10 @@ function contentKind(partType: unknown): TextKind | undefined {
  * An error passes through untouched, without final snapshots.
  *
  * Events are read without trusting their shape (they may come from `validate: 'off'` or a hand-built
- * source): one whose index is not a non-negative safe integer, or whose delta is not a string, is ignored,
- * as unknown events are; a `.done` without a string text closes the part with what was accumulated.
+ * source). A delta whose index is not a non-negative safe integer, or whose delta is not a string, would
+ * lose text: it ends the stream with a `DecodeError` naming the event type, `sequence_number` and field. Other
+ * events with such indices are ignored, as unknown events are; a `.done` without a string text closes the part
+ * with what was accumulated.
  *
  * ```
  * events:  --added--d(He)--d(llo)--done(Hello!)--item.done--completed--|
@@ -124,10 +127,15 @@ export function accumulateText(options: AccumulateTextOptions = {}): OperatorFun
       const located = (oi: unknown, ci: unknown, id: unknown, summary: boolean, kind: TextKind): Part | undefined =>
         isIndex(oi) && isIndex(ci) ? partAt(oi, summary, ci, kind, typeof id === 'string' ? id : undefined) : undefined;
 
-      const onDelta = (oi: unknown, ci: unknown, id: unknown, summary: boolean, kind: TextKind, delta: unknown): void => {
-        if (typeof delta !== 'string') return;
-        const p = located(oi, ci, id, summary, kind);
-        if (p !== undefined) emitDelta(p, delta);
+      // A delta that cannot be placed would silently lose text: that is a typed error, not a skip.
+      const onDelta = (e: Record<string, unknown>, oi: unknown, ci: unknown, id: unknown, summary: boolean, kind: TextKind, delta: unknown): void => {
+        const bad = typeof delta !== 'string' ? 'delta' : !isIndex(oi) ? 'output_index' : !isIndex(ci) ? (summary ? 'summary_index' : 'content_index') : undefined;
+        if (bad !== undefined) {
+          const seq = e['sequence_number'];
+          subscriber.error(new DecodeError(bad === 'delta' ? 'expected a string' : 'expected a non-negative integer index', String(e['type']), typeof seq === 'number' ? seq : undefined, bad));
+          return;
+        }
+        emitDelta(partAt(oi as number, summary, ci as number, kind, typeof id === 'string' ? id : undefined), delta as string);
       };
 
       const onDone = (oi: unknown, ci: unknown, id: unknown, summary: boolean, kind: TextKind, text: unknown): void => {
@@ -191,16 +199,16 @@ export function accumulateText(options: AccumulateTextOptions = {}): OperatorFun
           const type = e['type'];
           switch (type) {
             case 'response.output_text.delta':
-              if (wantOutput) onDelta(e['output_index'], e['content_index'], e['item_id'], false, 'output_text', e['delta']);
+              if (wantOutput) onDelta(e, e['output_index'], e['content_index'], e['item_id'], false, 'output_text', e['delta']);
               return;
             case 'response.refusal.delta':
-              if (wantRefusal) onDelta(e['output_index'], e['content_index'], e['item_id'], false, 'refusal', e['delta']);
+              if (wantRefusal) onDelta(e, e['output_index'], e['content_index'], e['item_id'], false, 'refusal', e['delta']);
               return;
             case 'response.reasoning_text.delta':
-              if (wantReasoning) onDelta(e['output_index'], e['content_index'], e['item_id'], false, 'reasoning_text', e['delta']);
+              if (wantReasoning) onDelta(e, e['output_index'], e['content_index'], e['item_id'], false, 'reasoning_text', e['delta']);
               return;
             case 'response.reasoning_summary_text.delta':
-              if (wantSummary) onDelta(e['output_index'], e['summary_index'], e['item_id'], true, 'reasoning_summary_text', e['delta']);
+              if (wantSummary) onDelta(e, e['output_index'], e['summary_index'], e['item_id'], true, 'reasoning_summary_text', e['delta']);
               return;
             case 'response.output_text.done':
               if (wantOutput) onDone(e['output_index'], e['content_index'], e['item_id'], false, 'output_text', e['text']);

@@ -1,3 +1,4 @@
+import { DecodeError } from '../../lib/errors';
 import { from, lastValueFrom, Observable, toArray } from 'rxjs';
 import { accumulateText, outputText, type TextSnapshot } from '../../operators/index';
 import type { ResponseStreamEvent } from '../../lib/events/responses';
@@ -194,19 +195,36 @@ describe('accumulateText: indices and malformed events', () => {
     ]);
   });
 
-  test('an index that is not a non-negative safe integer is ignored, and nothing lands on a prototype', async () => {
-    const bad: unknown[] = ['__proto__', 'constructor', '0', -1, 0.5, NaN, Infinity, 2 ** 53, null, undefined, {}];
-    const events = bad.flatMap((b) => [delta(b, 0), delta(0, b)]);
-    const out = await run([...events, delta(0, 0, 'ok')], accumulateText({ kind: 'all' }));
+  test.each(['__proto__', 'constructor', '0', -1, 0.5, NaN, Infinity, 2 ** 53, null, undefined, {}])(
+    'a delta whose index is %p ends with a DecodeError naming the field, and nothing lands on a prototype',
+    async (b) => {
+      for (const [e, field] of [[delta(b, 0), 'output_index'], [delta(0, b), 'content_index']] as const) {
+        const err = await run([delta(0, 0, 'ok'), { ...(e as object), sequence_number: 7 } as ResponseStreamEvent]).catch((x: unknown) => x);
+        expect(err).toBeInstanceOf(DecodeError);
+        expect(err).toMatchObject({ eventType: 'response.output_text.delta', sequenceNumber: 7, path: field });
+      }
+      expect(Object.prototype.hasOwnProperty.call(Array.prototype, 'text')).toBe(false);
+      expect(Object.prototype.hasOwnProperty.call(Object.prototype, 'text')).toBe(false);
+    },
+  );
+
+  test('other events with such indices are ignored', async () => {
+    const out = await run([
+      delta(0, 0, 'ok'),
+      raw({ type: 'response.output_text.done', output_index: '__proto__', content_index: 0, text: 'x' }),
+      raw({ type: 'response.content_part.added', output_index: 0, content_index: -1, part: { type: 'output_text', text: '' } }),
+    ]);
     expect(out.map((s) => [s.outputIndex, s.contentIndex, s.text, s.done])).toEqual([[0, 0, 'ok', false], [0, 0, 'ok', true]]);
-    expect(Object.prototype.hasOwnProperty.call(Array.prototype, 'text')).toBe(false);
-    expect(Object.prototype.hasOwnProperty.call(Object.prototype, 'text')).toBe(false);
   });
 
-  test('malformed events are ignored: not an object, no part, a delta that is not a string', async () => {
+  test('a delta that is not a string ends with a DecodeError (its text would be lost)', async () => {
+    await expect(run([delta(0, 0, 'Hi'), delta(0, 0, 42)])).rejects.toMatchObject({ name: 'DecodeError', path: 'delta' });
+  });
+
+  test('malformed events without text are ignored: not an object, no part, a part that is not an object', async () => {
     const out = await run([
       null as unknown as ResponseStreamEvent, raw({}), raw({ type: 'response.content_part.added', item_id: 'm', output_index: 0, content_index: 0 }),
-      raw({ type: 'response.content_part.done', output_index: 0, content_index: 1, part: 'nope' }), delta(0, 0, 42), delta(0, 0, { s: 1 }),
+      raw({ type: 'response.content_part.done', output_index: 0, content_index: 1, part: 'nope' }),
       delta(0, 0, 'Hi'), raw({ type: 'response.output_item.done', output_index: '__proto__', item: ev.msg('m') }),
     ]);
     expect(out.map((s) => [s.text, s.done])).toEqual([['Hi', false], ['Hi', true]]);
