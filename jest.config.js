@@ -7,5 +7,6 @@ module.exports = {
   // Sources import './x.js' (ESM style); jest resolves the .ts file.
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   testTimeout: 20000,
-  detectOpenHandles: false,
+  // Every test must leave no socket, server or timer behind (.ci/run fails when jest reports one).
+  detectOpenHandles: true,
 };
