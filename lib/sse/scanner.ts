@@ -65,7 +65,9 @@ export function createSSEScanner(onMessage: SSEMessageHandler, limits: SSELimits
       // A line can only be too long if the pending part plus this chunk is: most chunks skip the scan.
       if (lineLength + text.length > maxLine) checkLines(text);
       else {
-        const lastBreak = Math.max(text.lastIndexOf('\n'), text.lastIndexOf('\r'));
+        // Only the tail after the last LF can hold a later CR: never scan the whole chunk for one.
+        const lf = text.lastIndexOf('\n');
+        const lastBreak = text.indexOf('\r', lf + 1) === -1 ? lf : text.lastIndexOf('\r');
         lineLength = lastBreak === -1 ? lineLength + text.length : text.length - lastBreak - 1;
       }
       parser.feed(text);
