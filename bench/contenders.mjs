@@ -111,7 +111,19 @@ export const responsesContenders = [
     },
   }),
   ...strictOff({
-    name: 'rx pipeline: accumulateText + collectToolCalls', pipeline: true, need: () => needs('streamResponse', 'accumulateText', 'collectToolCalls'),
+    name: 'rx pipeline: fanOut(accumulateText, collectToolCalls)', pipeline: true, need: () => needs('streamResponse', 'accumulateText', 'collectToolCalls', 'fanOut'),
+    run: async (ctx, c) => {
+      const r = { text: '', reasoning: '', calls: [] };
+      const out$ = rx.streamResponse(RESPONSES_BODY, rxConfig(ctx, c.validate)).pipe(
+        rx.fanOut(rx.accumulateText({ kind: ['output_text', 'reasoning_summary_text'] }), rx.collectToolCalls()),
+      );
+      await drain(out$, (v) => ('kind' in v ? fromSnapshot(r, v) : fromToolCall(r, v)));
+      return r;
+    },
+  }),
+  ...strictOff({
+    // The same pipeline with RxJS's own multicast, for comparison (not what the targets measure).
+    name: 'rx pipeline via connect + merge', need: () => needs('streamResponse', 'accumulateText', 'collectToolCalls'),
     run: async (ctx, c) => {
       const r = { text: '', reasoning: '', calls: [] };
       const out$ = rx.streamResponse(RESPONSES_BODY, rxConfig(ctx, c.validate)).pipe(

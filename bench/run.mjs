@@ -98,7 +98,7 @@ function machine() {
   return { cpu, cores: cpus().length, node: process.version, platform: `${process.platform} ${process.arch}` };
 }
 
-async function measureWorkload(w, warm, contenders, args) {
+async function measureWorkload(w, warm, contenders, args, runs = RUNS) {
   const rows = [];
   for (const mode of MODES) {
     const baseURL = `${server?.url}/w/${w.name}/${args}/v1`;
@@ -117,7 +117,7 @@ async function measureWorkload(w, warm, contenders, args) {
         s.error = `${e.message}${e.cause ? ` (${e.cause.message ?? e.cause})` : ''}`;
       }
     }
-    for (let run = 0; run < RUNS; run++) {
+    for (let run = 0; run < runs; run++) {
       for (const s of state) {
         if (s.skip || s.error) continue;
         if (s.c.group === 'sdk' && run >= SDK_RUNS) continue;
@@ -183,8 +183,8 @@ function table(head, body) {
 }
 
 // ---- scaling and retained memory ----
-function pipeline(validate) {
-  return (events$) => events$.pipe(connect((e$) => merge(e$.pipe(rx.accumulateText()), e$.pipe(rx.collectToolCalls()))));
+function pipeline() {
+  return rx.fanOut(rx.accumulateText(), rx.collectToolCalls());
 }
 async function scalingSection() {
   if (typeof rx.accumulateText !== 'function' || typeof rx.collectToolCalls !== 'function') {
@@ -225,7 +225,7 @@ async function scalingSection() {
     process.stderr.write('.');
   }
   results.scaling = rows;
-  console.log('\n## Scaling — text pipeline (fromResponsesSSE → accumulateText + collectToolCalls), in memory, ns per event (flat = linear)');
+  console.log('\n## Scaling — text pipeline (fromResponsesSSE → fanOut(accumulateText, collectToolCalls)), in memory, ns per event (flat = linear)');
   table(['events', 'MB', 'eventsource-parser ns/event', 'rx strict ns/event', 'rx off ns/event'],
     rows.map((r) => [r.events.toLocaleString('en'), fmt(r.mb), fmt(r.floorNsPerEvent, 0), fmt(r.strictNsPerEvent, 0), fmt(r.offNsPerEvent, 0)]));
 }
@@ -362,7 +362,7 @@ function targets(all) {
 const t0 = now();
 const m = results.machine;
 console.log(`# openai-rx benchmark — ${results.date.slice(0, 10)} — ${m.cpu}, ${m.cores} cores, Node ${m.node}${QUICK ? ' — QUICK' : ''}`);
-console.log(`median of ${RUNS} runs (SDKs: best of ${SDK_RUNS}) after a warm-up; bodies fed in seeded 1–16 KiB chunks; "x floor" = time / the faster of the two baselines (hand-written decoder, eventsource-parser + JSON.parse) in the same workload and mode`);
+console.log(`median of ${RUNS} runs (tools: ${RUNS * 3}; SDKs: best of ${SDK_RUNS}) after a warm-up; bodies fed in seeded 1–16 KiB chunks; "x floor" = time / the faster of the two baselines (hand-written decoder, eventsource-parser + JSON.parse) in the same workload and mode`);
 if (MODES.includes('http') || sectionOn('load') || sectionOn('lanes')) await startServer();
 const all = [];
 try {
@@ -376,7 +376,8 @@ try {
     if (server && MODES.includes('http')) await prepare(`w=${name}/${args.join(',')};${name}/${warmArgs.join(',')}`);
     const w = make(...args);
     const warm = { ...make(...warmArgs), args: warmArgs.join(',') };
-    const rows = await measureWorkload(w, warm, contenders, args.join(','));
+    // The tools workload takes ~50 ms a run: three rounds are mostly JIT warm-up and noise, so it gets three times as many.
+    const rows = await measureWorkload(w, warm, contenders, args.join(','), name === 'tools' ? RUNS * 3 : RUNS);
     results.workloads[name] = { events: w.events, bytes: w.bytes.length, rows };
     all.push(...rows);
     printRows(title, w, rows);

@@ -13,3 +13,4 @@ export { toResponsesSSE, type ToResponsesSSEOptions } from './toResponsesSSE.js'
 export { toChatSSE, type ToChatSSEOptions } from './toChatSSE.js';
 export { laneMux, type LaneMuxOptions, type LaneMuxOutput } from './laneMux.js';
 export { bufferLimit } from './bufferLimit.js';
+export { fanOut } from './fanOut.js';
