@@ -3,17 +3,13 @@ import { readdir, stat } from 'node:fs/promises';
 import { basename, extname, join } from 'node:path';
 import { startResponsesWebSocketServer, startTestServer, type Fault, type RecordedRequest } from '../lib/testing/index.js';
 import { CLIError, parse } from './args.js';
+import type { IO } from './run.js';
 import { parseCapture, readCapture } from './replay.js';
 import { formatBytes, outFor, paint } from './style.js';
 import { embeddedTranscripts } from './transcripts.js';
 
-export interface ServeIO {
-  readonly stdout: NodeJS.WritableStream & { isTTY?: boolean };
-  readonly stderr: NodeJS.WritableStream;
-  readonly stdin: NodeJS.ReadableStream;
-  readonly env: NodeJS.ProcessEnv;
-  readonly interrupted?: Promise<void>;
-}
+/** What `serve` reads and writes: the CLI's own IO. */
+export type ServeIO = IO;
 
 /** Transcripts from files and folders (`.sse`, `.jsonl`, `.txt`), named after the file without its extension. */
 export async function loadTranscripts(paths: readonly string[]): Promise<Record<string, string>> {

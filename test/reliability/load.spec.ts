@@ -10,18 +10,8 @@ import {
 import { startResponsesWebSocketServer, startTestServer, type Fault } from '../../lib/testing';
 import { fixture } from '../helpers/fixtures';
 import { SEED, runSync } from './harness';
+import { prng } from '../helpers/prng';
 
-/** A small seeded PRNG (mulberry32), so drop points replay with FC_SEED. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 test(`1,000 concurrent SSE streams, ~15% dropped at random and resumed: every stream exactly the recording (seed ${SEED})`, async () => {
   const sse = fixture('plain-text');

@@ -5,6 +5,7 @@ import {
 } from '../../lib/index';
 import { parseTranscript, startTestServer, type Fault, type TestServer } from '../../lib/testing/index';
 import { fixture, payloads } from '../helpers/fixtures';
+import { prng } from '../helpers/prng';
 
 // Over the loopback server: a long response cut at random points, resumed with
 // streamResponse(...).pipe(resumeFrom(c => retrieveResponseStream(...))).
@@ -19,17 +20,6 @@ const byteEnds: number[] = [];
   for (const e of parseTranscript(long).events) byteEnds.push((total += Buffer.byteLength(e.raw)));
 }
 
-/** Small seeded PRNG (mulberry32): the same drop points on every run. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 const int = (rand: () => number, lo: number, hi: number) => lo + Math.floor(rand() * (hi - lo + 1));
 
 let server: TestServer;
