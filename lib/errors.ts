@@ -122,6 +122,8 @@ export class HTTPError extends OpenAIRxError {
     readonly requestId: string | null | undefined,
     readonly errorType?: string | null,
     readonly param?: string | null,
+    /** How long the server asked to wait (`retry-after-ms` / `retry-after`), in ms, when it said. */
+    readonly retryAfterMs?: number,
   ) {
     super(`HTTP ${status}${errorCode ? ` ${errorCode}` : ''}${apiMessage ? `: ${apiMessage}` : ''}${requestId ? ` (request ${requestId})` : ''}`);
     this.code = errorCode ?? `http_${status}`;

@@ -235,4 +235,26 @@ describe('exponentialBackoff', () => {
     expect(exponentialBackoff({ initial: 1000, jitter: 0.2, random: () => 0 })(1, null)).toBe(800);
     expect(exponentialBackoff({ initial: 1000, jitter: 0.2, random: () => 0.999999 })(1, null)).toBe(1200);
   });
+
+  test("a longer Retry-After from the server wins over the back-off, up to maxRetryAfter", () => {
+    const d = exponentialBackoff({ jitter: 0, maxRetryAfter: 10_000 });
+    expect(d(1, new HTTPError(429, 'rate_limit_exceeded', 'slow down', null, null, null, 3000))).toBe(3000);
+    expect(d(1, new HTTPError(429, 'rate_limit_exceeded', 'slow down', null, null, null, 100))).toBe(500);
+    expect(d(1, new HTTPError(503, null, 'busy', null, null, null, 120_000))).toBe(10_000);
+    expect(d(2, new HTTPError(503, null, 'busy', null))).toBe(1000);
+  });
+
+  test('the default delay waits as long as a 429 asked, in virtual time', () => {
+    new TestScheduler((a, b) => expect(a).toEqual(b)).run(({ cold, expectObservable }) => {
+      const created = { type: 'response.created', response: { id: 'resp_1' }, sequence_number: 0 } as unknown as ResponseStreamEvent;
+      const done = { type: 'response.completed', response: { id: 'resp_1' }, sequence_number: 1 } as unknown as ResponseStreamEvent;
+      const source = cold<ResponseStreamEvent>('a-#', { a: created }, new StreamInterruptedError('resp_1', 0));
+      let calls = 0;
+      const reconnect = () =>
+        calls++ === 0 ? cold<ResponseStreamEvent>('#', {}, new HTTPError(429, 'rate_limit_exceeded', 'slow down', null, null, null, 5000)) : cold<ResponseStreamEvent>('b|', { b: done });
+      const out = source.pipe(resumeFrom(reconnect, { delay: exponentialBackoff({ jitter: 0, initial: 100 }) }));
+      // drop at 2, first reconnect after 100 ms answers 429 (Retry-After 5 s), the second goes at 102 + 5000.
+      expectObservable(out).toBe('a 5101ms b|', { a: created, b: done });
+    });
+  });
 });

@@ -43,6 +43,8 @@ export interface BackoffOptions {
   readonly initial?: number;
   /** Largest delay in ms. Default 8000. */
   readonly max?: number;
+  /** Longest `Retry-After` honoured, in ms (a longer one is cut to this). Default 60000. */
+  readonly maxRetryAfter?: number;
   /** Fraction of the delay randomised either way (0 = none). Default 0.2. */
   readonly jitter?: number;
   /** Source of randomness in [0, 1). Default `Math.random`. */
@@ -55,9 +57,13 @@ export function exponentialBackoff(options: BackoffOptions = {}): ResumeDelay {
   const max = options.max ?? 8000;
   const jitter = options.jitter ?? 0.2;
   const random = options.random ?? Math.random;
-  return (attempt) => {
+  const ceiling = options.maxRetryAfter ?? 60_000;
+  return (attempt, error) => {
     const base = Math.min(max, initial * 2 ** Math.max(0, attempt - 1));
-    return Math.max(0, Math.round(base * (1 - jitter + 2 * jitter * random())));
+    const backoff = Math.max(0, Math.round(base * (1 - jitter + 2 * jitter * random())));
+    // A server that says how long to wait (429 / 503 with Retry-After) is waited for, up to a ceiling.
+    const asked = (error as { retryAfterMs?: unknown } | undefined)?.retryAfterMs;
+    return typeof asked === 'number' && asked > backoff ? Math.min(asked, ceiling) : backoff;
   };
 }
 

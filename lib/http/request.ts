@@ -86,7 +86,19 @@ export async function httpErrorOf(res: Response): Promise<HTTPError> {
   } catch {
     message = text ? text.slice(0, 200) : undefined;
   }
-  return new HTTPError(res.status, code, message, res.headers.get('x-request-id'), type, param);
+  return new HTTPError(res.status, code, message, res.headers.get('x-request-id'), type, param, retryAfterOf(res.headers));
+}
+
+/** `retry-after-ms`, else `retry-after` in seconds or as an HTTP date, in ms; `undefined` when absent or unreadable. */
+export function retryAfterOf(headers: Headers, now = Date.now()): number | undefined {
+  const ms = Number(headers.get('retry-after-ms') ?? NaN);
+  if (Number.isFinite(ms) && ms >= 0) return ms;
+  const ra = headers.get('retry-after');
+  if (ra === null) return undefined;
+  const seconds = Number(ra);
+  if (ra.trim() !== '' && Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
+  const date = Date.parse(ra);
+  return Number.isFinite(date) ? Math.max(0, date - now) : undefined;
 }
 
 /** `request$` then a body decoder, with the optional idle timeout over the decoded stream. */
