@@ -82,7 +82,9 @@ export type KnownResponsesServerEvent =
   | WithStreamId<Exclude<KnownResponseStreamEvent, { type: 'error' }>>
   | ResponseSteerAcceptedEvent | ResponseSteerPendingEvent | ResponseSteerFailedEvent
   | ResponseInjectCreatedEvent | ResponseInjectFailedEvent | WebSocketErrorEvent;
-export type ResponsesServerEvent = KnownResponsesServerEvent | UnknownEvent;
+/** An undocumented server event; over a WebSocket it may name its lane too. */
+export type UnknownServerEvent = UnknownEvent & { readonly stream_id?: string };
+export type ResponsesServerEvent = KnownResponsesServerEvent | UnknownServerEvent;
 
 export const serverEventCodecs = {
   ...responseEventCodecs,
