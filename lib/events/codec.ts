@@ -28,25 +28,21 @@ export type StructOf<P extends StructProps> = { [K in RequiredKeys<P>]: t.TypeOf
 export class StructType<P extends StructProps> extends t.Type<StructOf<P>, StructOf<P>, unknown> {
   constructor(name: string, readonly props: P) {
     const entries = Object.entries(props);
+    const is = (u: unknown): u is StructOf<P> => {
+      if (!isRecord(u)) return false;
+      for (let i = 0; i < entries.length; i++) {
+        const [k, codec] = entries[i] as [string, t.Mixed];
+        if (!codec.is(u[k])) return false;
+      }
+      return true;
+    };
     super(
       name,
-      (u): u is StructOf<P> => {
-        if (!isRecord(u)) return false;
-        for (let i = 0; i < entries.length; i++) {
-          const [k, codec] = entries[i] as [string, t.Mixed];
-          if (!codec.is(u[k])) return false;
-        }
-        return true;
-      },
+      is,
       (u, c) => {
-        if (!isRecord(u)) return t.failure(u, c, `${name} must be an object`);
         // Hot path: the allocation-free `is` checks; contexts are built only to report a failure.
-        let valid = true;
-        for (let i = 0; i < entries.length && valid; i++) {
-          const [k, codec] = entries[i] as [string, t.Mixed];
-          valid = codec.is(u[k]);
-        }
-        if (valid) return t.success(u as StructOf<P>);
+        if (is(u)) return t.success(u);
+        if (!isRecord(u)) return t.failure(u, c, `${name} must be an object`);
         let errors: t.Errors | undefined;
         for (const [k, codec] of entries) {
           const v = u[k];
