@@ -1,3 +1,5 @@
+import { env } from '../env.js';
+
 /** Where and how to reach an OpenAI-compatible API. */
 export interface ClientConfig {
   /** Default: `OPENAI_API_KEY` from the environment, where there is one. */
@@ -15,11 +17,6 @@ export interface ClientConfig {
 }
 
 export const DEFAULT_BASE_URL = 'https://api.openai.com/v1';
-
-function env(name: string): string | undefined {
-  const p = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process;
-  return p?.env?.[name] || undefined;
-}
 
 export interface ResolvedConfig {
   readonly baseURL: string;

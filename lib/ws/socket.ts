@@ -5,6 +5,7 @@ import type { ResponsesClientEvent, ResponsesServerEvent } from '../events/webso
 import { DEFAULT_BASE_URL } from '../http/config.js';
 import { WebSocketClosedError, WebSocketConfigError, WebSocketNotOpenError } from './errors.js';
 import { decodeFrame } from './frames.js';
+import { env, isNode } from '../env.js';
 import { redactError, redactValue, secretsOf } from '../redact.js';
 import type { ResponseOverSocketOptions, SocketResponseBody } from './response.js';
 import { streamResponseOverSocket } from './response.js';
@@ -62,16 +63,6 @@ export interface ResponsesSocket extends LaneSocket {
   close(code?: number, reason?: string): void;
   /** Sends one `response.create` and streams that response's events; see `streamResponseOverSocket`. */
   response(body: SocketResponseBody, options?: ResponseOverSocketOptions): Observable<ResponsesServerEvent>;
-}
-
-function env(name: string): string | undefined {
-  const p = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process;
-  return p?.env?.[name] || undefined;
-}
-
-function isNode(): boolean {
-  const p = (globalThis as { process?: { versions?: { node?: string } } }).process;
-  return typeof p?.versions?.node === 'string';
 }
 
 /** `{baseURL}/responses` with http→ws and https→wss. */
