@@ -39,7 +39,7 @@ const needs = (...names) => {
 };
 
 function textSnapshots(ctx, validate, events$ = rx.streamResponse(RESPONSES_BODY, rxConfig(ctx, validate))) {
-  return events$.pipe(rx.accumulateText({ kind: ['output_text', 'reasoning_summary_text'] }));
+  return events$.pipe(rx.accumulateText(TEXT_KINDS));
 }
 function fromSnapshot(r, s) {
   if (!s.done) return;
@@ -48,6 +48,15 @@ function fromSnapshot(r, s) {
 }
 function fromToolCall(r, c) {
   if (c.type === 'function_call') r.calls.push({ name: c.name, callId: c.callId, arguments: c.arguments, parsed: c.parsed.ok ? c.parsed.value : c.parsed.error });
+}
+
+const TEXT_KINDS = { kind: ['output_text', 'reasoning_summary_text'] };
+
+/** The full pipeline: the response's events through `compose()` (text snapshots and tool calls, merged). */
+async function runPipeline(ctx, c, compose) {
+  const r = { text: '', reasoning: '', calls: [] };
+  await drain(rx.streamResponse(RESPONSES_BODY, rxConfig(ctx, c.validate)).pipe(compose()), (v) => ('kind' in v ? fromSnapshot(r, v) : fromToolCall(r, v)));
+  return r;
 }
 
 const strictOff = (base) => [
@@ -112,29 +121,12 @@ export const responsesContenders = [
   }),
   ...strictOff({
     name: 'rx pipeline: fanOut(accumulateText, collectToolCalls)', pipeline: true, need: () => needs('streamResponse', 'accumulateText', 'collectToolCalls', 'fanOut'),
-    run: async (ctx, c) => {
-      const r = { text: '', reasoning: '', calls: [] };
-      const out$ = rx.streamResponse(RESPONSES_BODY, rxConfig(ctx, c.validate)).pipe(
-        rx.fanOut(rx.accumulateText({ kind: ['output_text', 'reasoning_summary_text'] }), rx.collectToolCalls()),
-      );
-      await drain(out$, (v) => ('kind' in v ? fromSnapshot(r, v) : fromToolCall(r, v)));
-      return r;
-    },
+    run: (ctx, c) => runPipeline(ctx, c, () => rx.fanOut(rx.accumulateText(TEXT_KINDS), rx.collectToolCalls())),
   }),
   ...strictOff({
     // The same pipeline with RxJS's own multicast, for comparison (not what the targets measure).
     name: 'rx pipeline via connect + merge', need: () => needs('streamResponse', 'accumulateText', 'collectToolCalls'),
-    run: async (ctx, c) => {
-      const r = { text: '', reasoning: '', calls: [] };
-      const out$ = rx.streamResponse(RESPONSES_BODY, rxConfig(ctx, c.validate)).pipe(
-        connect((events$) => merge(
-          events$.pipe(rx.accumulateText({ kind: ['output_text', 'reasoning_summary_text'] })),
-          events$.pipe(rx.collectToolCalls()),
-        )),
-      );
-      await drain(out$, (v) => ('kind' in v ? fromSnapshot(r, v) : fromToolCall(r, v)));
-      return r;
-    },
+    run: (ctx, c) => runPipeline(ctx, c, () => connect((events$) => merge(events$.pipe(rx.accumulateText(TEXT_KINDS)), events$.pipe(rx.collectToolCalls())))),
   }),
   ...strictOff({
     name: 'rx + toChatChunks', need: () => needs('streamResponse', 'toChatChunks'),
