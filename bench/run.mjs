@@ -1,4 +1,4 @@
-// openai-rx benchmark: node --expose-gc bench/run.mjs [--quick] [--only <section|contender>] [--runs N] [--mode memory|http|both]
+// openai-rx benchmark: node --expose-gc bench/run.mjs [--quick] [--only <section|contender>] [--runs N] [--mode memory|http|both] [--gc-between]
 // Sections: text, tools, chat, scaling, memory, load, lanes. Prints a table, writes bench-results.json.
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -18,6 +18,7 @@ const ONLY = opt('--only');
 const RUNS = Number(opt('--runs', QUICK ? 2 : 3));
 const MODES = opt('--mode', 'both') === 'both' ? ['memory', 'http'] : [opt('--mode')];
 const OUT = opt('--json', 'bench-results.json');
+const GC_BETWEEN = flag('--gc-between');
 // The SDKs take 5-15x longer per run: they get fewer rounds so that the whole bench stays under five minutes.
 const SDK_RUNS = Math.min(RUNS, Number(opt('--sdk-runs', 2)));
 const SIZES = QUICK
@@ -91,18 +92,33 @@ const prepare = async (q) => {
 };
 
 // ---- one workload, all contenders, both modes ----
-const results = { date: new Date().toISOString(), machine: machine(), quick: QUICK, runs: RUNS, workloads: {}, scaling: [], memory: [], load: undefined, lanes: undefined, targets: [] };
+const results = { date: new Date().toISOString(), machine: machine(), quick: QUICK, runs: RUNS, gcBetween: GC_BETWEEN, workloads: {}, scaling: [], memory: [], load: undefined, lanes: undefined, targets: [] };
 
 function machine() {
   const cpu = cpus()[0]?.model ?? 'unknown';
   return { cpu, cores: cpus().length, node: process.version, platform: `${process.platform} ${process.arch}` };
 }
 
+/** One run of a contender. A pooled keep-alive socket the server had just closed is a transport blip, not the
+ * contender's: retried once, counted in the JSON (`retries`). */
+async function runOnce(s, mode, chunks, baseURL) {
+  const ctx = () => (mode === 'memory' ? { fetch: memoryFetch(chunks), baseURL } : { fetch, baseURL });
+  try {
+    return await s.c.run(ctx(), s.c);
+  } catch (e) {
+    if (!(mode === 'http' && /other side closed|ECONNRESET/.test(String(e.cause?.message ?? e.cause)))) throw e;
+    s.retries = (s.retries ?? 0) + 1;
+    return s.c.run(ctx(), s.c);
+  }
+}
+
 async function measureWorkload(w, warm, contenders, args, runs = RUNS) {
   const rows = [];
   for (const mode of MODES) {
-    const baseURL = `${server?.url}/w/${w.name}/${args}/v1`;
-    const warmURL = `${server?.url}/w/${warm.name}/${warm.args}/v1`;
+    // (memory mode without the server, e.g. --mode memory --only tools: the fetch ignores the URL, the SDKs want a valid one)
+    const origin = server?.url ?? 'http://127.0.0.1:9';
+    const baseURL = `${origin}/w/${w.name}/${args}/v1`;
+    const warmURL = `${origin}/w/${warm.name}/${warm.args}/v1`;
     const chunks = chunk(w.bytes, 7);
     const warmChunks = chunk(warm.bytes, 7);
     const list = contenders.filter((c) => (!c.workloads || c.workloads.includes(w.name)) && contenderOn(c));
@@ -117,36 +133,38 @@ async function measureWorkload(w, warm, contenders, args, runs = RUNS) {
         s.error = `${e.message}${e.cause ? ` (${e.cause.message ?? e.cause})` : ''}`;
       }
     }
+    // Timed rounds, round-robin. No forced GC between them unless --gc-between: an app does not run a full
+    // GC before each stream, and one lets V8 drop the maps of the previous run's parsed events and deoptimise
+    // the code specialised on them, which on a 40 ms workload is a large share of the time (see RESULTS.md).
     for (let run = 0; run < runs; run++) {
       for (const s of state) {
         if (s.skip || s.error) continue;
         if (s.c.group === 'sdk' && run >= SDK_RUNS) continue;
-        const ctx = mode === 'memory' ? { fetch: memoryFetch(chunks), baseURL } : { fetch, baseURL };
         try {
-          sampler.start();
-          let t0 = now();
-          let r;
-          try {
-            r = await s.c.run(ctx, s.c);
-          } catch (e) {
-            // a pooled keep-alive socket the server had just closed is a transport blip, not the contender's:
-            // retried once, counted in the JSON (`retries`)
-            if (!(mode === 'http' && /other side closed|ECONNRESET/.test(String(e.cause?.message ?? e.cause)))) throw e;
-            s.retries = (s.retries ?? 0) + 1;
-            sampler.start();
-            t0 = now();
-            r = await s.c.run(ctx, s.c);
-          }
+          if (GC_BETWEEN) gc();
+          const t0 = now();
+          const r = await runOnce(s, mode, chunks, baseURL);
           const t = now() - t0;
-          s.peaks.push(sampler.stop());
           check(w, r);
           s.times.push(t);
         } catch (e) {
-          sampler.stop();
           s.error = `${e.message}${e.cause ? ` (${e.cause.message ?? e.cause})` : ''}`;
         }
       }
       process.stderr.write('.');
+    }
+    // Peak heap: one more run each, from a collected heap, sampled while it runs.
+    for (const s of state) {
+      if (s.skip || s.error) continue;
+      try {
+        sampler.start();
+        const r = await runOnce(s, mode, chunks, baseURL);
+        s.peaks.push(sampler.stop());
+        check(w, r);
+      } catch (e) {
+        sampler.stop();
+        s.error = `${e.message}${e.cause ? ` (${e.cause.message ?? e.cause})` : ''}`;
+      }
     }
     // "x floor" is against the faster of the two baselines (the hand-written decoder, eventsource-parser + JSON.parse)
     const base = state.filter((s) => (s.c.group === 'floor' || s.c.group === 'baseline') && s.times.length).map((s) => median(s.times));
@@ -362,7 +380,7 @@ function targets(all) {
 const t0 = now();
 const m = results.machine;
 console.log(`# openai-rx benchmark — ${results.date.slice(0, 10)} — ${m.cpu}, ${m.cores} cores, Node ${m.node}${QUICK ? ' — QUICK' : ''}`);
-console.log(`median of ${RUNS} runs (tools: ${RUNS * 3}; SDKs: best of ${SDK_RUNS}) after a warm-up; bodies fed in seeded 1–16 KiB chunks; "x floor" = time / the faster of the two baselines (hand-written decoder, eventsource-parser + JSON.parse) in the same workload and mode`);
+console.log(`median of ${RUNS} runs (tools: ${RUNS * 3}; SDKs: best of ${SDK_RUNS}) after a warm-up, ${GC_BETWEEN ? 'a forced full GC before each' : 'no forced GC between them'}; peak heap from one more run after a GC; bodies fed in seeded 1–16 KiB chunks; "x floor" = time / the faster of the two baselines (hand-written decoder, eventsource-parser + JSON.parse) in the same workload and mode`);
 if (MODES.includes('http') || sectionOn('load') || sectionOn('lanes')) await startServer();
 const all = [];
 try {
