@@ -1,4 +1,4 @@
-// npm run bench [-- --quick] [-- --only <section|contender>] [-- --runs N] [-- --mode memory|http|both]
+// npm run bench [-- --quick] [-- --only <section|contender>] [-- --runs N] [-- --mode memory|http|both] [-- --gc-between]
 // Builds dist first when any source is newer than it, then runs bench/run.mjs with --expose-gc.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
