@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { finalResponseOf, parseTranscript, sequenceOf, type ParsedTranscript } from './transcripts.js';
+import { startResponsesWebSocketServer, type ResponsesWebSocketServer, type ResponsesWebSocketServerOptions } from './ws-server.js';
 
 /**
  * What to do to one request instead of (or part-way through) answering it normally.
@@ -84,6 +85,11 @@ export interface TestServerOptions {
   readonly onRequest?: (request: RecordedRequest) => void;
   /** Called when a request's connection closes or its response ends. */
   readonly onClose?: (request: RecordedRequest) => void;
+  /**
+   * Also speak WebSocket mode at `ws://<host>:<port>/v1/responses` (the loopback WebSocket server, on this
+   * port), so that one `baseURL` serves both transports, as the API does.
+   */
+  readonly webSocket?: Omit<ResponsesWebSocketServerOptions, 'attach'>;
 }
 
 export interface TestServer {
@@ -100,6 +106,8 @@ export interface TestServer {
   waitForRequest(index: number): Promise<RecordedRequest>;
   /** Resolves once request `index`'s connection has closed or its response has ended. */
   waitForClose(index: number): Promise<RecordedRequest>;
+  /** The WebSocket side when `options.webSocket` was given (its `url` is on this server's port). */
+  readonly webSocket: ResponsesWebSocketServer | undefined;
   /** Ends every open connection, then stops listening. */
   close(): Promise<void>;
 }
@@ -403,6 +411,7 @@ export async function startTestServer(options: TestServerOptions): Promise<TestS
   const port = (server.address() as AddressInfo).port;
   const host = options.host ?? '127.0.0.1';
   const hostInURL = host.includes(':') ? `[${host}]` : host;
+  const webSocket = options.webSocket ? await startResponsesWebSocketServer({ ...options.webSocket, attach: { server, path: '/v1/responses' } }) : undefined;
 
   const waitFor = (waiters: Map<number, Array<(r: RecordedRequest) => void>>, index: number, ready: (r: RecordedRequest) => boolean) =>
     new Promise<RecordedRequest>((resolve) => {
@@ -425,8 +434,11 @@ export async function startTestServer(options: TestServerOptions): Promise<TestS
     clearFaults: () => script.splice(0).length,
     waitForRequest: (index) => waitFor(arrivals, index, () => true),
     waitForClose: (index) => waitFor(closings, index, (r) => r.outcome !== undefined),
+    webSocket,
     close: async () => {
       closing = true;
+      // Upgraded sockets are no longer the HTTP server's to close: the WebSocket side ends them first.
+      await webSocket?.close();
       const open = requests.filter((r) => r.outcome === undefined).map((r) => waitFor(closings, r.index, (x) => x.outcome !== undefined));
       const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();

@@ -2,7 +2,7 @@
 // enough to test clients against: lanes by `stream_id`, FIFO per lane, concurrent lanes with the 16-in-flight
 // and 32-lane limits, steering with a successor, `generate: false` warm-up, recorded transcripts, faults and
 // counters. Node only: it imports `ws` statically.
-import type { IncomingHttpHeaders } from 'node:http';
+import type { IncomingHttpHeaders, Server } from 'node:http';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { parseTranscript } from './transcripts.js';
 
@@ -32,6 +32,11 @@ export interface ResponsesWebSocketServerOptions {
   readonly faults?: WebSocketServerFaults;
   /** Answer pings (default true); `false` simulates a dead peer for heartbeat tests. */
   readonly autoPong?: boolean;
+  /**
+   * Take the upgrade requests of this (listening) HTTP server at `path` instead of listening on a port of
+   * its own, so one origin serves SSE and WebSocket mode as the API does. `close()` leaves the server open.
+   */
+  readonly attach?: { readonly server: Server; readonly path: string };
 }
 
 export interface WebSocketServerCounters {
@@ -51,7 +56,7 @@ export interface WebSocketServerCounters {
 }
 
 export interface ResponsesWebSocketServer {
-  /** `ws://127.0.0.1:<port>/v1/responses` (any path is accepted). */
+  /** `ws://127.0.0.1:<port>/v1/responses` (on a port of its own any path is accepted; attached, only `path`). */
   readonly url: string;
   readonly port: number;
   readonly counters: WebSocketServerCounters;
@@ -129,13 +134,20 @@ export async function startResponsesWebSocketServer(options: ResponsesWebSocketS
   let responses = 0;
   let closed = false;
 
-  const wss = new WebSocketServer({ host: '127.0.0.1', port: 0, autoPong: options.autoPong ?? true });
-  await new Promise<void>((resolve, reject) => {
-    wss.once('listening', resolve);
-    wss.once('error', reject);
-  });
-  const address = wss.address();
-  const port = typeof address === 'object' && address !== null ? address.port : 0;
+  const attach = options.attach;
+  const wss = attach
+    ? new WebSocketServer({ server: attach.server, path: attach.path, autoPong: options.autoPong ?? true })
+    : new WebSocketServer({ host: '127.0.0.1', port: 0, autoPong: options.autoPong ?? true });
+  if (!attach) {
+    await new Promise<void>((resolve, reject) => {
+      wss.once('listening', resolve);
+      wss.once('error', reject);
+    });
+  }
+  const address = (attach?.server ?? wss).address();
+  if (typeof address !== 'object' || address === null) throw new Error('the WebSocket server is not listening');
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const url = `ws://${host}:${address.port}${attach?.path ?? '/v1/responses'}`;
 
   const send = (c: Conn, text: string): void => {
     if (c.dead) return;
@@ -336,8 +348,8 @@ export async function startResponsesWebSocketServer(options: ResponsesWebSocketS
   });
 
   return {
-    url: `ws://127.0.0.1:${port}/v1/responses`,
-    port,
+    url,
+    port: address.port,
     counters,
     handshakes,
     dropAll() {

@@ -1,5 +1,5 @@
-import { firstValueFrom, lastValueFrom, take, toArray } from 'rxjs';
-import { HTTPError, StreamInterruptedError, retrieveResponseStream, streamChatCompletion, streamResponse } from '../../lib/index';
+import { filter, firstValueFrom, lastValueFrom, take, toArray } from 'rxjs';
+import { connectResponsesSocket, HTTPError, StreamInterruptedError, retrieveResponseStream, streamChatCompletion, streamResponse } from '../../lib/index';
 import { parseTranscript, startTestServer, textTranscript, chatTranscript, type TestServer } from '../../lib/testing/index';
 
 const KEY = 'sk-test-SECRET-0123456789abcdef';
@@ -231,5 +231,35 @@ describe('HTTP transports over the loopback server', () => {
     secretFree(err);
     expect(JSON.stringify(err)).not.toContain('sk-right-key-xyz');
     expect(JSON.stringify(server.requests)).not.toContain('sk-right-key-xyz');
+  });
+
+  test('webSocket: one origin serves SSE and WebSocket mode, as the API does (ws://…/v1/responses on the same port)', async () => {
+    const config = await start({ webSocket: {} });
+    expect(server.webSocket?.url).toBe(`ws://127.0.0.1:${server.port}/v1/responses`);
+    // the socket's URL comes from the same baseURL as the HTTP requests
+    const socket = connectResponsesSocket({ baseURL: config.baseURL, apiKey: KEY });
+    try {
+      const overSocket = await lastValueFrom(socket.response({ model: 'm', input: 'x', metadata: { loopback_deltas: '3' } }).pipe(toArray()));
+      expect(overSocket.map((e) => e.type)).toContain('response.completed');
+      expect(overSocket.filter((e) => e.type === 'response.output_text.delta')).toHaveLength(3);
+      const overSSE = await lastValueFrom(streamResponse({ model: 'text', input: 'hi' }, config).pipe(toArray()));
+      expect(overSSE).toEqual(payloadsOf(text));
+      expect(server.webSocket?.handshakes[0]?.['authorization']).toBe(`Bearer ${KEY}`);
+    } finally {
+      socket.close();
+    }
+  });
+
+  test('webSocket: close() ends the open WebSocket connections too, and nothing is left listening', async () => {
+    await start({ webSocket: {} });
+    const socket = connectResponsesSocket({ url: server.webSocket!.url, apiKey: KEY });
+    const states: string[] = [];
+    socket.state$.subscribe((s) => states.push(s));
+    await firstValueFrom(socket.state$.pipe(filter((s) => s === 'open')));
+    await server.close();
+    await firstValueFrom(socket.state$.pipe(filter((s) => s === 'closed')));
+    expect(states).toContain('open');
+    const refused = await fetch(`http://127.0.0.1:${server.port}/v1/responses`).then(() => 'answered', () => 'refused');
+    expect(refused).toBe('refused');
   });
 });
