@@ -1,5 +1,5 @@
 // `openai-rx demo`: real pipelines over real sockets. Offline (default) against the embedded loopback
-// servers serving embedded transcripts; with --live against the OpenAI API.
+// servers serving embedded transcripts; with --live against the OpenAI API (or OPENAI_BASE_URL's provider).
 import { concatMap, from, lastValueFrom, Observable, tap, toArray, type MonoTypeOperatorFunction } from 'rxjs';
 import {
   accumulateText, collectToolCalls, connectResponsesSocket, isLaneError, laneMux, outputText, resumeFrom, retrieveResponseStream,
@@ -18,6 +18,8 @@ export interface DemoOptions {
   readonly apiKey?: string;
   /** Model for --live. */
   readonly model?: string;
+  /** For --live: another OpenAI-compatible provider (`OPENAI_BASE_URL`); its WebSocket mode at `{baseURL}/responses`. */
+  readonly baseURL?: string;
   /** Milliseconds between the events the loopback server writes (offline). Default 12. */
   readonly chunkDelay?: number;
 }
@@ -118,11 +120,12 @@ async function offlineBackend(chunkDelay: number, counter: { bytes: number }): P
   };
 }
 
-function liveBackend(apiKey: string, model: string, counter: { bytes: number }): Backend {
+function liveBackend(apiKey: string, model: string, baseURL: string | undefined, counter: { bytes: number }): Backend {
+  const where = baseURL ? { baseURL } : {};
   return {
-    label: `the OpenAI API (model ${model})`,
-    http: { apiKey, fetch: countingFetch(counter) },
-    socket: () => connectResponsesSocket({ apiKey }),
+    label: `${baseURL ?? 'the OpenAI API'} (model ${model})`,
+    http: { apiKey, fetch: countingFetch(counter), ...where },
+    socket: () => connectResponsesSocket({ apiKey, ...where }),
     model: () => model,
     // The API will not drop a connection on request: break it here, as a network would.
     cut: (source) =>
@@ -164,7 +167,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
   const heading = (n: number, title: string, what: string) => w(`\n${paint(out, 'bold', `${n}. ${title}`)}  ${paint(out, 'dim', what)}\n`);
   const counter = { bytes: 0 };
   const backend = options.live
-    ? liveBackend(options.apiKey ?? '', options.model ?? 'gpt-5.4-nano', counter)
+    ? liveBackend(options.apiKey ?? '', options.model ?? 'gpt-5.4-nano', options.baseURL, counter)
     : await offlineBackend(options.chunkDelay ?? 12, counter);
   const steps: StepResult[] = [];
   const started = Date.now();

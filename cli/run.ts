@@ -8,7 +8,8 @@ import { outFor } from './style.js';
 export const USAGE = `usage: openai-rx <command> [options]
 
   demo                      run real pipelines against the embedded loopback servers (offline)
-    --live                  against the OpenAI API instead (needs OPENAI_API_KEY)
+    --live                  against the OpenAI API instead (needs OPENAI_API_KEY;
+                            OPENAI_BASE_URL picks another compatible provider)
     --model NAME            model for --live (default gpt-5.4-nano)
   replay FILE|-             decode a captured stream (SSE body as saved by curl -N, or JSON lines)
     --to chat|responses     print it re-encoded as Chat Completions / Responses SSE
@@ -20,7 +21,7 @@ export const USAGE = `usage: openai-rx <command> [options]
     --chunk-size BYTES      bytes per write (default: one event per write)
     --delay MS              milliseconds between writes
     --status CODE[,CODE..]  answer the first requests with these HTTP errors, then normally
-    --ws                    also start the WebSocket-mode server
+    --ws                    also serve WebSocket mode, on the same port ({baseURL}/responses)
 `;
 
 export interface IO {
@@ -50,6 +51,7 @@ export async function run(argv: readonly string[], io: IO): Promise<number> {
         out: outFor(io.stdout, io.env),
         live: a.flags.live === true,
         ...(apiKey ? { apiKey } : {}),
+        ...(a.flags.live && io.env['OPENAI_BASE_URL'] ? { baseURL: io.env['OPENAI_BASE_URL'] } : {}),
         ...(typeof a.flags.model === 'string' ? { model: a.flags.model } : {}),
         ...(typeof a.flags.delay === 'string' ? { chunkDelay: a.int('delay') } : {}),
       });

@@ -1,7 +1,7 @@
 // `openai-rx serve`: the loopback server as a standalone fake provider, until Ctrl-C.
 import { readdir, stat } from 'node:fs/promises';
 import { basename, extname, join } from 'node:path';
-import { startResponsesWebSocketServer, startTestServer, type Fault, type RecordedRequest } from '../lib/testing/index.js';
+import { parseTranscript, startTestServer, type Fault, type RecordedRequest } from '../lib/testing/index.js';
 import { CLIError, parse } from './args.js';
 import type { IO } from './run.js';
 import { parseCapture, readCapture } from './replay.js';
@@ -34,6 +34,14 @@ export async function loadTranscripts(paths: readonly string[]): Promise<Record<
     out[basename(f, extname(f))] = capture.sse;
   }
   return out;
+}
+
+/** WebSocket `response.create`s get the Responses transcript their `model` names, else a generated answer. */
+function wsAnswers(transcripts: Record<string, string>): ((request: Record<string, unknown>) => string) | undefined {
+  const responses = new Map(Object.entries(transcripts).filter(([, sse]) => parseTranscript(sse).kind === 'responses'));
+  const first = responses.values().next().value;
+  if (first === undefined) return undefined;
+  return (request) => responses.get(String(request['model'])) ?? first;
 }
 
 function statuses(v: string | undefined): number[] {
@@ -73,6 +81,7 @@ export async function runServe(argv: readonly string[], io: ServeIO): Promise<nu
       faults,
       ...(chunkSize !== undefined ? { chunkSize } : {}),
       ...(delay !== undefined ? { chunkDelay: delay } : {}),
+      ...(a.flags.ws ? { webSocket: { respond: wsAnswers(transcripts) } } : {}),
       onClose: (r) => {
         const model = (r.body as { model?: unknown } | undefined)?.model;
         const colour = r.status === 200 && r.outcome === 'completed' ? 'green' : r.status === 200 ? 'yellow' : 'red';
@@ -90,10 +99,10 @@ export async function runServe(argv: readonly string[], io: ServeIO): Promise<nu
     if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') throw new CLIError(`cannot listen on host ${host}`);
     throw e;
   }
-  const ws = a.flags.ws ? await startResponsesWebSocketServer({}) : undefined;
+  const ws = server.webSocket;
 
   log(`${paint(out, 'bold', 'openai-rx serve')}: a fake OpenAI-compatible API at ${paint(out, 'cyan', server.baseURL)}`);
-  if (ws) log(`WebSocket mode at ${paint(out, 'cyan', ws.url)}`);
+  if (ws) log(`WebSocket mode at ${paint(out, 'cyan', ws.url)} (the same baseURL)`);
   log(`transcripts (pick one with "model": NAME or the x-openai-rx-transcript header): ${Object.keys(transcripts).join(', ')}`);
   const faultText = [
     queued.length ? `status ${queued.join(',')} first` : '',
@@ -109,7 +118,7 @@ export async function runServe(argv: readonly string[], io: ServeIO): Promise<nu
       process.once('SIGINT', () => resolve());
       process.once('SIGTERM', () => resolve());
     }));
-  await Promise.all([server.close(), ws?.close()]);
+  await server.close();
   log('stopped');
   return 0;
 }

@@ -5,12 +5,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { lastValueFrom, toArray } from 'rxjs';
-import { fromChatCompletionsSSE, HTTPError, StreamInterruptedError, streamResponse } from '../../lib/index';
-import { parseTranscript } from '../../lib/testing/index';
+import { connectResponsesSocket, fromChatCompletionsSSE, HTTPError, outputText, StreamInterruptedError, streamResponse } from '../../lib/index';
+import { parseTranscript, startTestServer } from '../../lib/testing/index';
 import { CLIError } from '../../cli/args';
 import { runDemo } from '../../cli/demo';
 import { run, type IO } from '../../cli/run';
-import { DEMO_ANSWER, DEMO_CALLS, demoBackground } from '../../cli/transcripts';
+import { DEMO_ANSWER, DEMO_CALLS, demoBackground, embeddedTranscripts } from '../../cli/transcripts';
 
 const FIXTURES = join(__dirname, '..', 'fixtures');
 const ANSI = /\u001b\[/;
@@ -78,6 +78,28 @@ describe('openai-rx demo', () => {
     const out = capture(true);
     await runDemo({ out: { stream: out.stream, tty: true }, chunkDelay: 0 });
     expect(out.text()).toMatch(ANSI);
+  });
+
+  test('--live against OPENAI_BASE_URL: the live path (cut by the demo, resumed, lanes) through a stand-in provider', async () => {
+    const provider = await startTestServer({ transcripts: embeddedTranscripts(), webSocket: {} });
+    try {
+      const h = io({ env: { OPENAI_API_KEY: 'sk-live-demo-SECRET', OPENAI_BASE_URL: provider.baseURL } });
+      expect(await run(['demo', '--live', '--model', 'demo-background'], h.io)).toBe(0);
+      const out = h.out();
+      expect(out).toContain(`against ${provider.baseURL} (model demo-background)`);
+      expect(out).toMatch(/dropped; resuming after sequence \d+/);
+      expect(out).toContain('each number once, in order');
+      expect(out).toMatch(/laneMux: 3 lanes/);
+      expect(out).not.toContain('offline');
+      expect(out).not.toContain('SECRET');
+      // every request went to the stand-in, with the key; the resume asked for the events after the cut
+      expect(provider.requests.map((r) => `${r.method} ${r.path}`)).toContain('GET /v1/responses/resp_demo_background');
+      expect(provider.requests.some((r) => r.query['starting_after'] !== undefined)).toBe(true);
+      expect(provider.webSocket?.counters.received['response.create']).toBe(3);
+      expect(provider.webSocket?.handshakes[0]?.['authorization']).toBe('Bearer sk-live-demo-SECRET');
+    } finally {
+      await provider.close();
+    }
   });
 
   test('--live without OPENAI_API_KEY is a one-line error, and --model needs --live', async () => {
@@ -209,6 +231,21 @@ describe('openai-rx serve', () => {
       expect(s.out()).toMatch(/transcripts .*: hello\n/);
     } finally {
       await s.stop();
+    }
+  });
+
+  test('--ws: WebSocket mode on the same port, answering with the transcript the model names', async () => {
+    const s = await serve(['--ws']);
+    const socket = connectResponsesSocket({ baseURL: s.baseURL, apiKey: 'k' });
+    try {
+      expect(s.out()).toContain(`WebSocket mode at ${s.baseURL.replace(/^http/, 'ws')}/responses (the same baseURL)`);
+      const overSocket = await lastValueFrom(socket.response({ model: 'demo-text', input: 'hi' }).pipe(outputText()));
+      const overSSE = await lastValueFrom(streamResponse({ model: 'demo-text', input: 'hi' }, { baseURL: s.baseURL, apiKey: 'k' }).pipe(outputText()));
+      expect(overSocket).toBe(overSSE);
+      expect(overSocket.length).toBeGreaterThan(20);
+    } finally {
+      socket.close();
+      expect(await s.stop()).toBe(0);
     }
   });
 
