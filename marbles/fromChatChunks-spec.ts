@@ -121,6 +121,27 @@ describe('fromChatChunks', () => {
     expect(last(events).type).toBe('response.completed');
   });
 
+  it('turns a deprecated delta.function_call (the functions API) into a function_call item instead of dropping it', () => {
+    const { events } = collect([
+      chunk({ role: 'assistant', content: null, function_call: { name: 'get_weather', arguments: '' } }),
+      chunk({ function_call: { arguments: '{"city":' } }),
+      chunk({ function_call: { arguments: '"Oslo"}' } }),
+      chunk({}, 'function_call'),
+    ]);
+    expect(ofType(events, 'response.function_call_arguments.delta').map((e) => e['delta'])).toEqual(['{"city":', '"Oslo"}']);
+    const output = last(events).response['output'] as Array<Record<string, unknown>>;
+    expect(output).toEqual([
+      { id: `fc_${CHAT_ID}_0`, type: 'function_call', status: 'completed', call_id: `call_${CHAT_ID}_function_call`, name: 'get_weather', arguments: '{"city":"Oslo"}' },
+    ]);
+    expect(last(events).type).toBe('response.completed');
+  });
+
+  it('ends with a DecodeError naming the path when a deprecated function_call has a wrong field', () => {
+    const { error } = collect([chunk({ role: 'assistant' }), chunk({ function_call: { name: 7 } })]);
+    expect(error).toBeInstanceOf(DecodeError);
+    expect(error).toMatchObject({ sequenceNumber: 1, path: 'choices[0].delta.function_call.name' });
+  });
+
   it('reads reasoning from reasoning_content or reasoning, as a reasoning item that closes when the message opens', () => {
     const { events } = collect([chunk({ reasoning: 'Hmm' }), chunk({ reasoning_content: ', ok' }), chunk({ content: 'A' }), chunk({}, 'stop')]);
     expect(events.map((e) => e.type).slice(2)).toEqual([

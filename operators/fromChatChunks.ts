@@ -23,6 +23,9 @@ interface CallState { readonly oi: number; readonly id: string; readonly callId:
 // A Map, so that a finish_reason such as "constructor" finds nothing.
 const INCOMPLETE: ReadonlyMap<string, string> = new Map([['length', 'max_output_tokens'], ['content_filter', 'content_filter']]);
 
+/** The calls map key of a deprecated `delta.function_call` (tool call indexes are 0 and up). */
+const LEGACY_CALL = -1;
+
 /** Absent, `null`, or a string (what a chat field holding text may be). */
 const optString = (v: unknown): v is string | null | undefined => v === undefined || v === null || typeof v === 'string';
 
@@ -32,7 +35,8 @@ const optString = (v: unknown): v is string | null | undefined => v === undefine
  * message / `function_call` items with their added, delta and done events, then `response.completed`
  * (or `response.incomplete` for `length` / `content_filter`) with the usage, when the chunks end.
  * Item ids are derived from the chunk id and `sequence_number` counts from 0. Tool-call fragments are
- * merged by `index`; a name resent on every fragment is not doubled.
+ * merged by `index`; a name resent on every fragment is not doubled. A deprecated `delta.function_call`
+ * becomes a `function_call` item too (call id `call_<chunk id>_function_call`).
  *
  * Chunks are read defensively (they may come from `validate: 'off'`): `null` counts as absent, chunk
  * metadata of the wrong type falls back to a default, and a content field of the wrong type (`choices`,
@@ -175,12 +179,18 @@ export function fromChatChunks(options: FromChatChunksOptions = {}): OperatorFun
         if (typeof index !== 'number') throw chunkError(n, `${path()}.index`, 'not a number');
         const callId = f['id'];
         if (!optString(callId)) throw chunkError(n, `${path()}.id`, 'not a string');
-        const fn = f['function'];
-        if (fn !== undefined && fn !== null && !isRecord(fn)) throw chunkError(n, `${path()}.function`, 'not an object');
+        onFunction(index, callId, f['function'], () => `${path()}.function`);
+      };
+      /**
+       * The function part of a call fragment, or a deprecated `delta.function_call` (the `functions` API, which
+       * some compatible providers still stream): one call per choice, under its own key, with no id of its own.
+       */
+      const onFunction = (index: number, callId: string | null | undefined, fn: unknown, path: () => string): void => {
+        if (fn !== undefined && fn !== null && !isRecord(fn)) throw chunkError(n, path(), 'not an object');
         const name = fn?.['name'];
         const a = fn?.['arguments'];
-        if (!optString(name)) throw chunkError(n, `${path()}.function.name`, 'not a string');
-        if (!optString(a)) throw chunkError(n, `${path()}.function.arguments`, 'not a string');
+        if (!optString(name)) throw chunkError(n, `${path()}.name`, 'not a string');
+        if (!optString(a)) throw chunkError(n, `${path()}.arguments`, 'not a string');
         let c = calls.get(index);
         if (c === undefined) {
           closeReasoning();
@@ -258,6 +268,8 @@ export function fromChatChunks(options: FromChatChunksOptions = {}): OperatorFun
               });
             }
           }
+          const legacy = d['function_call'];
+          if (legacy !== undefined && legacy !== null) onFunction(LEGACY_CALL, `call_${id}_function_call`, legacy, () => `choices[${i}].delta.function_call`);
           const toolCalls = d['tool_calls'];
           if (toolCalls !== undefined && toolCalls !== null) {
             if (!Array.isArray(toolCalls)) throw chunkError(n, `choices[${i}].delta.tool_calls`, 'not an array');
