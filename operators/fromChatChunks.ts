@@ -23,8 +23,8 @@ interface CallState { readonly oi: number; readonly id: string; readonly callId:
 // A Map, so that a finish_reason such as "constructor" finds nothing.
 const INCOMPLETE: ReadonlyMap<string, string> = new Map([['length', 'max_output_tokens'], ['content_filter', 'content_filter']]);
 
-/** The calls map key of a deprecated `delta.function_call` (tool call indexes are 0 and up). */
-const LEGACY_CALL = -1;
+/** The calls map key of a deprecated `delta.function_call`: no JSON number is NaN, so no tool call index collides. */
+const LEGACY_CALL = Number.NaN;
 
 /** Absent, `null`, or a string (what a chat field holding text may be). */
 const optString = (v: unknown): v is string | null | undefined => v === undefined || v === null || typeof v === 'string';
