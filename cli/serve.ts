@@ -36,7 +36,7 @@ export async function loadTranscripts(paths: readonly string[]): Promise<Record<
   return out;
 }
 
-/** WebSocket `response.create`s get the Responses transcript their `model` names, else a generated answer. */
+/** WebSocket `response.create`s get the Responses transcript their `model` names, else the first (as over HTTP); with none, a generated answer. */
 function wsAnswers(transcripts: Record<string, string>): ((request: Record<string, unknown>) => string) | undefined {
   const responses = new Map(Object.entries(transcripts).filter(([, sse]) => parseTranscript(sse).kind === 'responses'));
   const first = responses.values().next().value;
