@@ -10,10 +10,12 @@ export type StreamSource =
   | ReadableStream<Uint8Array>
   | AsyncIterable<Uint8Array | string>;
 
-/** Incremental UTF-8 → text, split characters carried across chunks; a BOM is dropped. */
+/**
+ * Incremental UTF-8 → text, split characters carried across chunks. A BOM is kept: the SSE scanner strips
+ * exactly one, so a second one stays data whichever way the body arrived (bytes or text).
+ */
 export class Utf8 {
-  private readonly decoder = new TextDecoder('utf-8', { fatal: true });
-  private first = true;
+  private readonly decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
   text(chunk: Uint8Array | string, last = false): string {
     let s: string;
     if (typeof chunk === 'string') {
@@ -24,10 +26,6 @@ export class Utf8 {
       } catch {
         throw new DecodeError('invalid UTF-8 in the stream body');
       }
-    }
-    if (this.first && s.length > 0) {
-      this.first = false;
-      if (s.charCodeAt(0) === 0xfeff) s = s.slice(1);
     }
     return s;
   }

@@ -148,6 +148,31 @@ describe('SSE framing', () => {
     expect((await decode(iterate(['\uFEFF', sse]))).values).toEqual(expected);
   });
 
+  test('exactly one BOM is stripped, from bytes as from text: a second one is data', async () => {
+    // Data-only, so the line that a second BOM turns into an unknown field is the first event's data.
+    const dataOnly = frame(expected, false);
+    const twice = new Uint8Array([0xef, 0xbb, 0xbf, 0xef, 0xbb, 0xbf, ...utf8(dataOnly)]);
+    for (const source of [twice, readable(cutAt(twice, [3, 5])), `\uFEFF\uFEFF${dataOnly}`, iterate(['\uFEFF', '\uFEFF', dataOnly])]) {
+      const out = await decode(source);
+      expect(out.values).toEqual(expected.slice(1));
+    }
+  });
+
+  test('a CR-only server: the terminal event is delivered as soon as its chunk arrives', async () => {
+    const text = withEol(sse, '\r');
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    // The body stays open after its last CR until the stream completes: a held-back terminal event never would.
+    const body = (async function* () {
+      yield text;
+      await gate;
+    })();
+    const types: string[] = [];
+    await new Promise<void>((done, fail) => fromResponsesSSE(body).subscribe({ next: (e) => types.push(e.type), error: fail, complete: done }));
+    release();
+    expect(types[types.length - 1]).toBe('response.completed');
+  });
+
   test('multi-line data is joined with newlines', async () => {
     const multi = expected
       .map((p) => {
