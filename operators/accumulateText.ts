@@ -1,6 +1,7 @@
 import { Observable, type OperatorFunction } from 'rxjs';
 import type { ResponseStreamEvent } from '../lib/events/responses.js';
 import { DecodeError } from '../lib/errors.js';
+import { ItemBook } from './internal/items.js';
 import { asRecord, field, isIndex, isTerminalType, partText, sortedKeys, stringField } from './internal/parts.js';
 
 /** The streamed text parts of a response, by the name of their delta event. */
@@ -58,14 +59,16 @@ function contentKind(partType: unknown): TextKind | undefined {
  * is the `.done` event's when there is one; otherwise the part is closed by `content_part.done`, by
  * `response.output_item.done` (whose content is authoritative), by the end of the response
  * (`response.completed` / `.incomplete` / `.failed` / `error`, from its `output` when present) or by the source
- * completing. Parts that only appear in a closed item or in the final response get a final snapshot too.
+ * completing. That `output` may leave out or reorder items that streamed: its items are matched to the
+ * streamed ones by `id`, never by list position alone, and parts it leaves out close with what streamed.
+ * Parts that only appear in a closed item or in the final response get a final snapshot too.
  * An error passes through untouched, without final snapshots.
  *
  * Events are read without trusting their shape (they may come from `validate: 'off'` or a hand-built
  * source). A delta whose index is not a non-negative safe integer, or whose delta is not a string, would
  * lose text: it ends the stream with a `DecodeError` naming the event type, `sequence_number` and field. Other
  * events with such indices are ignored, as unknown events are; a `.done` without a string text closes the part
- * with what was accumulated.
+ * with what was accumulated. An event aimed at an item of another type (text at a function call) is ignored.
  *
  * ```
  * events:  --added--d(He)--d(llo)--done(Hello!)--item.done--completed--|
@@ -94,6 +97,7 @@ export function accumulateText(options: AccumulateTextOptions = {}): OperatorFun
   return (source) =>
     new Observable<TextSnapshot>((subscriber) => {
       let items = new Map<number, ItemParts>();
+      const book = new ItemBook();
 
       const itemAt = (outputIndex: number): ItemParts => {
         let it = items.get(outputIndex);
@@ -184,11 +188,16 @@ export function accumulateText(options: AccumulateTextOptions = {}): OperatorFun
         for (const i of sortedKeys(it.summary)) finish(it.summary.get(i)!, undefined);
       };
 
+      // The final output's items are matched to the streamed ones by id (see ItemBook.place), then closed in
+      // output order; parts it leaves out close with what streamed.
       const closeAll = (output: unknown): void => {
         const list = Array.isArray(output) ? (output as unknown[]) : [];
-        for (let i = 0; i < list.length; i++) closeItem(i, list[i]);
+        const at = book.place(list);
+        const order = list.map((_, i) => i).sort((a, b) => at[a]! - at[b]!);
+        for (const i of order) closeItem(at[i]!, list[i]);
         for (const oi of sortedKeys(items)) closeItem(oi, undefined);
         items = new Map(); // a later response on the same stream starts afresh
+        book.clear();
         last = undefined;
       };
 
@@ -197,6 +206,7 @@ export function accumulateText(options: AccumulateTextOptions = {}): OperatorFun
           const e = asRecord(ev);
           if (e === undefined) return;
           const type = e['type'];
+          if (!book.admits(e)) return; // aimed at an item of another type
           switch (type) {
             case 'response.output_text.delta':
               if (wantOutput) onDelta(e, e['output_index'], e['content_index'], e['item_id'], false, 'output_text', e['delta']);
@@ -238,9 +248,16 @@ export function accumulateText(options: AccumulateTextOptions = {}): OperatorFun
               else located(e['output_index'], e['summary_index'], e['item_id'], true, 'reasoning_summary_text');
               return;
             }
+            case 'response.output_item.added': {
+              const oi = e['output_index'];
+              if (isIndex(oi)) book.noteItem(oi, e['item']);
+              return;
+            }
             case 'response.output_item.done': {
               const oi = e['output_index'];
-              if (isIndex(oi)) closeItem(oi, e['item']);
+              if (!isIndex(oi)) return;
+              book.noteItem(oi, e['item']);
+              closeItem(oi, e['item']);
               return;
             }
             default:

@@ -69,6 +69,16 @@ export const ImageGenerationCall = struct({ type: t.literal('image_generation_ca
 export const ComputerCall = struct({ type: t.literal('computer_call'), id: t.string, call_id: t.string, status, action: optional(JsonObject) }, 'computer_call');
 export const LocalShellCall = struct({ type: t.literal('local_shell_call'), id: t.string, call_id: t.string, status, action: JsonObject }, 'local_shell_call');
 export const ShellCall = struct({ type: t.literal('shell_call'), id, call_id: t.string, status, action: optional(JsonObject) }, 'shell_call');
+/** Output of a hosted shell call, one content per command (`stdout` / `stderr` grow with `shell_call_output_content.delta`). */
+export const ShellCallOutput = struct(
+  { type: t.literal('shell_call_output'), id, call_id: optional(t.string), status, output: optional(t.array(JsonObject)) },
+  'shell_call_output',
+);
+/** `execution: "client"`: the application runs the search and answers with a `tool_search_output` item. */
+export const ToolSearchCall = struct(
+  { type: t.literal('tool_search_call'), id, call_id: optional(nullable(t.string)), execution: optional(t.string), arguments: optional(t.unknown), status },
+  'tool_search_call',
+);
 export const ApplyPatchCall = struct({ type: t.literal('apply_patch_call'), id, call_id: t.string, status, operation: optional(JsonObject) }, 'apply_patch_call');
 export const CompactionItem = struct({ type: t.literal('compaction'), id: t.string }, 'compaction');
 
@@ -86,6 +96,8 @@ export type ImageGenerationCall = t.TypeOf<typeof ImageGenerationCall>;
 export type ComputerCall = t.TypeOf<typeof ComputerCall>;
 export type LocalShellCall = t.TypeOf<typeof LocalShellCall>;
 export type ShellCall = t.TypeOf<typeof ShellCall>;
+export type ShellCallOutput = t.TypeOf<typeof ShellCallOutput>;
+export type ToolSearchCall = t.TypeOf<typeof ToolSearchCall>;
 export type ApplyPatchCall = t.TypeOf<typeof ApplyPatchCall>;
 export type CompactionItem = t.TypeOf<typeof CompactionItem>;
 
@@ -95,14 +107,15 @@ export interface UnknownItem { readonly type: string; readonly id?: string; read
 export type ResponseOutputItem =
   | ResponseOutputMessage | ResponseReasoningItem | ResponseFunctionToolCall | ResponseCustomToolCall
   | McpCall | McpListTools | McpApprovalRequest | FileSearchCall | WebSearchCall | CodeInterpreterCall
-  | ImageGenerationCall | ComputerCall | LocalShellCall | ShellCall | ApplyPatchCall | CompactionItem;
+  | ImageGenerationCall | ComputerCall | LocalShellCall | ShellCall | ShellCallOutput | ToolSearchCall | ApplyPatchCall | CompactionItem;
 
 export const outputItemCodecs = tableOf({
   message: ResponseOutputMessage, reasoning: ResponseReasoningItem, function_call: ResponseFunctionToolCall,
   custom_tool_call: ResponseCustomToolCall, mcp_call: McpCall, mcp_list_tools: McpListTools,
   mcp_approval_request: McpApprovalRequest, file_search_call: FileSearchCall, web_search_call: WebSearchCall,
   code_interpreter_call: CodeInterpreterCall, image_generation_call: ImageGenerationCall, computer_call: ComputerCall,
-  local_shell_call: LocalShellCall, shell_call: ShellCall, apply_patch_call: ApplyPatchCall, compaction: CompactionItem,
+  local_shell_call: LocalShellCall, shell_call: ShellCall, shell_call_output: ShellCallOutput, tool_search_call: ToolSearchCall,
+  apply_patch_call: ApplyPatchCall, compaction: CompactionItem,
 });
 
 export const ResponseOutputItem = taggedUnion<ResponseOutputItem>('OutputItem', outputItemCodecs, true);
