@@ -186,7 +186,7 @@ describe('fromChatChunks', () => {
   });
 
   it('follows only the chosen choice when several are streamed', () => {
-    const both = (a: string, b: string) => ({ ...chunk({ content: a }), choices: [chunk({ content: a }).choices[0], chunk({ content: b }, null, 1).choices[0]] }) as ChatCompletionChunk;
+    const both = (a: string, b: string) => ({ ...chunk({ content: a }), choices: [chunk({ content: a }).choices![0], chunk({ content: b }, null, 1).choices![0]] }) as ChatCompletionChunk;
     expect(ofType(collect([both('a0', 'b0'), both('a1', 'b1'), chunk(null, 'stop')]).events, 'response.output_text.done')[0]!['text']).toBe('a0a1');
     expect(ofType(collect([both('a0', 'b0'), both('a1', 'b1'), chunk(null, 'stop', 1)], { choiceIndex: 1 }).events, 'response.output_text.done')[0]!['text']).toBe('b0b1');
   });

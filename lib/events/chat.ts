@@ -1,72 +1,141 @@
 import * as t from 'io-ts';
-import { JsonObject, struct, nullable, optional } from './codec.js';
+import { JsonObject, struct, nullable, optional, taggedUnion, tableOf } from './codec.js';
 
 // `chat.completion.chunk`, the unit of a Chat Completions stream.
+//
+// The codec checks the fields the library reads, with the types it reads them as, and nothing a real
+// provider leaves out: chunk metadata (`id`, `object`, `created`, `model`) and `choices` may be absent
+// (Gemini sends no `id`, Z.ai / Moonshot / the HF router no `object`, audio streams end with a chunk
+// without `choices`, Azure opens with `object: ""`), a tool call may have no `index` (Mistral, Gemini,
+// Ollama), `content` may be a list of typed parts (Mistral reasoning models). Unknown keys are kept.
+
+/** Absent, `null` or a `T`: what optional fields look like across providers. */
+const opt = <C extends t.Mixed>(codec: C) => optional(nullable(codec));
 
 export const ChatCompletionChunkToolCall = struct(
   {
-    index: t.number,
-    id: optional(nullable(t.string)),
-    type: optional(nullable(t.string)),
-    function: optional(nullable(struct({ name: optional(nullable(t.string)), arguments: optional(nullable(t.string)) }, 'function'))),
+    /** Absent when the provider sends each call whole (Mistral, Gemini, Ollama): placed by position and id. */
+    index: optional(t.number),
+    id: opt(t.string),
+    type: opt(t.string),
+    function: opt(struct({ name: opt(t.string), arguments: opt(t.string) }, 'function')),
+    /** A custom (free-form input) tool call: `type: 'custom'`. */
+    custom: opt(struct({ name: opt(t.string), input: opt(t.string) }, 'custom')),
   },
   'tool_call',
 );
 export type ChatCompletionChunkToolCall = t.TypeOf<typeof ChatCompletionChunkToolCall>;
 
+/** A text part of a `content` list. */
+export const ChatContentTextPart = struct({ type: t.literal('text'), text: t.string }, 'text');
+/** A reasoning part of a `content` list (Mistral): `thinking` is text, or a list of text parts. */
+export const ChatContentThinkingPart = struct(
+  { type: t.literal('thinking'), thinking: t.union([t.string, t.array(struct({ type: t.string, text: opt(t.string) }, 'thinking_part'))]) },
+  'thinking',
+);
+/** A part of a type the library does not read (an image, a future type) passes with its `type`. */
+export interface ChatContentOtherPart { readonly type: string; readonly [key: string]: unknown }
+export type ChatContentPart = t.TypeOf<typeof ChatContentTextPart> | t.TypeOf<typeof ChatContentThinkingPart> | ChatContentOtherPart;
+export const ChatContentPart = taggedUnion<ChatContentPart>('content_part', tableOf({ text: ChatContentTextPart, thinking: ChatContentThinkingPart }), true);
+
+const ContentParts = t.array(ChatContentPart);
+/** `content`: a string, or a list of typed parts. */
+const Content = new t.Type<string | ChatContentPart[], string | ChatContentPart[], unknown>(
+  'string | content_part[]',
+  (u): u is string | ChatContentPart[] => typeof u === 'string' || ContentParts.is(u),
+  (u, c) => (typeof u === 'string' ? t.success(u) : Array.isArray(u) ? ContentParts.validate(u, c) : t.failure(u, c, 'expected a string or a list of parts')),
+  t.identity,
+);
+
+/** OpenRouter's `reasoning_details` entries; other types pass. */
+export const ReasoningDetail = taggedUnion<{ type: string; [key: string]: unknown }>(
+  'reasoning_detail',
+  tableOf({
+    'reasoning.text': struct({ type: t.literal('reasoning.text'), text: opt(t.string) }, 'reasoning.text'),
+    'reasoning.summary': struct({ type: t.literal('reasoning.summary'), summary: opt(t.string) }, 'reasoning.summary'),
+    'reasoning.encrypted': struct({ type: t.literal('reasoning.encrypted'), data: opt(t.string) }, 'reasoning.encrypted'),
+  }),
+  true,
+);
+
+export const ChatCompletionChunkAudio = struct(
+  { id: opt(t.string), data: opt(t.string), transcript: opt(t.string), expires_at: opt(t.number) },
+  'audio',
+);
+
 export const ChatCompletionChunkDelta = struct(
   {
-    role: optional(nullable(t.string)),
-    content: optional(nullable(t.string)),
-    refusal: optional(nullable(t.string)),
-    tool_calls: optional(nullable(t.array(ChatCompletionChunkToolCall))),
-    function_call: optional(nullable(struct({ name: optional(t.string), arguments: optional(t.string) }, 'function_call'))),
-    audio: optional(nullable(JsonObject)),
+    role: opt(t.string),
+    content: opt(Content),
+    refusal: opt(t.string),
+    /** Reasoning text as providers stream it: `reasoning_content` (DeepSeek, xAI, Z.ai, llama.cpp) or `reasoning` (Groq, OpenRouter, Ollama). */
+    reasoning_content: opt(t.string),
+    reasoning: opt(t.string),
+    reasoning_details: opt(t.array(ReasoningDetail)),
+    annotations: opt(t.array(struct({ type: t.string }, 'annotation'))),
+    tool_calls: opt(t.array(ChatCompletionChunkToolCall)),
+    function_call: opt(struct({ name: opt(t.string), arguments: opt(t.string) }, 'function_call')),
+    audio: opt(ChatCompletionChunkAudio),
   },
   'delta',
 );
-export type ChatCompletionChunkDelta = t.TypeOf<typeof ChatCompletionChunkDelta> & {
-  /** Reasoning text as some providers stream it (`reasoning_content` or `reasoning`). */
-  readonly reasoning_content?: string | null;
-  readonly reasoning?: string | null;
-  readonly annotations?: ReadonlyArray<Record<string, unknown>>;
-};
+export type ChatCompletionChunkDelta = t.TypeOf<typeof ChatCompletionChunkDelta>;
 
-export const ChatCompletionChunkChoice = struct(
+export const ChatTokenLogprob = struct(
   {
-    index: t.number,
-    // Some providers send a final choice with no `delta`: accepted.
-    delta: optional(ChatCompletionChunkDelta),
-    finish_reason: optional(nullable(t.string)),
-    logprobs: optional(nullable(JsonObject)),
+    token: t.string,
+    logprob: t.number,
+    bytes: opt(t.array(t.number)),
+    top_logprobs: opt(t.array(struct({ token: t.string, logprob: t.number, bytes: opt(t.array(t.number)) }, 'top_logprob'))),
   },
-  'choice',
+  'logprob',
 );
-export type ChatCompletionChunkChoice = Omit<t.TypeOf<typeof ChatCompletionChunkChoice>, 'delta'> & { delta?: ChatCompletionChunkDelta };
+export type ChatTokenLogprob = t.TypeOf<typeof ChatTokenLogprob>;
 
 export const CompletionUsage = struct(
   {
     prompt_tokens: t.number,
     completion_tokens: t.number,
     total_tokens: t.number,
-    prompt_tokens_details: optional(nullable(struct({ cached_tokens: optional(t.number) }, 'prompt_tokens_details'))),
-    completion_tokens_details: optional(nullable(struct({ reasoning_tokens: optional(t.number) }, 'completion_tokens_details'))),
+    prompt_tokens_details: opt(struct({ cached_tokens: opt(t.number) }, 'prompt_tokens_details')),
+    completion_tokens_details: opt(struct({ reasoning_tokens: opt(t.number) }, 'completion_tokens_details')),
   },
   'usage',
 );
 export type CompletionUsage = t.TypeOf<typeof CompletionUsage>;
 
+export const ChatCompletionChunkChoice = struct(
+  {
+    index: t.number,
+    // Azure's content-filter chunks and some final chunks have no `delta`.
+    delta: opt(ChatCompletionChunkDelta),
+    finish_reason: opt(t.string),
+    logprobs: opt(struct({ content: opt(t.array(ChatTokenLogprob)), refusal: opt(t.array(JsonObject)) }, 'logprobs')),
+    /** Moonshot sends the usage on the last choice instead of the chunk. */
+    usage: opt(CompletionUsage),
+  },
+  'choice',
+);
+export type ChatCompletionChunkChoice = t.TypeOf<typeof ChatCompletionChunkChoice>;
+
 export const ChatCompletionChunk = struct(
   {
-    id: t.string,
-    object: t.literal('chat.completion.chunk'),
-    created: t.number,
-    model: t.string,
-    choices: t.array(ChatCompletionChunkChoice),
-    usage: optional(nullable(CompletionUsage)),
-    system_fingerprint: optional(nullable(t.string)),
-    service_tier: optional(nullable(t.string)),
+    // `id` is absent or a string (never null): the decoder keeps the last one for StreamInterruptedError.
+    id: optional(t.string),
+    object: opt(t.string),
+    created: opt(t.number),
+    model: opt(t.string),
+    choices: opt(t.array(ChatCompletionChunkChoice)),
+    usage: opt(CompletionUsage),
+    system_fingerprint: opt(t.string),
+    service_tier: opt(t.string),
+    /** Perplexity (and xAI live search): the cited URLs, repeated on every chunk. */
+    citations: opt(t.array(t.string)),
+    /** Perplexity: the sources behind `citations`, with their titles. */
+    search_results: opt(t.array(struct({ url: t.string, title: opt(t.string) }, 'search_result'))),
+    /** Groq: request metadata; its `usage` stands in when the chunk has none. */
+    x_groq: opt(struct({ usage: opt(CompletionUsage) }, 'x_groq')),
   },
   'chat.completion.chunk',
 );
-export type ChatCompletionChunk = Omit<t.TypeOf<typeof ChatCompletionChunk>, 'choices'> & { choices: ChatCompletionChunkChoice[] };
+export type ChatCompletionChunk = t.TypeOf<typeof ChatCompletionChunk>;

@@ -49,7 +49,7 @@ export function accumulateChat(chunks: ReadonlyArray<ChatCompletionChunk>, reaso
   const byIndex: Array<{ id: string; name: string; arguments: string }> = [];
   for (const c of chunks) {
     if (c.usage) out.usage = c.usage as unknown as Json;
-    for (const ch of c.choices) {
+    for (const ch of c.choices ?? []) {
       const d = ch.delta as (Json & { tool_calls?: Array<{ index: number; id?: string | null; function?: { name?: string | null; arguments?: string | null } | null }> }) | undefined;
       if (d) {
         if (typeof d['content'] === 'string') out.content += d['content'];

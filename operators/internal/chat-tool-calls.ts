@@ -1,0 +1,138 @@
+import { chunkError, isRecord } from './chat-fields.js';
+import type { ChatOutput } from './chat-output.js';
+
+// Tool calls of fromChatChunks: `function_call` items, and `custom_tool_call` items for `type: 'custom'`
+// calls. Fragments are placed by `index` when they have one (OpenAI streams a call in pieces under its
+// index) and otherwise by id and position (Mistral, Gemini and Ollama send each call whole, without one).
+
+type Kind = 'function' | 'custom';
+
+interface Call {
+  readonly oi: number;
+  readonly id: string;
+  readonly callId: string;
+  /** Whether `callId` came from the provider (a different id at the same index is then another call). */
+  readonly sentId: boolean;
+  readonly kind: Kind;
+  name: string;
+  /** Arguments (function) or input (custom) so far. */
+  args: string;
+  open: boolean;
+}
+
+/** The key of a deprecated `delta.function_call`: no JSON number is NaN, so no tool call index collides. */
+const LEGACY_CALL = Number.NaN;
+
+/** Absent, `null`, or a string (what a chat field holding text may be). */
+const optString = (v: unknown): v is string | null | undefined => v === undefined || v === null || typeof v === 'string';
+
+export class ToolCalls {
+  // Maps, so that any number (1e308, -1) is only a key: no prototype reached, no cost growing with it.
+  private readonly byIndex = new Map<number, Call>();
+  private readonly byId = new Map<string, Call>();
+  private last: Call | undefined;
+
+  constructor(private readonly out: ChatOutput) {}
+
+  /** One delta's `tool_calls` list, checked field by field (`path` names a field in a DecodeError). */
+  list(list: unknown, n: number, path: string): void {
+    if (list === undefined || list === null) return;
+    if (!Array.isArray(list)) throw chunkError(n, path, 'not an array');
+    let positional = 0;
+    for (let j = 0; j < list.length; j++) {
+      const f: unknown = list[j];
+      const at = `${path}[${j}]`;
+      if (!isRecord(f)) throw chunkError(n, at, 'not an object');
+      const index = f['index'];
+      if (index !== undefined && index !== null && typeof index !== 'number') throw chunkError(n, `${at}.index`, 'not a number');
+      const rawId = f['id'];
+      if (!optString(rawId)) throw chunkError(n, `${at}.id`, 'not a string');
+      const id = rawId || undefined; // "" names no call
+      const type = f['type'];
+      if (!optString(type)) throw chunkError(n, `${at}.type`, 'not a string');
+      const custom = f['custom'];
+      const fn = f['function'];
+      const isCustom = type === 'custom' || (type == null && fn == null && custom != null);
+      const body = isCustom ? custom : fn;
+      const bodyPath = `${at}.${isCustom ? 'custom' : 'function'}`;
+      if (typeof index === 'number') this.fragment(this.indexed(index, id), { key: index, id }, isCustom ? 'custom' : 'function', body, n, bodyPath);
+      else this.fragment(this.placed(id, positional++ === 0), { key: undefined, id }, isCustom ? 'custom' : 'function', body, n, bodyPath);
+    }
+  }
+
+  /**
+   * A deprecated `delta.function_call` (the `functions` API, which some compatible providers still stream):
+   * one call per choice, under its own key, with no id of its own.
+   */
+  legacy(fn: unknown, n: number, path: string): void {
+    if (fn === undefined || fn === null) return;
+    const id = `call_${this.out.id}_function_call`;
+    this.fragment(this.byIndex.get(LEGACY_CALL), { key: LEGACY_CALL, id }, 'function', fn, n, path, false);
+  }
+
+  /** The call at `index`, unless the fragment names a different id than the one that call was sent with. */
+  private indexed(index: number, id: string | undefined): Call | undefined {
+    const c = this.byIndex.get(index);
+    return c !== undefined && id !== undefined && c.sentId && c.callId !== id ? undefined : c;
+  }
+
+  /**
+   * The call an index-less fragment continues: the call with its id; none for a new id; without an id, the
+   * last call, but only for the first such fragment of a delta (the others in the same list are calls of their own).
+   */
+  private placed(id: string | undefined, first: boolean): Call | undefined {
+    if (id !== undefined) return this.byId.get(id);
+    return first ? this.last : undefined;
+  }
+
+  private fragment(
+    found: Call | undefined, where: { key: number | undefined; id: string | undefined }, kind: Kind, body: unknown, n: number, path: string, sentId = true,
+  ): void {
+    if (body !== undefined && body !== null && !isRecord(body)) throw chunkError(n, path, 'not an object');
+    const argKey = kind === 'custom' ? 'input' : 'arguments';
+    const name = body?.['name'];
+    const a = body?.[argKey];
+    if (!optString(name)) throw chunkError(n, `${path}.name`, 'not a string');
+    if (!optString(a)) throw chunkError(n, `${path}.${argKey}`, 'not a string');
+    let c = found;
+    if (c === undefined) c = this.create(where, kind, name ?? '', sentId && where.id !== undefined);
+    else if (name && name !== c.name) {
+      // A full name resent on every fragment replaces; a name streamed in pieces is appended.
+      c.name = name.startsWith(c.name) ? name : c.name + name;
+    }
+    if (a && c.open) {
+      c.args += a;
+      const type = c.kind === 'custom' ? 'response.custom_tool_call_input.delta' : 'response.function_call_arguments.delta';
+      this.out.next({ type, item_id: c.id, output_index: c.oi, delta: a });
+    }
+  }
+
+  private create(where: { key: number | undefined; id: string | undefined }, kind: Kind, name: string, sentId: boolean): Call {
+    this.out.closeText();
+    let callId = '';
+    const { oi, id } = this.out.openItem(kind === 'custom' ? 'ctc' : 'fc', (itemId, oi) => {
+      // Without an id of its own, a call is named after the response and its index (or output position).
+      callId = where.id ?? `call_${this.out.id}_${where.key ?? `p${oi}`}`;
+      return kind === 'custom'
+        ? { id: itemId, type: 'custom_tool_call', status: 'in_progress', call_id: callId, name, input: '' }
+        : { id: itemId, type: 'function_call', status: 'in_progress', call_id: callId, name, arguments: '' };
+    }, () => this.close(c));
+    const c: Call = { oi, id, callId, sentId, kind, name, args: '', open: true };
+    if (where.key !== undefined) this.byIndex.set(where.key, c);
+    if (where.id !== undefined && sentId) this.byId.set(where.id, c);
+    this.last = c;
+    return c;
+  }
+
+  private close(c: Call): void {
+    c.open = false;
+    const status = this.out.itemStatus();
+    if (c.kind === 'custom') {
+      this.out.next({ type: 'response.custom_tool_call_input.done', item_id: c.id, output_index: c.oi, input: c.args });
+      this.out.doneItem(c.oi, { id: c.id, type: 'custom_tool_call', status, call_id: c.callId, name: c.name, input: c.args });
+    } else {
+      this.out.next({ type: 'response.function_call_arguments.done', item_id: c.id, output_index: c.oi, arguments: c.args, name: c.name });
+      this.out.doneItem(c.oi, { id: c.id, type: 'function_call', status, call_id: c.callId, name: c.name, arguments: c.args });
+    }
+  }
+}
