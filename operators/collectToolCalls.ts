@@ -1,9 +1,10 @@
 import { Observable, type OperatorFunction } from 'rxjs';
 import type {
   ApplyPatchCall, CodeInterpreterCall, ComputerCall, FileSearchCall, ImageGenerationCall, LocalShellCall, McpApprovalRequest,
-  McpCall, ResponseCustomToolCall, ResponseFunctionToolCall, ShellCall, WebSearchCall,
+  McpCall, ResponseCustomToolCall, ResponseFunctionToolCall, ShellCall, ToolSearchCall, WebSearchCall,
 } from '../lib/events/items.js';
 import type { ResponseStreamEvent } from '../lib/events/responses.js';
+import { ItemBook } from './internal/items.js';
 import { asRecord, field, isIndex, isTerminalType, sortedKeys, stringField } from './internal/parts.js';
 
 /**
@@ -59,6 +60,17 @@ export type ClientActionCall =
   | (Base<'local_shell_call', LocalShellCall> & { readonly callId: string })
   | (Base<'shell_call', ShellCall> & { readonly callId: string })
   | (Base<'apply_patch_call', ApplyPatchCall> & { readonly callId: string });
+/**
+ * A tool search the application runs (`execution: "client"`) and answers with a `tool_search_output` item
+ * carrying the same `call_id` and the tools it found. A search the platform ran (`execution: "server"`) is
+ * emitted only with `{ hosted: true }`.
+ */
+export interface ToolSearchToolCall extends Base<'tool_search_call', ToolSearchCall> {
+  readonly callId: string;
+  readonly execution: string;
+  /** What the model asked to search for, as sent (an object, not a string). */
+  readonly arguments: unknown;
+}
 /** Calls the platform ran itself (only with `{ hosted: true }`). */
 export type HostedToolCall =
   | Base<'web_search_call', WebSearchCall>
@@ -66,7 +78,7 @@ export type HostedToolCall =
   | Base<'code_interpreter_call', CodeInterpreterCall>
   | Base<'image_generation_call', ImageGenerationCall>;
 
-export type ToolCall = FunctionToolCall | CustomToolCall | McpToolCall | McpApprovalRequestCall | ClientActionCall | HostedToolCall;
+export type ToolCall = FunctionToolCall | CustomToolCall | McpToolCall | McpApprovalRequestCall | ClientActionCall | ToolSearchToolCall | HostedToolCall;
 export type ToolCallType = ToolCall['type'];
 
 export interface CollectToolCallsOptions {
@@ -122,6 +134,8 @@ function build(st: CallState, outputIndex: number, state: ToolCallState, fromIte
       return { type: 'function_call', ...base, callId, name, arguments: raw, ...(parsed && { parsed }) } as FunctionToolCall;
     case 'custom_tool_call':
       return { type: 'custom_tool_call', ...base, callId, name, input: raw } as CustomToolCall;
+    case 'tool_search_call':
+      return { type: 'tool_search_call', ...base, callId, execution: stringField(item, 'execution') ?? '', arguments: field(item, 'arguments') } as ToolSearchToolCall;
     case 'mcp_call':
     case 'mcp_approval_request':
       return { type: st.type, ...base, serverLabel: stringField(item, 'server_label') ?? '', name, arguments: raw, ...(parsed && { parsed }) } as McpToolCall;
@@ -134,9 +148,11 @@ function build(st: CallState, outputIndex: number, state: ToolCallState, fromIte
  * Emits each tool call once it is complete, in completion order: `function_call` (with its raw
  * `arguments` and `parsed` result — a malformed string is reported in `parsed.error`, never thrown),
  * `custom_tool_call`, `mcp_call`, `mcp_approval_request`, and the client-executed `computer_call`,
- * `local_shell_call`, `shell_call` and `apply_patch_call`. Calls are keyed by `output_index` (not
- * `item_id`, which some providers rotate); arguments are assembled from the deltas, replaced by the
- * `.done` string, and finally by the `response.output_item.done` item, which is authoritative.
+ * `local_shell_call`, `shell_call`, `apply_patch_call` and `tool_search_call` (`execution: "client"`).
+ * Calls are keyed by `output_index` (not `item_id`, which some providers rotate); arguments are assembled
+ * from the deltas, replaced by the `.done` string, and finally by the `response.output_item.done` item,
+ * which is authoritative. The final response's items are matched to the streamed ones by `id`, never by
+ * list position alone (a provider may leave out or reorder items).
  *
  * A call whose item never closed — the stream was cut off, the response failed or hit its token
  * limit — is never presented as complete: it is left out, or with `{ incomplete: true }` emitted with
@@ -144,7 +160,8 @@ function build(st: CallState, outputIndex: number, state: ToolCallState, fromIte
  * value after every argument delta; `{ hosted: true }` adds the hosted calls with their status.
  * Errors pass through untouched. Events are read without trusting their shape (`validate: 'off'` or a
  * hand-built source): one whose `output_index` is not a non-negative safe integer, or whose delta is not a
- * string, is ignored, as unknown events are; a `.done` without a string value leaves the deltas standing.
+ * string, or that is aimed at an item of another type (function arguments at a file search), is ignored, as
+ * unknown events are; a `.done` without a string value leaves the deltas standing.
  *
  * ```
  * events:  --added(fc)--args({"a)--args(":1})--args.done--item.done--completed--|
@@ -162,12 +179,19 @@ export function collectToolCalls(options: CollectToolCallsOptions = {}): Operato
   const partial = options.partial === true;
   const hosted = options.hosted === true;
   const withIncomplete = options.incomplete === true;
-  const tracked = (type: unknown): type is string => typeof type === 'string' && (CLIENT_TYPES.has(type) || (hosted && HOSTED_TYPES.has(type)));
+  const tracked = (type: unknown): type is string =>
+    typeof type === 'string' && (CLIENT_TYPES.has(type) || (hosted && HOSTED_TYPES.has(type)) || type === 'tool_search_call');
+  // A tool search is the application's to answer only when it runs on the client.
+  const trackedItem = (item: unknown): boolean => {
+    const type = field(item, 'type');
+    return type === 'tool_search_call' ? hosted || field(item, 'execution') === 'client' : tracked(type);
+  };
 
   return (source) =>
     new Observable<ToolCall>((subscriber) => {
       let open = new Map<number, CallState>();
       let closed = new Set<number>();
+      const book = new ItemBook();
 
       const stateAt = (outputIndex: number, type: string, itemId: string | undefined): CallState | undefined => {
         if (closed.has(outputIndex)) return undefined;
@@ -202,7 +226,7 @@ export function collectToolCalls(options: CollectToolCallsOptions = {}): Operato
         if (closed.has(outputIndex)) return;
         const type = field(item, 'type');
         const st = open.get(outputIndex);
-        if (!tracked(type) || (st !== undefined && st.type !== type)) {
+        if (!tracked(type) || !trackedItem(item) || (st !== undefined && st.type !== type)) {
           if (st !== undefined && !responseEnded) open.delete(outputIndex);
           return;
         }
@@ -221,10 +245,11 @@ export function collectToolCalls(options: CollectToolCallsOptions = {}): Operato
         const completed = field(response, 'status') === 'completed';
         const output = field(response, 'output');
         if (Array.isArray(output)) {
+          const at = book.place(output); // by id: the list may leave out or reorder items
           for (let i = 0; i < output.length; i++) {
             const item: unknown = output[i];
             // A completed response's output is authoritative; otherwise only items it reports finished count.
-            if (completed || field(item, 'status') === 'completed') close(i, item, !completed);
+            if (completed || field(item, 'status') === 'completed') close(at[i]!, item, !completed);
           }
         }
         for (const oi of sortedKeys(open)) {
@@ -233,6 +258,7 @@ export function collectToolCalls(options: CollectToolCallsOptions = {}): Operato
         }
         open = new Map();
         closed = new Set();
+        book.clear();
       };
 
       return source.subscribe({
@@ -240,12 +266,14 @@ export function collectToolCalls(options: CollectToolCallsOptions = {}): Operato
           const e = asRecord(ev);
           if (e === undefined) return;
           const type = e['type'];
+          if (!book.admits(e)) return; // aimed at an item of another type
           switch (type) {
             case 'response.output_item.added': {
               const oi = e['output_index'];
               const item = e['item'];
               const itemType = field(item, 'type');
-              if (!isIndex(oi) || !tracked(itemType) || closed.has(oi)) return;
+              if (isIndex(oi)) book.noteItem(oi, item);
+              if (!isIndex(oi) || !tracked(itemType) || !trackedItem(item) || closed.has(oi)) return;
               const st = stateAt(oi, itemType, stringField(item, 'id'));
               if (st === undefined) return;
               st.type = itemType;
@@ -268,7 +296,9 @@ export function collectToolCalls(options: CollectToolCallsOptions = {}): Operato
               return done(e['output_index'], 'mcp_call', e['item_id'], e['arguments']);
             case 'response.output_item.done': {
               const oi = e['output_index'];
-              if (isIndex(oi)) close(oi, e['item'], false);
+              if (!isIndex(oi)) return;
+              book.noteItem(oi, e['item']);
+              close(oi, e['item'], false);
               return;
             }
             default:
