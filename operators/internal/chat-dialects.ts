@@ -31,7 +31,8 @@ function record(v: unknown, n: number, path: string): Rec | undefined {
 /**
  * Token usage, wherever the provider puts it: `usage` on the chunk (OpenAI: on a last chunk with
  * `choices: []` or none; Mistral, xAI, Cerebras, llama.cpp: on the chunk with the finish), on the choice
- * (Moonshot), or in `x_groq.usage` (Groq). DeepSeek's `prompt_cache_hit_tokens` stands for `cached_tokens`.
+ * (Moonshot), or in `x_groq.usage` (Groq). DeepSeek's `prompt_cache_hit_tokens` and Moonshot's top-level
+ * `cached_tokens` stand for `prompt_tokens_details.cached_tokens`.
  */
 export function usageOf(v: unknown, n: number, path: string): CompletionUsage | undefined {
   const u = record(v, n, path);
@@ -50,7 +51,7 @@ export function usageOf(v: unknown, n: number, path: string): CompletionUsage | 
   };
   return {
     prompt_tokens: count('prompt_tokens'), completion_tokens: count('completion_tokens'), total_tokens: count('total_tokens'),
-    prompt_tokens_details: { cached_tokens: detail('prompt_tokens_details', 'cached_tokens', u['prompt_cache_hit_tokens']) },
+    prompt_tokens_details: { cached_tokens: detail('prompt_tokens_details', 'cached_tokens', u['prompt_cache_hit_tokens'] ?? u['cached_tokens']) },
     completion_tokens_details: { reasoning_tokens: detail('completion_tokens_details', 'reasoning_tokens') },
   };
 }
