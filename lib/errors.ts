@@ -20,15 +20,22 @@ export function excerpt(text: string, max = EXCERPT): string {
   return JSON.stringify(oneLine);
 }
 
-/** A payload that is not valid JSON, not an event, or fails its event's codec. */
+/**
+ * A payload that is not valid JSON, not an event, or fails its event's codec. The message names the event
+ * type, sequence number, field path and what was expected, and never quotes the payload (it carries user
+ * content into logs); a short raw `excerpt` is kept apart, not enumerable, so `toJSON` and loggers skip it.
+ */
 export class DecodeError extends OpenAIRxError {
   override readonly name = 'DecodeError';
   readonly code = 'decode_error';
+  /** The start of the offending payload, for debugging by hand. */
+  declare readonly excerpt?: string;
   constructor(
     readonly reason: string,
     readonly eventType?: string,
     readonly sequenceNumber?: number,
     readonly path?: string,
+    excerptText?: string,
   ) {
     super(
       [
@@ -38,7 +45,18 @@ export class DecodeError extends OpenAIRxError {
         path ? `at ${path}` : undefined,
       ].filter(Boolean).join(', '),
     );
+    if (excerptText !== undefined) Object.defineProperty(this, 'excerpt', { value: excerpt(excerptText), enumerable: false });
   }
+}
+
+const SEQUENCE_IN_TEXT = /"sequence_number"\s*:\s*(\d{1,15})\b/;
+/**
+ * A data line that is not JSON: named by its event type and, when the text shows one, its sequence
+ * number (read from the raw text), with its length rather than its content.
+ */
+export function malformedJSON(data: string, eventType?: string, sequenceNumber?: number): DecodeError {
+  const seq = sequenceNumber ?? SEQUENCE_IN_TEXT.exec(data)?.[1];
+  return new DecodeError(`malformed JSON (${data.length} characters) where a JSON object was expected`, eventType, seq === undefined ? undefined : Number(seq), undefined, data);
 }
 
 /** A configured limit (line length, event size, buffered values) was exceeded. */

@@ -1,10 +1,11 @@
 import type { Observable, OperatorFunction } from 'rxjs';
-import { DecodeError, excerpt, ResponseStreamError, StreamInterruptedError } from '../errors.js';
+import { DecodeError, malformedJSON, ResponseStreamError, StreamInterruptedError } from '../errors.js';
 import { describeFailure, type ValidateMode } from '../events/decode.js';
 import { ChatCompletionChunk } from '../events/chat.js';
 import type { SSELimits } from '../sse/scanner.js';
 import { textOf, textOfChunks, type BodyEnd, type StreamSource } from '../sse/source.js';
 import { decodeBody, isConnectionFailure, type BodyDecoder } from './body.js';
+import { NOT_JSON, providerError, type ProviderErrorEvent } from './provider-error.js';
 
 export interface ChatCompletionsSSEOptions extends SSELimits {
   /** `'strict'` (default) checks each chunk against the `chat.completion.chunk` codec; `'off'` skips it. */
@@ -31,7 +32,8 @@ export function decodeChunk(u: unknown, validate: ValidateMode, index: number): 
 
 /**
  * Decodes a Chat Completions SSE body (`data:` lines ending with `data: [DONE]`) into chunks.
- * An `{"error": …}` payload ends the stream with a `ResponseStreamError`.
+ * A provider's error (`{"error": …}`, also beside chunk fields, or an `event: error` message, whatever its
+ * payload) ends the stream with a `ResponseStreamError` carrying its code, message and param.
  */
 export function fromChatCompletionsSSE(source: StreamSource, options: ChatCompletionsSSEOptions = {}): Observable<ChatCompletionChunk> {
   return chatFromText(textOf(source), options);
@@ -50,6 +52,10 @@ function chatDecoder(options: ChatCompletionsSSEOptions): BodyDecoder<ChatComple
   const validate = options.validate ?? 'strict';
   let lastId: string | undefined;
   let count = 0;
+  const streamError = (e: ProviderErrorEvent, u: unknown): ResponseStreamError => {
+    const id = typeof u === 'object' && u !== null ? (u as { id?: unknown }).id : undefined;
+    return new ResponseStreamError('error', e.code, e.message, e.param, undefined, typeof id === 'string' && id !== '' ? id : lastId, e);
+  };
   const interrupted = (reason: string) => new StreamInterruptedError(lastId, count > 0 ? count - 1 : undefined, reason);
   return {
     message(event, data, unterminated, next) {
@@ -59,12 +65,12 @@ function chatDecoder(options: ChatCompletionsSSEOptions): BodyDecoder<ChatComple
         u = JSON.parse(data);
       } catch {
         if (unterminated) throw interrupted('the stream ended inside a chunk');
-        throw new DecodeError(`malformed JSON ${excerpt(data)}`, 'chat.completion.chunk', count);
+        u = NOT_JSON;
       }
-      if (typeof u === 'object' && u !== null && 'error' in u && !('choices' in u)) {
-        const err = (u as { error: { code?: string | null; message?: string; param?: string | null } | null }).error ?? {};
-        return new ResponseStreamError('error', err.code, err.message ?? 'stream error', err.param, undefined, lastId, u);
-      }
+      // A provider's error, in any of its shapes (also beside chunk fields, as OpenRouter sends it).
+      const report = providerError(event, u, data);
+      if (report !== undefined) return streamError(report, u);
+      if (u === NOT_JSON) throw malformedJSON(data, 'chat.completion.chunk', count);
       const chunk = decodeChunk(u, validate, count);
       lastId = chunk.id;
       count++;

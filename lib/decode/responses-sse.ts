@@ -1,10 +1,11 @@
 import type { Observable, OperatorFunction } from 'rxjs';
-import { DecodeError, excerpt } from '../errors.js';
+import { DecodeError, malformedJSON } from '../errors.js';
 import { decodeTyped, type ValidateMode } from '../events/decode.js';
 import { responseEventTable, type ResponseStreamEvent } from '../events/responses.js';
 import type { SSELimits } from '../sse/scanner.js';
 import { textOf, textOfChunks, type BodyEnd, type StreamSource } from '../sse/source.js';
 import { decodeBody, isConnectionFailure, type BodyDecoder } from './body.js';
+import { NOT_JSON, providerError } from './provider-error.js';
 import { ResponseStreamTracker, type SequenceOptions } from './tracker.js';
 
 export interface ResponsesSSEOptions extends SSELimits, SequenceOptions {
@@ -16,7 +17,9 @@ export interface ResponsesSSEOptions extends SSELimits, SequenceOptions {
  * Decodes a Responses API SSE body into typed events.
  *
  * Completes after `response.completed` or `response.incomplete`; `response.failed` and `error` are
- * emitted and then end it with a `ResponseStreamError` (see `errorEvents`). A body that ends before a
+ * emitted and then end it with a `ResponseStreamError` (see `errorEvents`). A provider's error in another
+ * shape (`data: {"error": {…}}`, `event: error` with a flat or non-JSON payload) is emitted as an `error`
+ * event in the reference shape, keeping the provider's code, message and param. A body that ends before a
  * terminal event ends it with `StreamInterruptedError`. Duplicated `sequence_number`s are dropped.
  *
  * ```ts
@@ -56,9 +59,18 @@ function responsesDecoder(options: ResponsesSSEOptions): BodyDecoder<ResponseStr
         u = JSON.parse(data);
       } catch {
         if (unterminated) throw tracker.interrupted('the stream ended inside an event');
-        throw new DecodeError(`malformed JSON ${excerpt(data)}`, name);
+        u = NOT_JSON;
       }
-      const event = decodeTyped(u, responseEventTable, validate, name) as ResponseStreamEvent;
+      let event: ResponseStreamEvent;
+      try {
+        if (u === NOT_JSON) throw malformedJSON(data, name);
+        event = decodeTyped(u, responseEventTable, validate, name) as ResponseStreamEvent;
+      } catch (e) {
+        // Not a valid event: a provider's error report in one of its own shapes ends the stream as an `error` event.
+        const report = e instanceof DecodeError ? providerError(name, u, data) : undefined;
+        if (report === undefined) throw e;
+        event = report as ResponseStreamEvent;
+      }
       if (!tracker.admit(event)) return undefined;
       next(event);
       return tracker.terminal(event);

@@ -77,7 +77,9 @@ export class ResponseStreamTracker {
       const r = (e.response ?? {}) as { id?: string; error?: { code?: string | null; message?: string } | null };
       return new ResponseStreamError(e.type, r.error?.code, r.error?.message ?? 'the response failed', undefined, e.sequence_number, r.id ?? this.responseId, e);
     }
-    const nested = (typeof e['error'] === 'object' && e['error'] !== null ? e['error'] : e) as { code?: string | null; message?: string; param?: string | null };
+    // The reference puts the details at the top, some servers nest them under `error`: the top wins when it has a message.
+    const top = typeof e['message'] === 'string' || typeof e['error'] !== 'object' || e['error'] === null;
+    const nested = (top ? e : e['error']) as { code?: string | null; message?: string; param?: string | null };
     return new ResponseStreamError(e.type, nested.code, nested.message ?? 'stream error', nested.param, e.sequence_number, this.responseId, e);
   }
 

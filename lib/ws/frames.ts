@@ -1,4 +1,4 @@
-import { DecodeError, excerpt } from '../errors.js';
+import { DecodeError, malformedJSON } from '../errors.js';
 import { decodeTyped, type ValidateMode } from '../events/decode.js';
 import { serverEventTable, type ResponsesServerEvent } from '../events/websocket.js';
 import type { FrameErrorEvent, SocketEvent } from './types.js';
@@ -15,7 +15,7 @@ export function decodeFrame(text: string, validate: ValidateMode): SocketEvent {
   try {
     u = JSON.parse(text);
   } catch {
-    return frameError(new DecodeError(`malformed JSON frame ${excerpt(text)}`), STREAM_ID_IN_TEXT.exec(text)?.[1], TYPE_IN_TEXT.exec(text)?.[1]);
+    return frameError(malformedJSON(text, TYPE_IN_TEXT.exec(text)?.[1]), STREAM_ID_IN_TEXT.exec(text)?.[1], TYPE_IN_TEXT.exec(text)?.[1]);
   }
   try {
     return decodeTyped(u, serverEventTable, validate) as ResponsesServerEvent;

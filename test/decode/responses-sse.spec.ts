@@ -326,9 +326,9 @@ describe('terminal events', () => {
     expect(out.error).toMatchObject({ name: 'ResponseStreamError', code: 'invalid_value', param: 'input', sequenceNumber: 3, responseId: 'resp_plain01' });
   });
 
-  test('an `error` event with neither message nor error object fails its codec', async () => {
+  test('an `error` event with neither message nor error object still ends with its code, not a DecodeError', async () => {
     const text = `${head3}event: error\ndata: {"type":"error","code":"x","sequence_number":3}\n\n`;
-    expect((await decode(text)).error).toMatchObject({ name: 'DecodeError', eventType: 'error', sequenceNumber: 3 });
+    expect((await decode(text)).error).toMatchObject({ name: 'ResponseStreamError', errorCode: 'x', sequenceNumber: 3 });
   });
 
   test.each(['failed', 'error'])("errorEvents: 'value' completes after %s instead", async (name) => {
@@ -400,15 +400,25 @@ describe('interrupted bodies', () => {
 describe('malformed input and validation', () => {
   const head = fixture('plain-text').split('\n\n').slice(0, 2).join('\n\n') + '\n\n';
 
-  test('malformed JSON is a DecodeError with a short excerpt, not the whole payload', async () => {
-    const big = `{"type":"response.output_text.delta","delta":"${'x'.repeat(10_000)}",`;
+  test('malformed JSON is a DecodeError naming type and sequence number, quoting no payload (a short excerpt kept apart)', async () => {
+    const big = `{"type":"response.output_text.delta","sequence_number":2,"delta":"secret user text ${'x'.repeat(10_000)}",`;
     const out = await decode(`${head}event: response.output_text.delta\ndata: ${big}\n\n`);
     expect(out.values).toHaveLength(2);
     const e = out.error as DecodeError;
     expect(e).toBeInstanceOf(DecodeError);
-    expect(e.message).toContain('malformed JSON');
-    expect(e.message).toContain('{\\"type\\":\\"response.output_text.delta');
-    expect(e.message.length).toBeLessThan(300);
+    expect(e.message).toMatch(/^malformed JSON \(\d+ characters\) where a JSON object was expected, event type "response.output_text.delta", sequence_number 2$/);
+    expect(e).toMatchObject({ eventType: 'response.output_text.delta', sequenceNumber: 2 });
+    expect(e.excerpt).toContain('{\\"type\\":\\"response.output_text.delta');
+    expect(e.excerpt!.length).toBeLessThan(100);
+    for (const shown of [e.message, JSON.stringify(e), String(e), JSON.stringify(Object.entries(e))]) expect(shown).not.toContain('secret user text');
+  });
+
+  test('a codec failure names type, sequence number, field path and what was expected, and quotes no payload', async () => {
+    const bad = { type: 'response.output_text.delta', sequence_number: 2, item_id: 'msg_1', output_index: 0, content_index: 0, delta: 42, note: 'secret user text' };
+    const out = await decode(`${head}event: response.output_text.delta\ndata: ${JSON.stringify(bad)}\n\n`);
+    const e = out.error as DecodeError;
+    expect(e.message).toBe('expected string, got number, event type "response.output_text.delta", sequence_number 2, at delta');
+    expect(JSON.stringify(e)).not.toContain('secret');
   });
 
   test.each([['an array', '[1,2]'], ['a number', '42'], ['null', 'null']])('a payload that is %s is a DecodeError', async (_n, data) => {
