@@ -13,6 +13,8 @@ const c = (delta: Record<string, unknown>, finish: string | null = null) => ({
   choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
 });
 const role = c({ role: 'assistant', content: '' });
+/** An answer that starts with anything but text (refusal, tool calls, reasoning) starts with content null, as a chat provider's. */
+const roleNull = c({ role: 'assistant', content: null });
 const tc = (index: number, fn: Record<string, unknown>, extra: Record<string, unknown> = {}) => c({ tool_calls: [{ index, ...extra, function: fn }] });
 const open = (index: number, id: string, name: string) => tc(index, { name, arguments: '' }, { id, type: 'function' });
 
@@ -27,7 +29,7 @@ describe('toChatChunks', () => {
   it('maps refusal deltas to delta.refusal and skips empty deltas', () => {
     scheduler().run(({ cold, expectObservable }) => {
       const src = cold(spaced('abcd|'), { a: ev.created(), b: ev.refusal('No.'), c: ev.text(''), d: ev.completed() });
-      expectObservable(src.pipe(toChatChunks())).toBe(at([5, '(rx)'], [15, '(f|)']), { r: role, x: c({ refusal: 'No.' }), f: c({}, 'stop') });
+      expectObservable(src.pipe(toChatChunks())).toBe(at([5, '(rx)'], [15, '(f|)']), { r: roleNull, x: c({ refusal: 'No.' }), f: c({}, 'stop') });
     });
   });
 
@@ -43,7 +45,7 @@ describe('toChatChunks', () => {
         h: ev.completed(),
       });
       expectObservable(src.pipe(toChatChunks())).toBe(at([5, '(rx)'], [10, 'y'], [15, 'z'], [20, 'v'], [30, '(f|)']), {
-        r: role,
+        r: roleNull,
         x: open(0, 'call_A', 'get_weather'),
         y: open(1, 'call_B', 'get_time'),
         z: tc(1, { arguments: '{"tz":' }),
@@ -64,7 +66,7 @@ describe('toChatChunks', () => {
         g: ev.completed({ output: [call('call_A', 'f', '{"a":1}')] }),
       });
       expectObservable(src.pipe(toChatChunks())).toBe(at([0, '(rx)'], [5, 'y'], [10, 'z'], [15, 'w'], [25, '(f|)']), {
-        r: { ...role, id: '', created: 0, model: '' },
+        r: { ...roleNull, id: '', created: 0, model: '' },
         x: { ...open(0, 'call_A', 'f'), id: '', created: 0, model: '' },
         y: { ...tc(0, { arguments: '{"a"' }), id: '', created: 0, model: '' },
         z: { ...tc(0, { arguments: ':1' }), id: '', created: 0, model: '' },
@@ -82,7 +84,7 @@ describe('toChatChunks', () => {
         c: ev.completed({ output: [call('call_A', 'f', '{}'), call('call_Z', 'late', '{"x":2}')] }),
       });
       expectObservable(src.pipe(toChatChunks())).toBe(at([5, '(rx)'], [10, '(abcf|)']), {
-        r: role,
+        r: roleNull,
         x: open(0, 'call_A', 'f'),
         a: tc(0, { arguments: '{}' }),
         b: open(1, 'call_Z', 'late'),
@@ -98,7 +100,7 @@ describe('toChatChunks', () => {
         a: ev.created(), b: ev.summary('Think'), c: ev.summary('ing.'), d: ev.summary('Next', 0, 1), e: ev.reasoningText('raw', 1, 0), g: ev.text('Answer', 2),
       });
       expectObservable(src.pipe(toChatChunks())).toBe(at([5, '(rx)'], [10, 'y'], [15, 'z'], [20, 'v'], [25, 'w'], [30, '|']), {
-        r: role,
+        r: roleNull,
         x: c({ reasoning_content: 'Think' }),
         y: c({ reasoning_content: 'ing.' }),
         z: c({ reasoning_content: '\n\nNext' }),
@@ -110,9 +112,9 @@ describe('toChatChunks', () => {
 
   it('uses the configured reasoning field name, or drops reasoning with false', () => {
     scheduler().run(({ cold, expectObservable }) => {
-      const events = { a: ev.created(), b: ev.summary('hmm'), c: ev.text('A') };
+      const events = { a: ev.created(), b: ev.summary('hmm'), c: ev.text('A', 1) };
       expectObservable(cold(spaced('abc|'), events).pipe(toChatChunks({ reasoningField: 'reasoning' }))).toBe(at([5, '(rx)'], [10, 'y'], [15, '|']), {
-        r: role, x: c({ reasoning: 'hmm' }), y: c({ content: 'A' }),
+        r: roleNull, x: c({ reasoning: 'hmm' }), y: c({ content: 'A' }),
       });
       expectObservable(cold(spaced('abc|'), events).pipe(toChatChunks({ reasoningField: false }))).toBe(at([10, '(ry)'], [15, '|']), { r: role, y: c({ content: 'A' }) });
     });
@@ -145,13 +147,13 @@ describe('toChatChunks', () => {
   ])('ends an incomplete response (%s) with finish_reason %s, even after a function call', (reason, finish) => {
     scheduler().run(({ cold, expectObservable }) => {
       const src = cold(spaced('abc|'), { a: ev.created(), b: ev.callAdded(0, 'call_A', 'f'), c: ev.incomplete(reason) });
-      expectObservable(src.pipe(toChatChunks())).toBe(at([5, '(rx)'], [10, '(f|)']), { r: role, x: open(0, 'call_A', 'f'), f: c({}, finish) });
+      expectObservable(src.pipe(toChatChunks())).toBe(at([5, '(rx)'], [10, '(f|)']), { r: roleNull, x: open(0, 'call_A', 'f'), f: c({}, finish) });
     });
   });
 
-  it('ends with a role chunk and a stop chunk when the response has no content', () => {
+  it('ends with a role chunk (content null) and a stop chunk when the response has no content', () => {
     scheduler().run(({ cold, expectObservable }) => {
-      expectObservable(cold(spaced('ab|'), { a: ev.created(), b: ev.completed() }).pipe(toChatChunks())).toBe(at([5, '(rf|)']), { r: role, f: c({}, 'stop') });
+      expectObservable(cold(spaced('ab|'), { a: ev.created(), b: ev.completed() }).pipe(toChatChunks())).toBe(at([5, '(rf|)']), { r: roleNull, f: c({}, 'stop') });
     });
   });
 
@@ -173,7 +175,7 @@ describe('toChatChunks', () => {
   it('completes at the terminal event and ignores anything after it', () => {
     scheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
       const src = cold(spaced('abcd|'), { a: ev.created(), b: ev.completed(), c: ev.text('late'), d: ev.completed() });
-      expectObservable(src.pipe(toChatChunks())).toBe(at([5, '(rf|)']), { r: role, f: c({}, 'stop') });
+      expectObservable(src.pipe(toChatChunks())).toBe(at([5, '(rf|)']), { r: roleNull, f: c({}, 'stop') });
       expectSubscriptions(src.subscriptions).toBe(at([0, '^'], [5, '!']));
     });
   });
@@ -181,7 +183,7 @@ describe('toChatChunks', () => {
   it('produces no chunk and no error for events without a chat equivalent', () => {
     scheduler().run(({ cold, expectObservable }) => {
       const src = cold(spaced('abcdefghz|'), {
-        a: ev.queued(), b: ev.inProgress(), c: ev.messageAdded(), d: ev.partAdded(), e: ev.textDone('x'),
+        a: ev.queued(), b: ev.inProgress(), c: ev.messageAdded(), d: ev.partAdded(), e: ev.textDone(''),
         f: { type: 'response.web_search_call.searching', item_id: 'ws', output_index: 1 },
         g: { type: 'response.something_new', foo: 1 },
         h: { type: 'response.output_item.added', output_index: 2, item: { id: 'x', type: 'future_item' } },
@@ -245,7 +247,7 @@ describe('toChatChunks', () => {
     scheduler().run(({ cold, expectObservable }) => {
       const argsAt = (oi: unknown, delta: string) => ({ type: 'response.function_call_arguments.delta', item_id: 'fc_x', output_index: oi, delta }) as unknown as ResponseStreamEvent;
       const src = cold(spaced('eabcd|'), { e: ev.created(), a: ev.callAdded(-1, 'call_A', 'f'), b: ev.callAdded(1e308, 'call_B', 'g'), c: argsAt(1e308, '{}'), d: argsAt('__proto__', '[]') });
-      expectObservable(src.pipe(toChatChunks())).toBe(at([5, '(rx)'], [10, 'y'], [15, 'z'], [20, '#']), { r: role, x: open(0, 'call_A', 'f'), y: open(1, 'call_B', 'g'), z: tc(1, { arguments: '{}' }) }, expect.any(DecodeError));
+      expectObservable(src.pipe(toChatChunks())).toBe(at([5, '(rx)'], [10, 'y'], [15, 'z'], [20, '#']), { r: roleNull, x: open(0, 'call_A', 'f'), y: open(1, 'call_B', 'g'), z: tc(1, { arguments: '{}' }) }, expect.any(DecodeError));
     });
     expect(Object.prototype.hasOwnProperty.call(Map.prototype, 'k')).toBe(false);
     expect(({} as Record<string, unknown>)['k']).toBeUndefined();

@@ -5,6 +5,9 @@ import type { ResponseStreamEvent } from '../lib/events/responses.js';
 import { isKnownEvent } from '../lib/events/guards.js';
 import { ResponseStreamTracker } from '../lib/decode/tracker.js';
 import { eventError, isRecord, num, optStr, str, type Rec } from './internal/chat-fields.js';
+import { ItemBook } from './internal/items.js';
+import { isIndex, partText } from './internal/parts.js';
+import { SentText } from './internal/text-sent.js';
 
 export interface ToChatChunksOptions {
   /** Adds a last chunk with `choices: []` and `usage` (as `stream_options.include_usage` does). Default `false`. */
@@ -22,7 +25,7 @@ export interface ToChatChunksOptions {
  */
 interface Delta {
   role?: string;
-  content?: string;
+  content?: string | null;
   refusal?: string;
   tool_calls?: Array<{ index: number; id?: string; type?: 'function'; function: { name?: string; arguments: string } }>;
   annotations?: Array<Record<string, unknown>>;
@@ -41,10 +44,16 @@ interface Call {
  * in opening order), reasoning as `reasoning_content`, `url_citation` annotations, a `finish_reason`
  * chunk and, with `includeUsage`, a usage chunk. `response.failed` / `error` end it with the
  * transport's `ResponseStreamError` and no finish chunk; events with no chat equivalent are skipped.
+ * Text and refusals that only arrive whole (a `.done`, a closed part or item, the final response's
+ * `output`, matched to the streamed items by id) are sent as far as the deltas did not carry them, so
+ * `content` ends as `outputText()` does. The role chunk's `content` is `''` when the answer starts with
+ * text and `null` otherwise, so an answer without text (a refusal, tool calls only) ends with
+ * `content: null`, as a chat provider's does.
  *
  * Events are read defensively (they may come from `validate: 'off'`): a malformed `response` (metadata)
- * or annotation is skipped, and any other field it needs of the wrong type ends the stream with a
- * `DecodeError` naming the event type, `sequence_number` and field path. Indices are only Map keys.
+ * or annotation is skipped, an event aimed at an item of another type (text at a function call) is
+ * ignored, and any other field it needs of the wrong type ends the stream with a `DecodeError` naming
+ * the event type, `sequence_number` and field path. Indices are only Map keys.
  *
  * ```
  * --created--text(Hi)--completed--|
@@ -76,18 +85,18 @@ export function toChatChunks(options: ToChatChunksOptions = {}): OperatorFunctio
       let lastReasoningOutput = -1;
       let lastReasoningIndex = -1;
       let lastReasoningKind = 0;
-      // Annotation offsets are per text part, chat's are over the whole content.
-      let contentLength = 0;
-      let lastTextOutput = -1;
-      let lastTextIndex = -1;
-      let partStarts: Map<string, number> | undefined;
+      // Text per part: `.done`, closed items and the final output send only what the deltas did not.
+      const sent = new SentText();
+      const book = new ItemBook();
+      // An answer with text starts its message with content '' (as a chat provider does), any other with null.
+      let sawText = false;
 
       const chunk = (delta: Delta, finish: string | null): ChatCompletionChunk =>
         ({ id, object: 'chat.completion.chunk', created, model, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] }) as unknown as ChatCompletionChunk;
       const emit = (delta: Delta, finish: string | null = null): void => {
         if (!roleSent) {
           roleSent = true;
-          subscriber.next(chunk({ role: 'assistant', content: '' }, null));
+          subscriber.next(chunk({ role: 'assistant', content: sawText || delta.content !== undefined ? '' : null }, null));
         }
         subscriber.next(chunk(delta, finish));
       };
@@ -115,8 +124,31 @@ export function toChatChunks(options: ToChatChunksOptions = {}): OperatorFunctio
       const sendRest = (call: Call, full: string): void => {
         if (full.length > call.sent) sendArgs(call, full.slice(call.sent));
       };
+      const sendText = (refusal: boolean, oi: number, ci: number, delta: string): void => {
+        if (delta.length === 0) return;
+        sent.add(refusal, oi, ci, delta);
+        if (refusal) emit({ refusal: delta });
+        else {
+          sawText = true;
+          emit({ content: delta });
+        }
+      };
+      // An authoritative text (`.done`, a closed part or item, the final output): what the deltas did not carry.
+      const sendFull = (refusal: boolean, oi: number, ci: number, full: unknown): void => {
+        if (!refusal && full !== undefined) sawText = true;
+        if (typeof full === 'string') sendText(refusal, oi, ci, sent.rest(refusal, oi, ci, full));
+      };
+      const sendPart = (oi: number, ci: number, part: unknown): void => {
+        const type = isRecord(part) ? part['type'] : undefined;
+        if (type === 'output_text' || type === 'refusal') sendFull(type === 'refusal', oi, ci, partText(part));
+      };
       const finishItem = (e: Rec, item: unknown, outputIndex: number, path: string): void => {
         if (!isRecord(item)) throw eventError(e, path, 'not an object');
+        if (item['type'] === 'message') {
+          const content = item['content'];
+          if (Array.isArray(content)) for (let ci = 0; ci < content.length; ci++) sendPart(outputIndex, ci, content[ci]);
+          return;
+        }
         if (item['type'] !== 'function_call') return;
         const callId = str(e, item, 'call_id', `${path}.call_id`);
         const args = str(e, item, 'arguments', `${path}.arguments`);
@@ -158,7 +190,10 @@ export function toChatChunks(options: ToChatChunksOptions = {}): OperatorFunctio
         const output = r['output'];
         if (output !== undefined && output !== null) {
           if (!Array.isArray(output)) throw eventError(e, 'response.output', 'not an array');
-          for (let i = 0; i < output.length; i++) finishItem(e, output[i], i, `response.output[${i}]`);
+          // Matched to the streamed items by id (the list may leave out or reorder items), sent in output order.
+          const at = book.place(output);
+          const order = output.map((_, i) => i).sort((a, b) => at[a]! - at[b]!);
+          for (const i of order) finishItem(e, output[i], at[i]!, `response.output[${i}]`);
         }
         const u = includeUsage && isRecord(r['usage']) ? usageOf(e, r['usage']) : undefined;
         done = true;
@@ -173,30 +208,29 @@ export function toChatChunks(options: ToChatChunksOptions = {}): OperatorFunctio
           case 'response.in_progress':
             adopt(e['response']);
             return;
-          case 'response.output_text.delta': {
-            const delta = str(e, e, 'delta');
-            if (delta.length === 0) return;
-            const oi = num(e, e, 'output_index');
-            const ci = num(e, e, 'content_index');
-            if (oi !== lastTextOutput || ci !== lastTextIndex) {
-              lastTextOutput = oi;
-              lastTextIndex = ci;
-              (partStarts ??= new Map()).set(`${oi}:${ci}`, contentLength);
-            }
-            contentLength += delta.length;
-            emit({ content: delta });
-            return;
-          }
+          case 'response.output_text.delta':
           case 'response.refusal.delta': {
             const delta = str(e, e, 'delta');
-            if (delta.length > 0) emit({ refusal: delta });
+            sendText(type === 'response.refusal.delta', num(e, e, 'output_index'), num(e, e, 'content_index'), delta);
             return;
           }
+          case 'response.output_text.done':
+          case 'response.refusal.done': {
+            const refusal = type === 'response.refusal.done';
+            sendFull(refusal, num(e, e, 'output_index'), num(e, e, 'content_index'), e[refusal ? 'refusal' : 'text']);
+            return;
+          }
+          case 'response.content_part.added':
+            if (isRecord(e['part']) && e['part']['type'] === 'output_text') sawText = true;
+            return;
+          case 'response.content_part.done':
+            sendPart(num(e, e, 'output_index'), num(e, e, 'content_index'), e['part']);
+            return;
           case 'response.output_text.annotation.added': {
             // Only well-formed url citations have a chat equivalent; anything else is skipped.
             const a = e['annotation'];
             if (!isRecord(a) || a['type'] !== 'url_citation') return;
-            const offset = partStarts?.get(`${String(e['output_index'])}:${String(e['content_index'])}`) ?? 0;
+            const offset = sent.startOf(num(e, e, 'output_index'), num(e, e, 'content_index'));
             const at = (k: string): number => (typeof a[k] === 'number' ? (a[k] as number) : 0) + offset;
             const text = (k: string): string => (typeof a[k] === 'string' ? (a[k] as string) : '');
             emit({ annotations: [{ type: 'url_citation', url_citation: { start_index: at('start_index'), end_index: at('end_index'), url: text('url'), title: text('title') } }] });
@@ -205,6 +239,7 @@ export function toChatChunks(options: ToChatChunksOptions = {}): OperatorFunctio
           case 'response.output_item.added': {
             const item = e['item'];
             if (!isRecord(item)) throw eventError(e, 'item', 'not an object');
+            if (isIndex(e['output_index'])) book.noteItem(e['output_index'], item);
             if (item['type'] !== 'function_call') return;
             const callId = str(e, item, 'call_id', 'item.call_id');
             if (callsById.has(callId)) return;
@@ -224,9 +259,12 @@ export function toChatChunks(options: ToChatChunksOptions = {}): OperatorFunctio
             if (call !== undefined) sendRest(call, args);
             return;
           }
-          case 'response.output_item.done':
-            finishItem(e, e['item'], num(e, e, 'output_index'), 'item');
+          case 'response.output_item.done': {
+            const oi = num(e, e, 'output_index');
+            if (isIndex(oi)) book.noteItem(oi, e['item']);
+            finishItem(e, e['item'], oi, 'item');
             return;
+          }
           case 'response.reasoning_summary_text.delta':
             reasoning(str(e, e, 'delta'), num(e, e, 'output_index'), num(e, e, 'summary_index'), 1);
             return;
@@ -260,6 +298,7 @@ export function toChatChunks(options: ToChatChunksOptions = {}): OperatorFunctio
             if (!isRecord(e)) throw eventError(e, '', 'the event is not an object');
             const type = e['type'];
             if (typeof type !== 'string' || !isKnownEvent(e as ResponseStreamEvent)) return;
+            if (!book.admits(e)) return; // aimed at an item of another type
             onEvent(e, type);
           } catch (err) {
             // Only the field readers throw here: a malformed event ends the stream with its DecodeError.
