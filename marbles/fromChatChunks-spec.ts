@@ -260,3 +260,227 @@ describe('fromChatChunks', () => {
     });
   });
 });
+
+describe('fromChatChunks: provider dialects', () => {
+  const AZ = 'chatcmpl-az1';
+  const meta = { id: AZ, object: 'chat.completion.chunk', created: 1758301234, model: 'gpt-4o' };
+  const azure = (choices: unknown[], over: Record<string, unknown> = {}) => ({ ...meta, choices, ...over }) as unknown as ChatCompletionChunk;
+  const emptyMeta = { id: '', object: '', created: 0, model: '' };
+  const raw = (o: Record<string, unknown>) => o as unknown as ChatCompletionChunk;
+  const tools = (calls: unknown[], finish: string | null = null) => chunk({ tool_calls: calls }, finish);
+
+  it("Azure: response.created waits for the first chunk with an id, and carries its model and time; filter chunks after the finish add nothing", () => {
+    scheduler().run(({ cold, expectObservable }) => {
+      const src = cold('a 4ms b 4ms c 4ms d 4ms e 4ms |', {
+        a: raw({ ...emptyMeta, choices: [], prompt_filter_results: [{ prompt_index: 0, content_filter_results: {} }] }),
+        b: azure([{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null, content_filter_results: {} }]),
+        c: azure([{ index: 0, delta: { content: 'Hi' }, finish_reason: null, content_filter_results: {} }]),
+        d: azure([{ index: 0, delta: {}, finish_reason: 'stop', content_filter_results: {} }]),
+        e: raw({ ...emptyMeta, choices: [{ index: 0, finish_reason: null, content_filter_results: {}, content_filter_offsets: { check_offset: 0 } }] }),
+      });
+      const r = { id: AZ, created_at: 1758301234, model: 'gpt-4o' };
+      const msg = `msg_${AZ}_0`;
+      expectObservable(src.pipe(fromChatChunks())).toBe(at([5, '(ab)'], [10, '(cde)'], [15, '(fgh)'], [25, '(j|)']), {
+        a: expect.objectContaining({ type: 'response.created', response: expect.objectContaining(r), sequence_number: 0 }),
+        b: expect.objectContaining({ type: 'response.in_progress', response: expect.objectContaining(r) }),
+        c: expect.objectContaining({ type: 'response.output_item.added', item: expect.objectContaining({ id: msg }) }),
+        d: expect.objectContaining({ type: 'response.content_part.added' }),
+        e: expect.objectContaining({ type: 'response.output_text.delta', item_id: msg, delta: 'Hi' }),
+        f: expect.objectContaining({ type: 'response.output_text.done', text: 'Hi' }),
+        g: expect.objectContaining({ type: 'response.content_part.done' }),
+        h: expect.objectContaining({ type: 'response.output_item.done' }),
+        j: expect.objectContaining({ type: 'response.completed', response: expect.objectContaining({ ...r, status: 'completed' }) }),
+      });
+    });
+  });
+
+  it('Gemini: without any id, the response starts at the first content, with the model and time of that chunk', () => {
+    scheduler().run(({ cold, expectObservable }) => {
+      const gem = (delta: Record<string, unknown>, finish?: string) =>
+        raw({ object: 'chat.completion.chunk', created: 1758200000, model: 'gemini-2.5-flash', choices: [{ index: 0, delta, ...(finish ? { finish_reason: finish } : {}) }] });
+      const src = cold('a 9ms b 9ms |', { a: gem({ role: 'assistant' }), b: gem({ content: 'Hi' }, 'stop') });
+      const r = { id: '', created_at: 1758200000, model: 'gemini-2.5-flash' };
+      expectObservable(src.pipe(fromChatChunks())).toBe(at([10, '(abcdefgh)'], [20, '(j|)']), {
+        a: expect.objectContaining({ type: 'response.created', response: expect.objectContaining(r) }),
+        b: expect.objectContaining({ type: 'response.in_progress' }),
+        c: expect.objectContaining({ type: 'response.output_item.added', item: expect.objectContaining({ id: 'msg_0' }) }),
+        d: expect.objectContaining({ type: 'response.content_part.added' }),
+        e: expect.objectContaining({ type: 'response.output_text.delta', delta: 'Hi' }),
+        f: expect.objectContaining({ type: 'response.output_text.done' }),
+        g: expect.objectContaining({ type: 'response.content_part.done' }),
+        h: expect.objectContaining({ type: 'response.output_item.done' }),
+        j: expect.objectContaining({ type: 'response.completed', response: expect.objectContaining(r) }),
+      });
+    });
+  });
+
+  it('a last chunk without choices (audio streams) gives its usage to the terminal event, sent when the chunks end', () => {
+    scheduler().run(({ cold, expectObservable }) => {
+      const src = cold('a 9ms b 9ms c 9ms |', {
+        a: chunk({ content: 'x' }),
+        b: chunk({}, 'stop'),
+        c: raw({ id: CHAT_ID, object: 'chat.completion.chunk', created: CREATED_AT, model: MODEL, usage: { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3 } }),
+      });
+      expectObservable(src.pipe(fromChatChunks())).toBe(at([0, '(abcde)'], [10, '(fgh)'], [30, '(j|)']), {
+        a: expect.objectContaining({ type: 'response.created' }),
+        b: expect.objectContaining({ type: 'response.in_progress' }),
+        c: expect.objectContaining({ type: 'response.output_item.added' }),
+        d: expect.objectContaining({ type: 'response.content_part.added' }),
+        e: expect.objectContaining({ type: 'response.output_text.delta' }),
+        f: expect.objectContaining({ type: 'response.output_text.done' }),
+        g: expect.objectContaining({ type: 'response.content_part.done' }),
+        h: expect.objectContaining({ type: 'response.output_item.done' }),
+        j: expect.objectContaining({ type: 'response.completed', response: expect.objectContaining({ usage: expect.objectContaining({ input_tokens: 1, output_tokens: 2, total_tokens: 3 }) }) }),
+      });
+    });
+  });
+
+  it('audio: an expires_at-only delta after the finish opens nothing; the audio part closes at the finish frame', () => {
+    scheduler().run(({ cold, expectObservable }) => {
+      const src = cold('a 9ms b 9ms c 9ms |', {
+        a: chunk({ role: 'assistant', audio: { id: 'audio_1', transcript: 'Hi', data: 'AAAA' } }),
+        b: chunk({}, 'stop'),
+        c: chunk({ audio: { expires_at: 1758293600 } }),
+      });
+      expectObservable(src.pipe(fromChatChunks())).toBe(at([0, '(abcdef)'], [10, '(ghij)'], [30, '(k|)']), {
+        a: expect.objectContaining({ type: 'response.created' }),
+        b: expect.objectContaining({ type: 'response.in_progress' }),
+        c: expect.objectContaining({ type: 'response.output_item.added' }),
+        d: expect.objectContaining({ type: 'response.content_part.added', part: { type: 'output_audio', data: '', transcript: '' } }),
+        e: { type: 'response.audio.delta', delta: 'AAAA', sequence_number: 4 },
+        f: { type: 'response.audio.transcript.delta', delta: 'Hi', sequence_number: 5 },
+        g: { type: 'response.audio.done', sequence_number: 6 },
+        h: { type: 'response.audio.transcript.done', sequence_number: 7 },
+        i: expect.objectContaining({ type: 'response.content_part.done', part: { type: 'output_audio', data: 'AAAA', transcript: 'Hi', id: 'audio_1' } }),
+        j: expect.objectContaining({ type: 'response.output_item.done' }),
+        k: expect.objectContaining({ type: 'response.completed' }),
+      });
+    });
+  });
+
+  it('citations that come with the finish are annotated at that frame, before output_text.done', () => {
+    scheduler().run(({ cold, expectObservable }) => {
+      const src = cold('a 9ms b 9ms |', {
+        a: chunk({ content: 'See [1].' }),
+        b: { ...chunk({}, 'stop'), citations: ['https://a.test'], search_results: [{ url: 'https://a.test', title: 'A' }] } as ChatCompletionChunk,
+      });
+      expectObservable(src.pipe(fromChatChunks())).toBe(at([0, '(abcde)'], [10, '(fghi)'], [20, '(j|)']), {
+        a: expect.objectContaining({ type: 'response.created' }),
+        b: expect.objectContaining({ type: 'response.in_progress' }),
+        c: expect.objectContaining({ type: 'response.output_item.added' }),
+        d: expect.objectContaining({ type: 'response.content_part.added' }),
+        e: expect.objectContaining({ type: 'response.output_text.delta' }),
+        f: expect.objectContaining({ type: 'response.output_text.annotation.added', annotation_index: 0, annotation: { type: 'url_citation', start_index: 4, end_index: 7, url: 'https://a.test', title: 'A' } }),
+        g: expect.objectContaining({ type: 'response.output_text.done' }),
+        h: expect.objectContaining({ type: 'response.content_part.done' }),
+        i: expect.objectContaining({ type: 'response.output_item.done' }),
+        j: expect.objectContaining({ type: 'response.completed' }),
+      });
+    });
+  });
+
+  it('custom tool call: added, input deltas at the frames of their chunks, done at the finish', () => {
+    scheduler().run(({ cold, expectObservable }) => {
+      const src = cold('a 4ms b 4ms c 4ms |', {
+        a: tools([{ index: 0, id: 'call_c', type: 'custom', custom: { name: 'exec', input: '' } }]),
+        b: tools([{ index: 0, type: 'custom', custom: { input: 'ls' } }]),
+        c: chunk({}, 'tool_calls'),
+      });
+      const id = `ctc_${CHAT_ID}_0`;
+      const item = { id, type: 'custom_tool_call', status: 'completed', call_id: 'call_c', name: 'exec', input: 'ls' };
+      expectObservable(src.pipe(fromChatChunks())).toBe(at([0, '(abc)'], [5, 'd'], [10, '(ef)'], [15, '(g|)']), {
+        a: expect.objectContaining({ type: 'response.created' }),
+        b: expect.objectContaining({ type: 'response.in_progress' }),
+        c: { type: 'response.output_item.added', output_index: 0, item: { ...item, status: 'in_progress', input: '' }, sequence_number: 2 },
+        d: { type: 'response.custom_tool_call_input.delta', item_id: id, output_index: 0, delta: 'ls', sequence_number: 3 },
+        e: { type: 'response.custom_tool_call_input.done', item_id: id, output_index: 0, input: 'ls', sequence_number: 4 },
+        f: { type: 'response.output_item.done', output_index: 0, item, sequence_number: 5 },
+        g: expect.objectContaining({ type: 'response.completed', response: expect.objectContaining({ output: [item] }) }),
+      });
+    });
+  });
+
+  it('tool calls without index: a known id continues its call, a new id is a new call, no id continues the last (but not twice in one delta)', () => {
+    const { events } = collect([
+      tools([{ id: 'A', type: 'function', function: { name: 'f', arguments: '{"a"' } }]),
+      tools([{ id: 'A', function: { arguments: ':1}' } }]),
+      tools([{ id: 'B', function: { name: 'g', arguments: '{}' } }, { function: { name: 'h', arguments: '{"h"' } }]),
+      tools([{ function: { arguments: ':2}' } }]),
+      chunk({}, 'tool_calls'),
+    ]);
+    const output = last(events).response['output'] as Array<Record<string, unknown>>;
+    expect(output.map((o) => [o['call_id'], o['name'], o['arguments']])).toEqual([
+      ['A', 'f', '{"a":1}'], ['B', 'g', '{}'], [`call_${CHAT_ID}_p2`, 'h', '{"h":2}'],
+    ]);
+    expect(ofType(events, 'response.function_call_arguments.delta').map((e) => [e['output_index'], e['delta']])).toEqual([[0, '{"a"'], [0, ':1}'], [1, '{}'], [2, '{"h"'], [2, ':2}']]);
+  });
+
+  it('an index reused with a different id is a new call; an index-less fragment with an indexed call id continues it', () => {
+    const { events } = collect([
+      tools([{ index: 0, id: 'X', function: { name: 'f', arguments: '{' } }]),
+      tools([{ id: 'X', function: { arguments: '}' } }]),
+      tools([{ index: 0, id: 'Y', function: { name: 'g', arguments: '{}' } }]),
+      tools([{ index: 0, function: { arguments: '' } }]),
+      chunk({}, 'tool_calls'),
+    ]);
+    const output = last(events).response['output'] as Array<Record<string, unknown>>;
+    expect(output.map((o) => [o['call_id'], o['name'], o['arguments']])).toEqual([['X', 'f', '{}'], ['Y', 'g', '{}']]);
+  });
+
+  it('reasoning_details alone: text details are reasoning text, summaries a summary part, encrypted data the item\'s encrypted_content', () => {
+    const { events } = collect([
+      chunk({ reasoning_details: [{ type: 'reasoning.summary', summary: 'Plan: ' }] }),
+      chunk({ reasoning_details: [{ type: 'reasoning.summary', summary: 'answer.' }, { type: 'reasoning.text', text: 'raw' }, { type: 'reasoning.encrypted', data: 'gAAA' }, { type: 'reasoning.future' }] }),
+      chunk({ content: 'Done' }),
+      chunk({}, 'stop'),
+    ]);
+    expect(events.slice(2, 8).map((e) => e.type)).toEqual([
+      'response.output_item.added', 'response.reasoning_summary_part.added', 'response.reasoning_summary_text.delta', 'response.reasoning_summary_text.delta',
+      'response.content_part.added', 'response.reasoning_text.delta',
+    ]);
+    const output = last(events).response['output'] as Array<Record<string, unknown>>;
+    expect(output[0]).toEqual({
+      id: `rs_${CHAT_ID}_0`, type: 'reasoning', status: 'completed', summary: [{ type: 'summary_text', text: 'Plan: answer.' }],
+      content: [{ type: 'reasoning_text', text: 'raw' }], encrypted_content: 'gAAA',
+    });
+    expect(events.every((e) => { try { decodeTyped(JSON.parse(JSON.stringify(e)), responseEventTable, 'strict', e.type); return true; } catch { return false; } })).toBe(true);
+  });
+
+  it('content parts of unknown types are skipped; logprobs of a chunk without text stay with the text part', () => {
+    const lp = (token: string) => ({ content: [{ token, logprob: -1, bytes: null, top_logprobs: [] }] });
+    const { events } = collect([
+      chunk({ content: [{ type: 'image_url', image_url: { url: 'data:' } }, { type: 'text', text: 'A' }] }),
+      { ...chunk({ content: null }), choices: [{ index: 0, delta: {}, logprobs: lp('B'), finish_reason: null }] } as unknown as ChatCompletionChunk,
+      chunk({}, 'stop'),
+    ]);
+    expect(ofType(events, 'response.output_text.delta').map((e) => e['delta'])).toEqual(['A']);
+    expect(ofType(events, 'response.output_text.done')[0]!['logprobs']).toEqual([{ token: 'B', logprob: -1, bytes: [], top_logprobs: [] }]);
+  });
+
+  it.each<[string, Record<string, unknown>, string]>([
+    ['content part text', { content: [{ type: 'text', text: 7 }] }, 'choices[0].delta.content[0].text'],
+    ['content', { content: 7 }, 'choices[0].delta.content'],
+    ['thinking part text', { content: [{ type: 'thinking', thinking: [{ type: 'text', text: {} }] }] }, 'choices[0].delta.content[0].thinking[0].text'],
+    ['reasoning_details', { reasoning_details: 'x' }, 'choices[0].delta.reasoning_details'],
+    ['reasoning detail', { reasoning_details: [{ type: 'reasoning.encrypted', data: 1 }] }, 'choices[0].delta.reasoning_details[0].data'],
+    ['audio data', { audio: { data: 1 } }, 'choices[0].delta.audio.data'],
+    ['custom tool input', { tool_calls: [{ index: 0, type: 'custom', custom: { name: 'x', input: 1 } }] }, 'choices[0].delta.tool_calls[0].custom.input'],
+    ['tool call index', { tool_calls: [{ index: '0', id: 'c', function: { name: 'f' } }] }, 'choices[0].delta.tool_calls[0].index'],
+  ])('a wrong-typed %s ends the stream with a DecodeError naming its path', (_what, delta, path) => {
+    const { error, completed } = collect([chunk({ role: 'assistant' }), chunk(delta)]);
+    expect(completed).toBe(false);
+    expect(error).toBeInstanceOf(DecodeError);
+    expect(error).toMatchObject({ eventType: 'chat.completion.chunk', sequenceNumber: 1, path });
+  });
+
+  it.each<[string, Record<string, unknown>, string]>([
+    ['citations', { citations: [1] }, 'citations[0]'],
+    ['a search result url', { search_results: [{ title: 't' }] }, 'search_results[0].url'],
+    ['a logprob token', { choices: [{ index: 0, delta: {}, logprobs: { content: [{ token: 1, logprob: 0 }] } }] }, 'choices[0].logprobs.content[0].token'],
+    ['x_groq usage', { x_groq: { usage: { prompt_tokens: 1 } } }, 'x_groq.usage.completion_tokens'],
+    ['a choice usage', { choices: [{ index: 0, usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: '2' } }] }, 'choices[0].usage.total_tokens'],
+  ])('a wrong-typed chunk field (%s) ends the stream with a DecodeError naming its path', (_what, over, path) => {
+    const { error } = collect([chunk({ role: 'assistant' }), { ...chunk({}), ...over } as ChatCompletionChunk]);
+    expect(error).toMatchObject({ sequenceNumber: 1, path });
+  });
+});
