@@ -194,6 +194,26 @@ describe('Responses SSE event codecs', () => {
     expect(e.path).toBe('item.arguments');
   });
 
+  test.each([
+    [
+      'shell_call_output',
+      { id: 'sho_1', type: 'shell_call_output', call_id: 'call_sh', status: 'completed', max_output_length: 1024, output: [{ stdout: 'ok\n', stderr: '', outcome: { type: 'exit', exit_code: 0 } }] },
+      ['output', 'ok'],
+    ],
+    ['shell_call_output, as added (no output yet)', { id: 'sho_1', type: 'shell_call_output', call_id: 'call_sh', status: 'in_progress' }, ['status', 1]],
+    [
+      'tool_search_call',
+      { id: 'ts_1', type: 'tool_search_call', call_id: 'call_ts', execution: 'client', arguments: { query: 'weather' }, status: 'completed', created_by: 'model' },
+      ['execution', true],
+    ],
+    ['tool_search_call, server-run (call_id null)', { id: 'ts_2', type: 'tool_search_call', call_id: null, execution: 'server', arguments: {}, status: 'completed' }, ['call_id', 7]],
+  ] as const)('output item %s decodes strictly as it is; a wrong-typed field fails at its path', (_name, item, [field, wrong]) => {
+    const added = { type: 'response.output_item.added', output_index: 0, item, sequence_number: 3 };
+    expect(decodeTyped(added, responseEventTable, 'strict')).toBe(added);
+    const bad = { ...added, item: { ...item, [field]: wrong } };
+    expect((thrown(() => decodeTyped(bad, responseEventTable, 'strict')) as DecodeError).path).toBe(`item.${field}`);
+  });
+
   test('an undocumented event type passes through as it is', () => {
     const u = { type: 'response.apply_patch_call_operation_diff.delta', item_id: 'apc_1', output_index: 0, delta: 1, sequence_number: 6 };
     expect(decodeTyped(u, responseEventTable, 'strict', u.type)).toBe(u);
