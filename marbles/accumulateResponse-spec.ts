@@ -42,4 +42,30 @@ describe('accumulateResponse marbles', () => {
       expectSubscriptions(src.subscriptions).toBe('^---!');
     });
   });
+
+  test('a terminal output that leaves out a streamed item: that item stays, at its index, in the completed value', () => {
+    scheduler().run(({ cold, expectObservable }) => {
+      const rs = { id: 'rs', type: 'reasoning', summary: [] };
+      const src = cold('-c-r-a-i-z-|', { c: ev.created(), r: ev.itemAdded(0, rs), a: ev.itemAdded(1, ev.msg('m')), i: ev.itemDone(1, done), z: ev.completed([done]) });
+      expectObservable(src.pipe(accumulateResponse())).toBe('-0-1-2-3-4-|', {
+        0: r('in_progress', []), 1: r('in_progress', [rs]), 2: r('in_progress', [rs, ev.msg('m')]), 3: r('in_progress', [rs, done]), 4: r('completed', [rs, done]),
+      });
+    });
+  });
+
+  test('shell output: a value per delta, the .done content replaces it; shell output aimed at a message emits nothing', () => {
+    scheduler().run(({ cold, expectObservable }) => {
+      const sho = { id: 'sho', type: 'shell_call_output', call_id: 'c', status: 'in_progress', output: [] };
+      const out = (oi: number, d: Record<string, unknown>) => ({ type: 'response.shell_call_output_content.delta', item_id: 'sho', output_index: oi, command_index: 0, delta: d }) as never;
+      const content = { stdout: 'ok\n', stderr: '', outcome: { type: 'exit', exit_code: 0 } };
+      const src = cold('-c-s-m-d-w-e-|', {
+        c: ev.created(), s: ev.itemAdded(0, sho), m: ev.itemAdded(1, ev.msg('m')), d: out(0, { stdout: 'o' }), w: out(1, { stdout: 'x' }),
+        e: { type: 'response.shell_call_output_content.done', item_id: 'sho', output_index: 0, command_index: 0, output: [content] } as never,
+      });
+      expectObservable(src.pipe(accumulateResponse())).toBe('-0-1-2-3---4-|', {
+        0: r('in_progress', []), 1: r('in_progress', [sho]), 2: r('in_progress', [sho, ev.msg('m')]),
+        3: r('in_progress', [{ ...sho, output: [{ stdout: 'o', stderr: '' }] }, ev.msg('m')]), 4: r('in_progress', [{ ...sho, output: [content] }, ev.msg('m')]),
+      });
+    });
+  });
 });

@@ -61,4 +61,23 @@ describe('accumulateText marbles', () => {
       expectObservable(src.pipe(outputText())).toBe('-x-y---|', { x: 'He', y: 'Hello' });
     });
   });
+
+  test('a final output that leaves out and reorders items: the finals come at the terminal event, one per part, no phantom', () => {
+    scheduler().run(({ cold, expectObservable }) => {
+      const answer = ev.msg('m', [ev.textPart('Hi!')], 'completed');
+      const src = cold('-r-a-d-z-|', {
+        r: ev.itemAdded(0, { id: 'rs', type: 'reasoning', summary: [] }), a: ev.itemAdded(1, ev.msg('m')), d: ev.textDelta('m', 1, 0, 'Hi'),
+        z: ev.completed([answer, ev.fc('f', 'c', 'go', '{}', 'completed')]),
+      });
+      expectObservable(src.pipe(accumulateText())).toBe('-----x-y-|', { x: snap('Hi', 'Hi', false, 'm', 1), y: snap('Hi!', '', true, 'm', 1) });
+      expectObservable(src.pipe(outputText())).toBe('-----x-y-|', { x: 'Hi', y: 'Hi!' });
+    });
+  });
+
+  test('a delta aimed at an item of another type emits nothing', () => {
+    scheduler().run(({ cold, expectObservable }) => {
+      const src = cold('-f-t-d-|', { f: ev.itemAdded(0, ev.fc('f', 'c', 'go')), t: ev.textDelta('f', 0, 0, 'x'), d: ev.textDelta('m', 1, 0, 'Hi') });
+      expectObservable(src.pipe(accumulateText())).toBe('-----x-(y|)', { x: snap('Hi', 'Hi', false, 'm', 1), y: snap('Hi', '', true, 'm', 1) });
+    });
+  });
 });

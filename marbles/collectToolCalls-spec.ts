@@ -47,4 +47,23 @@ describe('collectToolCalls marbles', () => {
       expectSubscriptions(src.subscriptions).toBe('^----!');
     });
   });
+
+  test('a client tool_search_call: one value when its item closes; a server one is left out', () => {
+    scheduler().run(({ cold, expectObservable }) => {
+      const search = (execution: string, status: string) => ({ id: 'ts', type: 'tool_search_call', call_id: 'cs', execution, arguments: { query: 'q' }, status });
+      const src = cold('-a-i-z-|', { a: ev.itemAdded(0, search('client', 'in_progress')), i: ev.itemDone(0, search('client', 'completed')), z: ev.completed([search('client', 'completed')]) });
+      expectObservable(src.pipe(collectToolCalls())).toBe('---x---|', {
+        x: expect.objectContaining({ type: 'tool_search_call', state: 'complete', callId: 'cs', execution: 'client', arguments: { query: 'q' }, outputIndex: 0 }),
+      });
+      const server = cold('-a-i-|', { a: ev.itemAdded(0, search('server', 'in_progress')), i: ev.itemDone(0, search('server', 'completed')) });
+      expectObservable(server.pipe(collectToolCalls())).toBe('-----|');
+    });
+  });
+
+  test('{ partial: true }: arguments aimed at a file search emit nothing', () => {
+    scheduler().run(({ cold, expectObservable }) => {
+      const src = cold('-s-a-|', { s: ev.itemAdded(0, { id: 'fs', type: 'file_search_call', status: 'in_progress' }), a: ev.argsDelta('fs', 0, '{}') });
+      expectObservable(src.pipe(collectToolCalls({ partial: true }))).toBe('-----|');
+    });
+  });
 });

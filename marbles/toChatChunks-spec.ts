@@ -260,4 +260,26 @@ describe('toChatChunks', () => {
       expectSubscriptions(src.subscriptions).toBe(at([0, '^'], [7, '!']));
     });
   });
+
+  it('sends text that arrives only in .done at the frame of the .done, and only what the deltas did not carry', () => {
+    scheduler().run(({ cold, expectObservable }) => {
+      const src = cold(spaced('abcde|'), { a: ev.created(), b: ev.messageAdded(), c: ev.text('Hel'), d: ev.textDone('Hello'), e: ev.completed() });
+      expectObservable(src.pipe(toChatChunks())).toBe(at([10, '(rx)'], [15, 'y'], [20, '(f|)']), { r: role, x: c({ content: 'Hel' }), y: c({ content: 'lo' }), f: c({}, 'stop') });
+    });
+  });
+
+  it('sends text that arrives only in the terminal response before the finish chunk', () => {
+    scheduler().run(({ cold, expectObservable }) => {
+      const msg = { id: 'msg_1', type: 'message', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: 'Hi', annotations: [] }] };
+      const src = cold(spaced('ab|'), { a: ev.created(), b: ev.completed({ output: [msg] }) });
+      expectObservable(src.pipe(toChatChunks())).toBe(at([5, '(rxf|)']), { r: role, x: c({ content: 'Hi' }), f: c({}, 'stop') });
+    });
+  });
+
+  it('ignores text aimed at a function call and arguments aimed at a message', () => {
+    scheduler().run(({ cold, expectObservable }) => {
+      const src = cold(spaced('abcde|'), { a: ev.created(), b: ev.callAdded(0, 'call_A', 'f'), c: ev.text('stray', 0), d: ev.messageAdded(1), e: ev.args(1, '{}', 'A') });
+      expectObservable(src.pipe(toChatChunks())).toBe(at([5, '(rx)'], [25, '|']), { r: roleNull, x: open(0, 'call_A', 'f') });
+    });
+  });
 });
