@@ -12,6 +12,17 @@ import { JsonObject, struct, nullable, optional, taggedUnion, tableOf } from './
 /** Absent, `null` or a `T`: what optional fields look like across providers. */
 const opt = <C extends t.Mixed>(codec: C) => optional(nullable(codec));
 
+/** A string, or a list of `items`; a failure names the field or the list element (a union would name its member). */
+function stringOrList<C extends t.Mixed>(items: C, name: string): t.Type<string | Array<t.TypeOf<C>>, string | Array<t.TypeOf<C>>, unknown> {
+  const list = t.array(items);
+  return new t.Type<string | Array<t.TypeOf<C>>, string | Array<t.TypeOf<C>>, unknown>(
+    name,
+    (u): u is string | Array<t.TypeOf<C>> => typeof u === 'string' || list.is(u),
+    (u, c) => (typeof u === 'string' ? t.success(u) : Array.isArray(u) ? list.validate(u, c) : t.failure(u, c, `expected ${name}`)),
+    t.identity,
+  );
+}
+
 export const ChatCompletionChunkToolCall = struct(
   {
     /** Absent when the provider sends each call whole (Mistral, Gemini, Ollama): placed by position and id. */
@@ -30,7 +41,7 @@ export type ChatCompletionChunkToolCall = t.TypeOf<typeof ChatCompletionChunkToo
 export const ChatContentTextPart = struct({ type: t.literal('text'), text: t.string }, 'text');
 /** A reasoning part of a `content` list (Mistral): `thinking` is text, or a list of text parts. */
 export const ChatContentThinkingPart = struct(
-  { type: t.literal('thinking'), thinking: t.union([t.string, t.array(struct({ type: t.string, text: opt(t.string) }, 'thinking_part'))]) },
+  { type: t.literal('thinking'), thinking: stringOrList(struct({ type: t.string, text: opt(t.string) }, 'thinking_part'), 'string | thinking_part[]') },
   'thinking',
 );
 /** A part of a type the library does not read (an image, a future type) passes with its `type`. */
@@ -38,14 +49,8 @@ export interface ChatContentOtherPart { readonly type: string; readonly [key: st
 export type ChatContentPart = t.TypeOf<typeof ChatContentTextPart> | t.TypeOf<typeof ChatContentThinkingPart> | ChatContentOtherPart;
 export const ChatContentPart = taggedUnion<ChatContentPart>('content_part', tableOf({ text: ChatContentTextPart, thinking: ChatContentThinkingPart }), true);
 
-const ContentParts = t.array(ChatContentPart);
 /** `content`: a string, or a list of typed parts. */
-const Content = new t.Type<string | ChatContentPart[], string | ChatContentPart[], unknown>(
-  'string | content_part[]',
-  (u): u is string | ChatContentPart[] => typeof u === 'string' || ContentParts.is(u),
-  (u, c) => (typeof u === 'string' ? t.success(u) : Array.isArray(u) ? ContentParts.validate(u, c) : t.failure(u, c, 'expected a string or a list of parts')),
-  t.identity,
-);
+const Content = stringOrList(ChatContentPart, 'string | content_part[]');
 
 /** OpenRouter's `reasoning_details` entries; other types pass. */
 export const ReasoningDetail = taggedUnion<{ type: string; [key: string]: unknown }>(

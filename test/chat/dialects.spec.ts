@@ -1,6 +1,8 @@
 // Every provider dialect decodes with the default (strict) validation and bridges to the Responses
 // events and final response written out in ./dialects.ts.
 import { from, lastValueFrom, toArray } from 'rxjs';
+import { decodeChunk } from '../../lib/decode/chat-sse';
+import { DecodeError } from '../../lib/errors';
 import { decodeTyped } from '../../lib/events/decode';
 import { responseEventTable } from '../../lib/events/responses';
 import { accumulateResponse } from '../../operators/accumulateResponse';
@@ -138,5 +140,48 @@ describe('dialect details', () => {
     const events = (await bridged(dialect('content-parts'))) as Ev[];
     expect(events.filter((e) => e.type === 'response.reasoning_text.delta').map((e) => e['delta'])).toEqual(['Okay, 2+2', ' is 4.']);
     expect(events.filter((e) => e.type === 'response.output_text.delta').map((e) => e['delta'])).toEqual(['The answer', ' is **4**.']);
+  });
+});
+
+describe('the chunk codec checks what the library reads, with the path of a wrong field', () => {
+  const base = { id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'm' };
+  const choice = (delta: Json) => ({ ...base, choices: [{ index: 0, delta }] });
+
+  test.each<[string, Json]>([
+    ['no metadata and no choices (audio usage chunk)', { usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } }],
+    ["Azure's empty first chunk", { id: '', object: '', created: 0, model: '', choices: [], prompt_filter_results: [] }],
+    ['Perplexity object and message', { ...base, object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: 'a' }, delta: { content: 'a' } }] }],
+    ['a tool call without index', choice({ tool_calls: [{ id: 'x', function: { name: 'f', arguments: '{}' } }] })],
+    ['a custom tool call', choice({ tool_calls: [{ index: 0, id: 'x', type: 'custom', custom: { name: 'f', input: 'a' } }] })],
+    ['content parts, thinking as a string or parts, an unknown part', choice({ content: [{ type: 'thinking', thinking: 'a' }, { type: 'thinking', thinking: [{ type: 'text', text: 'b' }] }, { type: 'image_url', image_url: {} }, { type: 'text', text: 'c' }] })],
+    ['reasoning_details of every kind', choice({ reasoning: 'a', reasoning_details: [{ type: 'reasoning.text', text: 'a' }, { type: 'reasoning.summary', summary: 's' }, { type: 'reasoning.encrypted', data: 'e' }, { type: 'reasoning.other' }] })],
+    ['citations, search_results, x_groq, choice usage', { ...base, citations: ['u'], search_results: [{ url: 'u', title: null }], x_groq: { id: 'req' }, choices: [{ index: 0, usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } }] }],
+  ])('accepts %s', (_name, u) => {
+    expect(decodeChunk(u, 'strict', 0)).toBe(u);
+  });
+
+  test.each<[string, Json, string]>([
+    ['object', { ...base, object: 7, choices: [] }, 'object'],
+    ['id', { ...base, id: null, choices: [] }, 'id'],
+    ['tool call index', choice({ tool_calls: [{ index: '0' }] }), 'choices.0.delta.tool_calls.0.index'],
+    ['custom input', choice({ tool_calls: [{ index: 0, custom: { input: 1 } }] }), 'choices.0.delta.tool_calls.0.custom.input'],
+    ['content', choice({ content: 7 }), 'choices.0.delta.content'],
+    ['content part text', choice({ content: [{ type: 'text', text: 7 }] }), 'choices.0.delta.content.0.text'],
+    ['thinking part text', choice({ content: [{ type: 'thinking', thinking: [{ type: 'text', text: 7 }] }] }), 'choices.0.delta.content.0.thinking.0.text'],
+    ['reasoning detail', choice({ reasoning_details: [{ type: 'reasoning.encrypted', data: 1 }] }), 'choices.0.delta.reasoning_details.0.data'],
+    ['audio transcript', choice({ audio: { transcript: 1 } }), 'choices.0.delta.audio.transcript'],
+    ['logprob token', { ...base, choices: [{ index: 0, logprobs: { content: [{ token: 1, logprob: 0 }] } }] }, 'choices.0.logprobs.content.0.token'],
+    ['citation', { ...base, citations: [1] }, 'citations.0'],
+    ['x_groq usage', { ...base, x_groq: { usage: { prompt_tokens: 1 } } }, 'x_groq.usage.completion_tokens'],
+  ])('rejects a wrong %s in strict mode', (_name, u, path) => {
+    let err: unknown;
+    try {
+      decodeChunk(u, 'strict', 4);
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(DecodeError);
+    expect(err).toMatchObject({ path, sequenceNumber: 4 });
+    expect(decodeChunk(u, 'off', 4)).toBe(u);
   });
 });
