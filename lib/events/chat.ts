@@ -53,7 +53,7 @@ export const ChatContentPart = taggedUnion<ChatContentPart>('content_part', tabl
 const Content = stringOrList(ChatContentPart, 'string | content_part[]');
 
 /** OpenRouter's `reasoning_details` entries; other types pass. */
-export const ReasoningDetail = taggedUnion<{ type: string; [key: string]: unknown }>(
+export const ChatReasoningDetail = taggedUnion<{ type: string; [key: string]: unknown }>(
   'reasoning_detail',
   tableOf({
     'reasoning.text': struct({ type: t.literal('reasoning.text'), text: opt(t.string) }, 'reasoning.text'),
@@ -76,7 +76,7 @@ export const ChatCompletionChunkDelta = struct(
     /** Reasoning text as providers stream it: `reasoning_content` (DeepSeek, xAI, Z.ai, llama.cpp) or `reasoning` (Groq, OpenRouter, Ollama). */
     reasoning_content: opt(t.string),
     reasoning: opt(t.string),
-    reasoning_details: opt(t.array(ReasoningDetail)),
+    reasoning_details: opt(t.array(ChatReasoningDetail)),
     annotations: opt(t.array(struct({ type: t.string }, 'annotation'))),
     tool_calls: opt(t.array(ChatCompletionChunkToolCall)),
     function_call: opt(struct({ name: opt(t.string), arguments: opt(t.string) }, 'function_call')),

@@ -52,11 +52,11 @@ export class ToolCalls {
       if (!optString(type)) throw chunkError(n, `${at}.type`, 'not a string');
       const custom = f['custom'];
       const fn = f['function'];
-      const isCustom = type === 'custom' || (type == null && fn == null && custom != null);
-      const body = isCustom ? custom : fn;
-      const bodyPath = `${at}.${isCustom ? 'custom' : 'function'}`;
-      if (typeof index === 'number') this.fragment(this.indexed(index, id), { key: index, id }, isCustom ? 'custom' : 'function', body, n, bodyPath);
-      else this.fragment(this.placed(id, positional++ === 0), { key: undefined, id }, isCustom ? 'custom' : 'function', body, n, bodyPath);
+      const keyed = typeof index === 'number';
+      const found = keyed ? this.indexed(index, id) : this.placed(id, positional++ === 0);
+      // A call keeps the kind it opened with; a new one is custom when typed so, or when it has only a `custom` body.
+      const kind: Kind = found?.kind ?? (type === 'custom' || (type == null && fn == null && custom != null) ? 'custom' : 'function');
+      this.fragment(found, { key: keyed ? index : undefined, id }, kind, kind === 'custom' ? custom : fn, n, `${at}.${kind}`);
     }
   }
 
