@@ -27,6 +27,9 @@ export function decodeChunk(u: unknown, validate: ValidateMode, index: number): 
       throw new DecodeError(reason, 'chat.completion.chunk', index, path);
     }
   }
+  // No `choices` (audio usage chunks): an empty list, so the type holds whatever the provider left out.
+  const o = u as { choices?: unknown };
+  if (o.choices === undefined || o.choices === null) o.choices = [];
   return u as ChatCompletionChunk;
 }
 

@@ -143,4 +143,8 @@ export const ChatCompletionChunk = struct(
   },
   'chat.completion.chunk',
 );
-export type ChatCompletionChunk = t.TypeOf<typeof ChatCompletionChunk>;
+/**
+ * A decoded chunk. `choices` is always an array: the decoders give a chunk that has none (audio streams'
+ * usage chunk) `choices: []`, so `chunk.choices[0]` reads as with the official SDK's types.
+ */
+export type ChatCompletionChunk = Omit<t.TypeOf<typeof ChatCompletionChunk>, 'choices'> & { choices: ChatCompletionChunkChoice[] };

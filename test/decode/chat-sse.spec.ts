@@ -61,6 +61,8 @@ describe('chat specifics', () => {
     const ids = new Map<number, string>();
     for (const c of out.values) {
       for (const tc of c.choices[0]?.delta?.tool_calls ?? []) {
+        // OpenAI always numbers fragments (providers that do not are read by fromChatChunks).
+        if (tc.index === undefined) throw new Error('a fragment without index');
         if (tc.id) {
           expect(ids.has(tc.index)).toBe(false);
           ids.set(tc.index, tc.id);

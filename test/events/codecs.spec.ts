@@ -323,7 +323,8 @@ describe('Chat Completions chunk', () => {
   });
 
   test.each<[string, string, unknown]>([
-    ['object', 'object', 'chat.completion'],
+    // Perplexity sends `object: "chat.completion"` on every chunk: any string is accepted, a number is not.
+    ['object', 'object', 7],
     ['created', 'created', '1758200000'],
     ['choices', 'choices', {}],
     ['usage.total_tokens', 'usage', { prompt_tokens: 1, completion_tokens: 1, total_tokens: '2' }],
@@ -336,8 +337,9 @@ describe('Chat Completions chunk', () => {
     expect(decodeChunk(u, 'off', 3)).toBe(u);
   });
 
-  test('a tool call fragment without index fails at its path', () => {
-    const u = { ...base, choices: [{ index: 0, delta: { tool_calls: [{ function: { arguments: '{' } }] } }] };
+  test('a tool call fragment with a non-number index fails at its path (no index at all is a dialect: Mistral, Gemini)', () => {
+    const u = { ...base, choices: [{ index: 0, delta: { tool_calls: [{ index: '0', function: { arguments: '{' } }] } }] };
+    expect(decodeChunk({ ...base, choices: [{ index: 0, delta: { tool_calls: [{ id: 'c', function: { name: 'f', arguments: '{}' } }] } }] }, 'strict', 5)).toBeDefined();
     const e = thrown(() => decodeChunk(u, 'strict', 5)) as DecodeError;
     expect(e.path).toBe('choices.0.delta.tool_calls.0.index');
     expect(e.sequenceNumber).toBe(5);
