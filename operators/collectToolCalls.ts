@@ -266,7 +266,6 @@ export function collectToolCalls(options: CollectToolCallsOptions = {}): Operato
           const e = asRecord(ev);
           if (e === undefined) return;
           const type = e['type'];
-          if (!book.admits(e)) return; // aimed at an item of another type
           switch (type) {
             case 'response.output_item.added': {
               const oi = e['output_index'];
@@ -282,18 +281,20 @@ export function collectToolCalls(options: CollectToolCallsOptions = {}): Operato
               if (initial !== undefined && st.args === '') st.args = initial;
               return;
             }
+            // Only the events it reads are checked against the item's type (an item's type comes from its
+            // added / done item, or else from the first of these aimed at it).
             case 'response.function_call_arguments.delta':
-              return delta(e['output_index'], 'function_call', e['item_id'], e['delta']);
+              return book.admits(e) ? delta(e['output_index'], 'function_call', e['item_id'], e['delta']) : undefined;
             case 'response.custom_tool_call_input.delta':
-              return delta(e['output_index'], 'custom_tool_call', e['item_id'], e['delta']);
+              return book.admits(e) ? delta(e['output_index'], 'custom_tool_call', e['item_id'], e['delta']) : undefined;
             case 'response.mcp_call_arguments.delta':
-              return delta(e['output_index'], 'mcp_call', e['item_id'], e['delta']);
+              return book.admits(e) ? delta(e['output_index'], 'mcp_call', e['item_id'], e['delta']) : undefined;
             case 'response.function_call_arguments.done':
-              return done(e['output_index'], 'function_call', e['item_id'], e['arguments'], e['name']);
+              return book.admits(e) ? done(e['output_index'], 'function_call', e['item_id'], e['arguments'], e['name']) : undefined;
             case 'response.custom_tool_call_input.done':
-              return done(e['output_index'], 'custom_tool_call', e['item_id'], e['input']);
+              return book.admits(e) ? done(e['output_index'], 'custom_tool_call', e['item_id'], e['input']) : undefined;
             case 'response.mcp_call_arguments.done':
-              return done(e['output_index'], 'mcp_call', e['item_id'], e['arguments']);
+              return book.admits(e) ? done(e['output_index'], 'mcp_call', e['item_id'], e['arguments']) : undefined;
             case 'response.output_item.done': {
               const oi = e['output_index'];
               if (!isIndex(oi)) return;

@@ -71,6 +71,8 @@ export class ItemBook {
   private max = -1;
   private lastIndex = -1;
   private lastType = '';
+  private lastEvent: unknown = undefined;
+  private lastExpected: string | undefined = undefined;
 
   /** An item seen whole (`output_item.added` / `.done`, a lifecycle event's output): its type is authoritative. */
   noteItem(oi: number, item: unknown): void {
@@ -87,7 +89,17 @@ export class ItemBook {
   admits(e: Readonly<Record<string, unknown>>): boolean {
     const oi = e['output_index'];
     if (!isIndex(oi)) return true; // the operator decides what a bad index means
-    const expected = itemTypeOf(e);
+    let expected: string | undefined;
+    const type = e['type'];
+    if (type === this.lastEvent) {
+      expected = this.lastExpected; // events come in runs of one type
+    } else {
+      expected = itemTypeOf(e);
+      if (type !== 'response.content_part.added' && type !== 'response.content_part.done') {
+        this.lastEvent = type;
+        this.lastExpected = expected;
+      }
+    }
     if (expected === undefined) return true;
     if (oi === this.lastIndex) return this.lastType === expected; // deltas come in runs on one item
     const known = this.types.get(oi);

@@ -1,15 +1,19 @@
 // What toChatChunks has sent of each text part (not exported from the package).
 
 interface Part {
-  sent: string;
+  /** Characters sent. */
+  sent: number;
+  /** The last piece sent (the text itself is not kept: a rope of a million deltas costs more than the chunks). */
+  tail: string;
   /** Where the part starts in the chat message's whole `content` (-1 until it sends any). */
   start: number;
 }
 
 /**
- * The text sent per part (`output_text` or `refusal`, by output and content index), so that a `.done`
+ * What was sent per part (`output_text` or `refusal`, by output and content index), so that a `.done`
  * text, a closed item or the final response adds only what the deltas did not carry. A chat client
- * cannot take text back: an authoritative text that does not extend what was sent adds nothing.
+ * cannot take text back: an authoritative text that does not extend what was sent (checked where the
+ * last piece went) adds nothing.
  */
 export class SentText {
   private parts = new Map<string, Part>();
@@ -27,14 +31,15 @@ export class SentText {
       if (p.start < 0) p.start = this.length;
       this.length += delta.length;
     }
-    p.sent += delta; // ropes: linear over many deltas
+    p.sent += delta.length;
+    if (delta.length > 0) p.tail = delta;
   }
 
   /** What `full`, the part's authoritative text, adds to what was sent ('' when nothing or not an extension). */
   rest(refusal: boolean, oi: number, ci: number, full: string): string {
     const p = this.part(refusal, oi, ci);
-    if (full.length <= p.sent.length || !full.startsWith(p.sent)) return '';
-    return full.slice(p.sent.length);
+    if (full.length <= p.sent || !full.startsWith(p.tail, p.sent - p.tail.length)) return '';
+    return full.slice(p.sent);
   }
 
   /** Where part (oi, ci) starts in the whole `content`, 0 when it sent nothing. */
@@ -49,7 +54,7 @@ export class SentText {
     const key = `${refusal ? 'r' : 't'}${oi}:${ci}`;
     let p = this.parts.get(key);
     if (p === undefined) {
-      p = { sent: '', start: -1 };
+      p = { sent: 0, tail: '', start: -1 };
       this.parts.set(key, p);
     }
     this.last = p;
