@@ -5,6 +5,7 @@ import type {
 } from '../lib/events/items.js';
 import type { ResponseStreamEvent } from '../lib/events/responses.js';
 import { ItemBook } from './internal/items.js';
+import { build, CLIENT_TYPES, HOSTED_TYPES, type CallState } from './internal/tool-call-build.js';
 import { asRecord, field, isIndex, isTerminalType, sortedKeys, stringField } from './internal/parts.js';
 
 /**
@@ -88,60 +89,6 @@ export interface CollectToolCallsOptions {
   readonly hosted?: boolean;
   /** Emit calls the response ended before completing, flagged `state: 'incomplete'`, instead of leaving them out. */
   readonly incomplete?: boolean;
-}
-
-const CLIENT_TYPES = new Set<string>([
-  'function_call', 'custom_tool_call', 'mcp_call', 'mcp_approval_request', 'computer_call', 'local_shell_call', 'shell_call', 'apply_patch_call',
-]);
-const HOSTED_TYPES = new Set<string>(['web_search_call', 'file_search_call', 'code_interpreter_call', 'image_generation_call']);
-
-interface CallState {
-  type: string;
-  item: unknown;
-  itemId: string | undefined;
-  /** Assembled from the deltas (on top of what `output_item.added` carried, as the API's own accumulator does). */
-  args: string;
-  /** From the `.done` event, which wins over the deltas. */
-  argsDone: string | undefined;
-  name: string | undefined;
-}
-
-function parse(s: string): ParsedArguments {
-  try {
-    return { ok: true, value: JSON.parse(s) as unknown };
-  } catch (e) {
-    return { ok: false, error: e instanceof SyntaxError ? e : new SyntaxError(String(e)) };
-  }
-}
-
-function build(st: CallState, outputIndex: number, state: ToolCallState, fromItem: boolean): ToolCall {
-  const item = st.item;
-  const argKey = st.type === 'custom_tool_call' ? 'input' : 'arguments';
-  // The closed item is authoritative; before it, the `.done` string, then the deltas.
-  const raw = (fromItem ? stringField(item, argKey) : undefined) ?? st.argsDone ?? st.args;
-  const base = {
-    state,
-    outputIndex,
-    itemId: stringField(item, 'id') ?? st.itemId,
-    status: stringField(item, 'status'),
-    item,
-  };
-  const name = stringField(item, 'name') ?? st.name ?? '';
-  const callId = stringField(item, 'call_id') ?? '';
-  const parsed = state === 'partial' ? undefined : parse(raw);
-  switch (st.type) {
-    case 'function_call':
-      return { type: 'function_call', ...base, callId, name, arguments: raw, ...(parsed && { parsed }) } as FunctionToolCall;
-    case 'custom_tool_call':
-      return { type: 'custom_tool_call', ...base, callId, name, input: raw } as CustomToolCall;
-    case 'tool_search_call':
-      return { type: 'tool_search_call', ...base, callId, execution: stringField(item, 'execution') ?? '', arguments: field(item, 'arguments') } as ToolSearchToolCall;
-    case 'mcp_call':
-    case 'mcp_approval_request':
-      return { type: st.type, ...base, serverLabel: stringField(item, 'server_label') ?? '', name, arguments: raw, ...(parsed && { parsed }) } as McpToolCall;
-    default:
-      return (HOSTED_TYPES.has(st.type) ? { type: st.type, ...base } : { type: st.type, ...base, callId }) as ToolCall;
-  }
 }
 
 /**

@@ -1,5 +1,5 @@
 import { Observable, type OperatorFunction } from 'rxjs';
-import type { ChatCompletionChunk, CompletionUsage } from '../lib/events/chat.js';
+import type { ChatCompletionChunk } from '../lib/events/chat.js';
 import { DecodeError } from '../lib/errors.js';
 import type { ResponseStreamEvent } from '../lib/events/responses.js';
 import { isKnownEvent } from '../lib/events/guards.js';
@@ -8,6 +8,7 @@ import { eventError, isRecord, num, optStr, str, type Rec } from './internal/cha
 import { ItemBook } from './internal/items.js';
 import { isIndex, partText } from './internal/parts.js';
 import { SentText } from './internal/text-sent.js';
+import { completionUsage } from './internal/usage.js';
 
 export interface ToChatChunksOptions {
   /** Adds a last chunk with `choices: []` and `usage` (as `stream_options.include_usage` does). Default `false`. */
@@ -170,20 +171,6 @@ export function toChatChunks(options: ToChatChunksOptions = {}): OperatorFunctio
         reasoningSent = true;
         emit({ [reasoningField]: out });
       };
-      const usageOf = (e: Rec, u: Rec): CompletionUsage => {
-        const details = (key: string, field: string): number => {
-          const d = u[key];
-          if (!isRecord(d) || d[field] === undefined || d[field] === null) return 0;
-          return num(e, d, field, `response.usage.${key}.${field}`);
-        };
-        return {
-          prompt_tokens: num(e, u, 'input_tokens', 'response.usage.input_tokens'),
-          completion_tokens: num(e, u, 'output_tokens', 'response.usage.output_tokens'),
-          total_tokens: num(e, u, 'total_tokens', 'response.usage.total_tokens'),
-          prompt_tokens_details: { cached_tokens: details('input_tokens_details', 'cached_tokens') },
-          completion_tokens_details: { reasoning_tokens: details('output_tokens_details', 'reasoning_tokens') },
-        };
-      };
       const terminate = (e: Rec, finish: string): void => {
         const r = isRecord(e['response']) ? e['response'] : {};
         adopt(r);
@@ -195,7 +182,7 @@ export function toChatChunks(options: ToChatChunksOptions = {}): OperatorFunctio
           const order = output.map((_, i) => i).sort((a, b) => at[a]! - at[b]!);
           for (const i of order) finishItem(e, output[i], at[i]!, `response.output[${i}]`);
         }
-        const u = includeUsage && isRecord(r['usage']) ? usageOf(e, r['usage']) : undefined;
+        const u = includeUsage && isRecord(r['usage']) ? completionUsage(e, r['usage']) : undefined;
         done = true;
         emit({}, finish === 'stop' && callCount > 0 ? 'tool_calls' : finish);
         if (u !== undefined) subscriber.next({ id, object: 'chat.completion.chunk', created, model, choices: [], usage: u } as unknown as ChatCompletionChunk);
