@@ -38,7 +38,13 @@ interface Part {
   itemId: string;
   text: string;
   done: boolean;
+  /** What closed it (see `Closing`): only a later, more authoritative closing may correct its text. */
+  closedBy: Closing;
 }
+
+/** Closings by authority: the closed item and the terminal output are the response's own final state. */
+const Closing = { source: 0, done: 1, item: 2, terminal: 3 } as const;
+type Closing = (typeof Closing)[keyof typeof Closing];
 
 // Maps, not arrays: the cost must not depend on the index value (content_index 1e9 is one entry).
 interface ItemParts {
@@ -52,7 +58,8 @@ function contentKind(partType: unknown): TextKind | undefined {
 
 /**
  * Assembles the text parts of a response as they stream: one snapshot per delta (`done: false`) carrying
- * the part's whole text so far, then one final snapshot per part (`done: true`).
+ * the part's whole text so far, then one final snapshot per part (`done: true`), and another only when the
+ * closed item or the terminal output later says otherwise than the `.done` event (their text is final).
  *
  * Parts are keyed by `output_index` and `content_index` (`summary_index` for reasoning summaries), never
  * by `item_id`, so providers that rotate item ids and items that interleave are handled. The final text
@@ -117,7 +124,7 @@ export function accumulateText(options: AccumulateTextOptions = {}): OperatorFun
           const parts = summary ? it.summary : it.content;
           p = parts.get(index);
           if (p === undefined) {
-            p = { kind, summary, outputIndex, index, itemId: itemId ?? '', text: '', done: false };
+            p = { kind, summary, outputIndex, index, itemId: itemId ?? '', text: '', done: false, closedBy: Closing.source };
             parts.set(index, p);
             return (last = p);
           }
@@ -144,7 +151,7 @@ export function accumulateText(options: AccumulateTextOptions = {}): OperatorFun
 
       const onDone = (oi: unknown, ci: unknown, id: unknown, summary: boolean, kind: TextKind, text: unknown): void => {
         const p = located(oi, ci, id, summary, kind);
-        if (p !== undefined) finish(p, typeof text === 'string' ? text : undefined);
+        if (p !== undefined) finish(p, typeof text === 'string' ? text : undefined, Closing.done);
       };
 
       const emitDelta = (p: Part, delta: string): void => {
@@ -153,18 +160,21 @@ export function accumulateText(options: AccumulateTextOptions = {}): OperatorFun
         subscriber.next({ kind: p.kind, itemId: p.itemId, outputIndex: p.outputIndex, contentIndex: p.index, delta, text: p.text, done: false });
       };
 
-      const finish = (p: Part, text: string | undefined, itemId?: string): void => {
-        if (p.done) return;
+      const finish = (p: Part, text: string | undefined, by: Closing, itemId?: string): void => {
+        // The closed item or the terminal output saying otherwise than an earlier `.done` is the response's
+        // final state: a corrected final snapshot, so the text agrees with accumulateResponse.
+        if (p.done && (text === undefined || text === p.text || by < Closing.item || by < p.closedBy)) return;
         p.done = true;
+        p.closedBy = by;
         if (itemId !== undefined) p.itemId = itemId;
         const final = text ?? p.text;
-        p.text = ''; // the emitted snapshot keeps it; free ours
+        p.text = final; // the same string as the snapshot's: kept to compare, not copied
         subscriber.next({ kind: p.kind, itemId: p.itemId, outputIndex: p.outputIndex, contentIndex: p.index, delta: '', text: final, done: true });
       };
 
       // Closes every part of one item from its authoritative shape (or what was accumulated when absent).
-      // Idempotent: a part already closed keeps its first final text.
-      const closeItem = (outputIndex: number, item: unknown): void => {
+      // A part already closed with the same text emits nothing again.
+      const closeItem = (outputIndex: number, item: unknown, by: Closing): void => {
         const it = itemAt(outputIndex);
         const id = stringField(item, 'id');
         const isReasoning = field(item, 'type') === 'reasoning';
@@ -174,18 +184,18 @@ export function accumulateText(options: AccumulateTextOptions = {}): OperatorFun
             const c: unknown = content[i];
             const kind = contentKind(field(c, 'type'));
             if (!wants(kind)) continue;
-            finish(it.content.get(i) ?? partAt(outputIndex, false, i, kind, id), partText(c), id ?? '');
+            finish(it.content.get(i) ?? partAt(outputIndex, false, i, kind, id), partText(c), by, id ?? '');
           }
         }
         const summary = isReasoning ? field(item, 'summary') : undefined;
         if (Array.isArray(summary) && wantSummary) {
           for (let i = 0; i < summary.length; i++) {
-            finish(it.summary.get(i) ?? partAt(outputIndex, true, i, 'reasoning_summary_text', id), partText(summary[i]), id ?? '');
+            finish(it.summary.get(i) ?? partAt(outputIndex, true, i, 'reasoning_summary_text', id), partText(summary[i]), by, id ?? '');
           }
         }
         // In index order (parts may have opened out of order); an item holds a handful.
-        for (const i of sortedKeys(it.content)) finish(it.content.get(i)!, undefined);
-        for (const i of sortedKeys(it.summary)) finish(it.summary.get(i)!, undefined);
+        for (const i of sortedKeys(it.content)) finish(it.content.get(i)!, undefined, by);
+        for (const i of sortedKeys(it.summary)) finish(it.summary.get(i)!, undefined, by);
       };
 
       // The final output's items are matched to the streamed ones by id (see ItemBook.place), then closed in
@@ -194,8 +204,8 @@ export function accumulateText(options: AccumulateTextOptions = {}): OperatorFun
         const list = Array.isArray(output) ? (output as unknown[]) : [];
         const at = book.place(list);
         const order = list.map((_, i) => i).sort((a, b) => at[a]! - at[b]!);
-        for (const i of order) closeItem(at[i]!, list[i]);
-        for (const oi of sortedKeys(items)) closeItem(oi, undefined);
+        for (const i of order) closeItem(at[i]!, list[i], Closing.terminal);
+        for (const oi of sortedKeys(items)) closeItem(oi, undefined, Closing.source);
         items = new Map(); // a later response on the same stream starts afresh
         book.clear();
         last = undefined;
@@ -257,7 +267,7 @@ export function accumulateText(options: AccumulateTextOptions = {}): OperatorFun
               const oi = e['output_index'];
               if (!isIndex(oi)) return;
               book.noteItem(oi, e['item']);
-              closeItem(oi, e['item']);
+              closeItem(oi, e['item'], Closing.item);
               return;
             }
             default:

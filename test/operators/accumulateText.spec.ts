@@ -35,6 +35,17 @@ describe('accumulateText', () => {
     expect(finals(out)).toEqual([['output_text', 0, 0, 'Hi there']]);
   });
 
+  test('the closed item or the terminal output correcting a .done text gives a corrected final snapshot', async () => {
+    const out = await run([
+      ev.textDelta('m1', 0, 0, 'Hi'), ev.textDone('m1', 0, 0, 'Hi!'), ev.itemDone(0, ev.msg('m1', [ev.textPart('Hi')], 'completed')),
+      ev.completed([ev.msg('m1', [ev.textPart('Hi.')], 'completed')]),
+    ]);
+    expect(finals(out)).toEqual([['output_text', 0, 0, 'Hi!'], ['output_text', 0, 0, 'Hi'], ['output_text', 0, 0, 'Hi.']]);
+    // The same text again is not a correction.
+    const same = await run([ev.textDelta('m1', 0, 0, 'Hi'), ev.textDone('m1', 0, 0, 'Hi'), ev.itemDone(0, ev.msg('m1', [ev.textPart('Hi')], 'completed')), ev.completed()]);
+    expect(finals(same)).toEqual([['output_text', 0, 0, 'Hi']]);
+  });
+
   test('a missing .done and item: the response end closes the part with its output, or with the deltas', async () => {
     const withOutput = await run([ev.textDelta('m1', 0, 0, 'Hi'), ev.completed([ev.msg('m1', [ev.textPart('Hi!')], 'completed')])]);
     expect(finals(withOutput)).toEqual([['output_text', 0, 0, 'Hi!']]);
