@@ -52,7 +52,8 @@ export function providerError(name: string | undefined, parsed: unknown, raw: st
   if (!named && !hasNested) return undefined;
   // `{"type":"error","code":…}` without `error:` and without `event: error` is the reference event: its codec reads it.
   const details = isRecord(nested) ? nested : parsed;
-  const message = typeof nested === 'string' ? nested : text(details['message']) ?? text(details['error_message']) ?? 'stream error';
+  // A wrapper's own message stands in when the nested error has none.
+  const message = typeof nested === 'string' ? nested : text(details['message']) ?? text(parsed['message']) ?? text(details['error_message']) ?? 'stream error';
   const seq = parsed['sequence_number'];
   const event: { -readonly [K in keyof ProviderErrorEvent]: ProviderErrorEvent[K] } = {
     type: 'error',

@@ -79,8 +79,10 @@ export class ResponseStreamTracker {
     }
     // The reference puts the details at the top, some servers nest them under `error`: the top wins when it has a message.
     const top = typeof e['message'] === 'string' || typeof e['error'] !== 'object' || e['error'] === null;
-    const nested = (top ? e : e['error']) as { code?: string | null; message?: string; param?: string | null };
-    return new ResponseStreamError(e.type, nested.code, nested.message ?? 'stream error', nested.param, e.sequence_number, this.responseId, e);
+    const nested = (top ? e : e['error']) as { code?: string | null; message?: string; param?: string | null; type?: unknown };
+    // Without a code, a nested error's own type (`server_error`) is the best one, as for the other shapes.
+    const code = nested.code ?? (!top && typeof nested.type === 'string' ? nested.type : nested.code);
+    return new ResponseStreamError(e.type, code, nested.message ?? 'stream error', nested.param, e.sequence_number, this.responseId, e);
   }
 
   interrupted(reason?: string): StreamInterruptedError {

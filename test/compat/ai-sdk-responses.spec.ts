@@ -154,10 +154,9 @@ describe('incomplete', () => {
     });
   });
 
-  // BUG (operators/accumulateText.ts, seen through outputText): the final snapshot is taken from the first
-  // closing event (`output_text.done`: "Once upon!") and later, authoritative closings (content_part.done,
-  // output_item.done, the terminal response: "Once upon") never correct it, so outputText ends on a text the
-  // response does not contain, while accumulateResponse ends on "Once upon". The AI SDK reports "Once upon".
+  // The closing events disagree (`output_text.done`: "Once upon!", the closed item and the terminal response:
+  // "Once upon"): the later, authoritative closings correct the text, so outputText ends where
+  // accumulateResponse does, on "Once upon", as the AI SDK reports (was a bug: the first closing stood).
   test('outputText ends on the text the terminal response ends on', async () => {
     const text = await finalText(sse);
     const final = (await finalResponse(sse)) as { output: Array<{ content: Array<{ text: string }> }> };
@@ -492,9 +491,9 @@ describe('errors', () => {
     expect(out.error).toMatchObject({ name: 'ResponseStreamError', eventType: 'error', errorCode: 'server_error' });
   });
 
-  // BUG (lib/decode/tracker.ts errorOf): the documented `error` event with the details nested under `error`
-  // takes `code` only, so the same error gives errorCode null (and message "error: Something…") here.
-  test.failing('an error event whose nested code is null: the error type stands in for it, as in the other shapes', async () => {
+  // The documented `error` event with the details nested under `error` and `code: null`: the error's type
+  // stands in for the code, as in the other shapes (was a bug: errorCode null).
+  test('an error event whose nested code is null: the error type stands in for it, as in the other shapes', async () => {
     const out = await decode(body({ type: 'error', error: { type: 'server_error', code: null, message: 'Something went wrong here.', param: null }, sequence_number: 2 }));
     expect(out.error).toMatchObject({ name: 'ResponseStreamError', eventType: 'error', errorCode: 'server_error', sequenceNumber: 2 });
     expect((out.error as Error).message).toBe('error: server_error: Something went wrong here.');

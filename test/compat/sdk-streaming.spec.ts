@@ -315,10 +315,9 @@ describe('provider errors in the stream (streaming-named-error-events, ResponseS
       expect((out.error as Error).message).toBe(`error: ${message}`);
     });
 
-    // BUG (lib/decode/provider-error.ts): when the nested error object has no message, the message of the
-    // wrapper around it is the provider's message; openai-rx reports "stream error" instead. (The SDK reports
-    // the nested object as JSON; either keeps what the provider said.)
-    test.failing('a wrapper message beside a nested error without one is the message', async () => {
+    // When the nested error object has no message, the wrapper's message is the provider's message (was a
+    // bug: "stream error"). The SDK reports the nested object as JSON; either keeps what the provider said.
+    test('a wrapper message beside a nested error without one is the message', async () => {
       const out = await decode(`event: error\n${line({ message: 'The wrapper carries the failure.', error: { code: 'nested_provider_error', param: 'input', type: 'server_error' } })}`);
       expect(out.error).toMatchObject({ eventType: 'error', errorCode: 'nested_provider_error', param: 'input' });
       expect((out.error as Error).message).toBe('error: nested_provider_error: The wrapper carries the failure.');
