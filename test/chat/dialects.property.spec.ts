@@ -5,7 +5,7 @@ import { from, lastValueFrom, toArray, type Observable } from 'rxjs';
 import { decodeChatCompletionsSSE, fromChatCompletionsSSE, type StreamSource } from '../../lib/index';
 import { fromChatChunks } from '../../operators/fromChatChunks';
 import { prng } from '../helpers/prng';
-import { cutAt, iterate, readable, run, utf8, type Outcome } from '../decode/sources';
+import { chunkedSource as source, cutAt, run, summary, utf8, type Feed } from '../decode/sources';
 import { dialect, dialectFiles } from './dialects';
 
 const SEED = process.env['FC_SEED'] !== undefined ? Number(process.env['FC_SEED']) : 20260918;
@@ -13,19 +13,6 @@ const RUNS = Number(process.env['FC_RUNS'] ?? 15);
 
 const bridge = (s: StreamSource): Observable<unknown> => fromChatCompletionsSSE(s).pipe(fromChatChunks());
 
-function summary(o: Outcome<unknown>) {
-  const e = o.error as Error | undefined;
-  return { values: o.values, completed: o.completed, error: e && { name: e.name, message: e.message } };
-}
-
-type Feed = 'stream' | 'bytes-iterable' | 'string-iterable';
-function source(bytes: Uint8Array, cuts: readonly number[], feed: Feed): StreamSource {
-  const chunks = cutAt(bytes, cuts);
-  if (feed === 'stream') return readable(chunks);
-  if (feed === 'bytes-iterable') return iterate(chunks);
-  const d = new TextDecoder();
-  return iterate(chunks.map((c, i) => d.decode(c, { stream: i < chunks.length - 1 })).filter((s) => s.length > 0));
-}
 
 describe.each(dialectFiles())('%s', (name) => {
   const text = dialect(name);

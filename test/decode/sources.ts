@@ -1,4 +1,5 @@
 import type { Observable } from 'rxjs';
+import type { StreamSource } from '../../lib/index';
 
 /** How an Observable ended, with everything it emitted before. */
 export interface Outcome<T> {
@@ -61,4 +62,21 @@ export function withEol(sse: string, eol: '\r' | '\n' | '\r\n'): string {
 /** Rebuilds a transcript from payloads (event: + data: framing, LF). */
 export function frame(payloads: ReadonlyArray<Record<string, unknown>>, withEvent = true): string {
   return payloads.map((p) => `${withEvent ? `event: ${String(p['type'])}\n` : ''}data: ${JSON.stringify(p)}\n\n`).join('');
+}
+
+/** What a run ends with, comparable across runs (errors by class and message). */
+export function summary(o: Outcome<unknown>) {
+  const e = o.error as Error | undefined;
+  return { values: o.values, completed: o.completed, error: e && { name: e.name, message: e.message } };
+}
+
+/** How a property test feeds a cut body: a ReadableStream, an iterable of byte chunks, or one of text. */
+export type Feed = 'stream' | 'bytes-iterable' | 'string-iterable';
+export function chunkedSource(bytes: Uint8Array, cuts: readonly number[], feed: Feed): StreamSource {
+  const chunks = cutAt(bytes, cuts);
+  if (feed === 'stream') return readable(chunks);
+  if (feed === 'bytes-iterable') return iterate(chunks);
+  // Strings can only be cut between characters: decode each chunk with a streaming decoder.
+  const d = new TextDecoder();
+  return iterate(chunks.map((c, i) => d.decode(c, { stream: i < chunks.length - 1 })).filter((s) => s.length > 0));
 }

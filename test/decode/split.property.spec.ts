@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import type { Observable } from 'rxjs';
 import { fromChatCompletionsSSE, fromResponsesSSE, type StreamSource } from '../../lib/index';
 import { fixture, FIXTURES_DIR } from '../helpers/fixtures';
-import { cutAt, iterate, readable, run, utf8, type Outcome } from './sources';
+import { chunkedSource as source, run, summary, utf8, type Feed } from './sources';
 
 // Any split of a transcript's bytes decodes like the whole transcript. Seeded: set FC_SEED to replay.
 const SEED = process.env['FC_SEED'] !== undefined ? Number(process.env['FC_SEED']) : 20260918;
@@ -13,21 +13,6 @@ const FIXTURES = readdirSync(FIXTURES_DIR).filter((f) => f.endsWith('.sse')).sor
 const decoderOf = (name: string): ((s: StreamSource) => Observable<unknown>) =>
   name.startsWith('chat-') ? (s) => fromChatCompletionsSSE(s) : (s) => fromResponsesSSE(s);
 
-/** What a run ends with, comparable across runs (errors by class and message). */
-function summary(o: Outcome<unknown>) {
-  const e = o.error as Error | undefined;
-  return { values: o.values, completed: o.completed, error: e && { name: e.name, message: e.message } };
-}
-
-type Feed = 'stream' | 'bytes-iterable' | 'string-iterable';
-function source(bytes: Uint8Array, cuts: readonly number[], feed: Feed): StreamSource {
-  const chunks = cutAt(bytes, cuts);
-  if (feed === 'stream') return readable(chunks);
-  if (feed === 'bytes-iterable') return iterate(chunks);
-  // Strings can only be cut between characters: decode each chunk with a streaming decoder.
-  const d = new TextDecoder();
-  return iterate(chunks.map((c, i) => d.decode(c, { stream: i < chunks.length - 1 })).filter((s) => s.length > 0));
-}
 
 async function assertSeeded(property: fc.IAsyncProperty<[number[], Feed]>): Promise<void> {
   try {
