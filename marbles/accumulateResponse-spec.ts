@@ -1,8 +1,8 @@
-import { TestScheduler } from 'rxjs/testing';
 import { accumulateResponse } from '../operators/accumulateResponse';
 import * as ev from '../test/operators/events';
+import { marbleScheduler } from '../test/helpers/marbles';
 
-const scheduler = () => new TestScheduler((actual, expected) => expect(actual).toEqual(expected));
+const scheduler = () => marbleScheduler();
 const done = ev.msg('m', [ev.textPart('Hi!')], 'completed');
 const values = { c: ev.created(), a: ev.itemAdded(0, ev.msg('m')), d: ev.textDelta('m', 0, 0, 'Hi'), u: ev.unknownEvent(), i: ev.itemDone(0, done), z: ev.completed([]) };
 const r = (status: string, output: unknown[]) => expect.objectContaining({ id: 'resp_1', status, output });

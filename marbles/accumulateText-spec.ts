@@ -1,9 +1,9 @@
-import { TestScheduler } from 'rxjs/testing';
 import { accumulateText } from '../operators/accumulateText';
 import { outputText } from '../operators/outputText';
 import * as ev from '../test/operators/events';
+import { marbleScheduler } from '../test/helpers/marbles';
 
-const scheduler = () => new TestScheduler((actual, expected) => expect(actual).toEqual(expected));
+const scheduler = () => marbleScheduler();
 const snap = (text: string, delta: string, done = false, itemId = 'm', outputIndex = 0) =>
   ({ kind: 'output_text', itemId, outputIndex, contentIndex: 0, delta, text, done });
 

@@ -1,9 +1,9 @@
-import { TestScheduler } from 'rxjs/testing';
 import { map, of, throwError } from 'rxjs';
 import { LimitExceededError } from '../lib/errors';
 import { bufferLimit } from '../operators/bufferLimit';
+import { marbleScheduler } from '../test/helpers/marbles';
 
-const scheduler = () => new TestScheduler((a, b) => expect(a).toEqual(b));
+const scheduler = () => marbleScheduler();
 const limitError = (max: number) => new LimitExceededError('maxQueue', max);
 
 describe('bufferLimit', () => {

@@ -1,8 +1,8 @@
-import { TestScheduler } from 'rxjs/testing';
 import { collectToolCalls } from '../operators/collectToolCalls';
 import * as ev from '../test/operators/events';
+import { marbleScheduler } from '../test/helpers/marbles';
 
-const scheduler = () => new TestScheduler((actual, expected) => expect(actual).toEqual(expected));
+const scheduler = () => marbleScheduler();
 const item = ev.fc('f', 'c', 'go', '{"a":1}', 'completed');
 const values = { s: ev.itemAdded(0, ev.fc('f', 'c', 'go')), a: ev.argsDelta('f', 0, '{"a":'), b: ev.argsDelta('f2', 0, '1}'), d: ev.argsDone('f', 0, '{"a":1}'), i: ev.itemDone(0, item), z: ev.completed([item]) };
 const call = (state: string, args: string, extra: Record<string, unknown> = {}) =>

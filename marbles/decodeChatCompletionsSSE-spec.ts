@@ -1,6 +1,6 @@
-import { TestScheduler } from 'rxjs/testing';
 import { ResponseStreamError, StreamInterruptedError } from '../lib/errors';
 import { decodeChatCompletionsSSE } from '../lib/decode/chat-sse';
+import { marbleScheduler } from '../test/helpers/marbles';
 
 const data = (o: unknown) => `data: ${typeof o === 'string' ? o : JSON.stringify(o)}\n\n`;
 const chunk = (content: string | null, finish: string | null = null) => ({
@@ -9,7 +9,7 @@ const chunk = (content: string | null, finish: string | null = null) => ({
 });
 const usage = { id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [], usage: { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3 } };
 
-const scheduler = () => new TestScheduler((actual, expected) => expect(actual).toEqual(expected));
+const scheduler = () => marbleScheduler();
 
 describe('decodeChatCompletionsSSE', () => {
   test('emits chunks and completes at data: [DONE], not at the end of the body', () => {

@@ -1,6 +1,6 @@
-import { TestScheduler } from 'rxjs/testing';
 import { DecodeError, ResponseStreamError, SequenceGapError, StreamInterruptedError } from '../lib/errors';
 import { decodeResponsesSSE } from '../lib/decode/responses-sse';
+import { marbleScheduler } from '../test/helpers/marbles';
 
 const sse = (e: Record<string, unknown>) => `event: ${String(e['type'])}\ndata: ${JSON.stringify(e)}\n\n`;
 const resp = (status: string) => ({ id: 'resp_1', object: 'response', status, output: [] });
@@ -9,7 +9,7 @@ const delta = (n: number, d: string) => ({ type: 'response.output_text.delta', i
 const completed = (n: number) => ({ type: 'response.completed', response: resp('completed'), sequence_number: n });
 
 function scheduler() {
-  return new TestScheduler((actual, expected) => expect(actual).toEqual(expected));
+  return marbleScheduler();
 }
 
 describe('decodeResponsesSSE', () => {

@@ -1,8 +1,8 @@
 import { filter, map, take } from 'rxjs';
-import { TestScheduler } from 'rxjs/testing';
 import { fanOut } from '../operators/fanOut';
+import { marbleScheduler } from '../test/helpers/marbles';
 
-const scheduler = () => new TestScheduler((actual, expected) => expect(actual).toEqual(expected));
+const scheduler = () => marbleScheduler();
 
 describe('fanOut', () => {
   test('hands each value to every branch in turn, subscribing to the source once', () => {

@@ -1,4 +1,3 @@
-import { TestScheduler } from 'rxjs/testing';
 import { fromChatChunks } from '../operators/fromChatChunks';
 import { decodeTyped } from '../lib/events/decode';
 import { responseEventTable, type ResponseStreamEvent } from '../lib/events/responses';
@@ -6,8 +5,9 @@ import type { ChatCompletionChunk } from '../lib/events/chat';
 import { CHAT_ID, CHAT_USAGE, CREATED_AT, MODEL, chunk, usageChunk } from '../test/chat/build';
 import { at } from '../test/chat/marbles';
 import { DecodeError } from '../lib/errors';
+import { marbleScheduler } from '../test/helpers/marbles';
 
-const scheduler = () => new TestScheduler((a, b) => expect(a).toEqual(b));
+const scheduler = () => marbleScheduler();
 type Ev = ResponseStreamEvent & Record<string, unknown>;
 
 /** Runs chunks (one per frame) through fromChatChunks in virtual time and returns what came out. */

@@ -1,8 +1,8 @@
 import { Observable } from 'rxjs';
-import { TestScheduler } from 'rxjs/testing';
 import { DecodeError, HTTPError, NetworkError, ResponseStreamError, StreamInterruptedError } from '../lib/errors';
 import type { ResponseStreamEvent } from '../lib/events/responses';
 import { exponentialBackoff, resumeFrom, resumeFromCursor, type ResumeCursor } from '../operators/resumeFrom';
+import { marbleScheduler } from '../test/helpers/marbles';
 
 const resp = (status: string) => ({ id: 'resp_1', object: 'response', status, output: [] });
 const ev = (e: Record<string, unknown>) => e as unknown as ResponseStreamEvent;
@@ -16,7 +16,7 @@ const cut = new StreamInterruptedError('resp_1', 2);
 const values = { a: created, b: delta(1), c: delta(2), d: delta(3), e: completed(4) };
 
 function scheduler() {
-  return new TestScheduler((actual, expected) => expect(actual).toEqual(expected));
+  return marbleScheduler();
 }
 
 /** A reconnect function that hands out the given Observables in order and records its cursors. */
@@ -245,7 +245,7 @@ describe('exponentialBackoff', () => {
   });
 
   test('the default delay waits as long as a 429 asked, in virtual time', () => {
-    new TestScheduler((a, b) => expect(a).toEqual(b)).run(({ cold, expectObservable }) => {
+    marbleScheduler().run(({ cold, expectObservable }) => {
       const created = { type: 'response.created', response: { id: 'resp_1' }, sequence_number: 0 } as unknown as ResponseStreamEvent;
       const done = { type: 'response.completed', response: { id: 'resp_1' }, sequence_number: 1 } as unknown as ResponseStreamEvent;
       const source = cold<ResponseStreamEvent>('a-#', { a: created }, new StreamInterruptedError('resp_1', 0));

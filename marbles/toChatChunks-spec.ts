@@ -1,11 +1,11 @@
-import { TestScheduler } from 'rxjs/testing';
 import { toChatChunks } from '../operators/toChatChunks';
 import { DecodeError, ResponseStreamError } from '../lib/errors';
 import type { ResponseStreamEvent } from '../lib/events/responses';
 import { CREATED_AT, MODEL, RESPONSE_ID, call, ev, USAGE } from '../test/chat/build';
 import { at, spaced } from '../test/chat/marbles';
+import { marbleScheduler } from '../test/helpers/marbles';
 
-const scheduler = () => new TestScheduler((a, b) => expect(a).toEqual(b));
+const scheduler = () => marbleScheduler();
 
 /** An expected chunk: one choice at index 0 carrying `delta`. */
 const c = (delta: Record<string, unknown>, finish: string | null = null) => ({

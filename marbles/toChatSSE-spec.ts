@@ -1,9 +1,9 @@
-import { TestScheduler } from 'rxjs/testing';
 import { toChatSSE } from '../operators/toChatSSE';
 import { ResponseStreamError } from '../lib/errors';
 import { chunk } from '../test/chat/build';
+import { marbleScheduler } from '../test/helpers/marbles';
 
-const scheduler = () => new TestScheduler((a, b) => expect(a).toEqual(b));
+const scheduler = () => marbleScheduler();
 const data = (c: unknown) => `data: ${JSON.stringify(c)}\n\n`;
 
 describe('toChatSSE', () => {

@@ -1,11 +1,11 @@
-import { TestScheduler } from 'rxjs/testing';
 import { toResponsesSSE } from '../operators/toResponsesSSE';
 import { ResponseStreamError, StreamInterruptedError } from '../lib/errors';
 import type { ResponseStreamEvent } from '../lib/events/responses';
 import { ev } from '../test/chat/build';
 import { at } from '../test/chat/marbles';
+import { marbleScheduler } from '../test/helpers/marbles';
 
-const scheduler = () => new TestScheduler((a, b) => expect(a).toEqual(b));
+const scheduler = () => marbleScheduler();
 const block = (e: { type: string }) => `event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`;
 
 describe('toResponsesSSE', () => {
