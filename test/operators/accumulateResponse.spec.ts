@@ -4,6 +4,7 @@ import type { Response } from '../../lib/events/response';
 import type { ResponseStreamEvent } from '../../lib/events/responses';
 import { fromResponsesSSE } from '../../lib/index';
 import { fixture, payloads, responsesFixtures } from '../helpers/fixtures';
+import { responsesEnding, valuesToEnd } from '../helpers/endings';
 import * as ev from './events';
 
 const run = (events: ResponseStreamEvent[]) => lastValueFrom(from(events).pipe(accumulateResponse(), toArray()));
@@ -56,7 +57,7 @@ describe('accumulateResponse', () => {
     const sse = fixture(name);
     const ps = payloads(sse);
     const values: Response[] = [];
-    await new Promise<void>((resolve) => fromResponsesSSE(sse).pipe(accumulateResponse()).subscribe({ next: (v) => values.push(v), error: () => resolve(), complete: resolve }));
+    values.push(...(await valuesToEnd(fromResponsesSSE(sse).pipe(accumulateResponse()), responsesEnding(sse))));
     const terminal = ps.filter((p) => ['response.completed', 'response.incomplete', 'response.failed'].includes(p['type'] as string)).at(-1);
     if (terminal === undefined) return;
     expect(values.at(-1)).toEqual(terminal['response']);

@@ -4,6 +4,7 @@ import { accumulateText, outputText, type TextSnapshot } from '../../operators/i
 import type { ResponseStreamEvent } from '../../lib/events/responses';
 import { fromResponsesSSE } from '../../lib/index';
 import { fixture, payloads, responsesFixtures } from '../helpers/fixtures';
+import { responsesEnding, valuesToEnd } from '../helpers/endings';
 import * as ev from './events';
 
 const run = (events: ResponseStreamEvent[], op = accumulateText()) => lastValueFrom(from(events).pipe(op, toArray()));
@@ -122,7 +123,7 @@ describe('accumulateText', () => {
     const ps = payloads(sse);
     const terminal = ps.find((p) => ['response.completed', 'response.incomplete', 'response.failed'].includes(p['type'] as string));
     const out: TextSnapshot[] = [];
-    await new Promise<void>((resolve) => fromResponsesSSE(sse).pipe(accumulateText({ kind: 'all' })).subscribe({ next: (s) => out.push(s), error: () => resolve(), complete: resolve }));
+    out.push(...(await valuesToEnd(fromResponsesSSE(sse).pipe(accumulateText({ kind: 'all' })), responsesEnding(sse))));
     // Every part's final text equals what the final response (or else the closed items) says, once.
     const expected: Array<[number, number, string]> = [];
     const output = ((terminal?.['response'] as { output?: unknown[] } | undefined)?.output ?? []) as Array<Record<string, unknown>>;
@@ -188,7 +189,7 @@ describe('outputText', () => {
     const done = ps.filter((p) => p['type'] === 'response.output_item.done').map((p) => p['item'] as { type: string; content?: Array<{ type: string; text?: string }> });
     const expected = done.filter((i) => i.type === 'message').flatMap((i) => i.content ?? []).filter((c) => c.type === 'output_text').map((c) => c.text).join('');
     const values: string[] = [];
-    await new Promise<void>((resolve) => fromResponsesSSE(sse).pipe(outputText()).subscribe({ next: (v) => values.push(v), error: () => resolve(), complete: resolve }));
+    values.push(...(await valuesToEnd(fromResponsesSSE(sse).pipe(outputText()), responsesEnding(sse))));
     if (done.length > 0 && ps.some((p) => p['type'] === 'response.completed')) expect(values[values.length - 1] ?? '').toBe(expected);
   });
 });

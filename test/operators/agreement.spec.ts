@@ -3,6 +3,7 @@
 // variants that real providers produce: a terminal `output` that leaves out, reorders or empties the items
 // that streamed, and text that arrives only whole (in `.done`, in the closed item, in the final output).
 import { from, Observable } from 'rxjs';
+import { ResponseStreamError } from '../../lib/errors';
 import type { ChatCompletionChunk } from '../../lib/events/chat';
 import type { Response } from '../../lib/events/response';
 import type { ResponseStreamEvent } from '../../lib/events/responses';
@@ -12,10 +13,12 @@ import { fixture, payloads, responsesFixtures } from '../helpers/fixtures';
 type Obj = Record<string, unknown>;
 const TERMINAL = new Set(['response.completed', 'response.incomplete', 'response.failed']);
 
-/** Every value until the stream completes or errors (a failed transcript errors in toChatChunks). */
+/** Every value until the stream completes, or errors as a failed transcript does in toChatChunks (nothing else may end it). */
 function values<T>(o: Observable<T>): T[] {
   const out: T[] = [];
-  o.subscribe({ next: (v) => out.push(v), error: () => undefined });
+  let end: unknown = 'pending';
+  o.subscribe({ next: (v) => out.push(v), error: (e: unknown) => (end = e), complete: () => (end = undefined) });
+  if (end !== undefined && !(end instanceof ResponseStreamError)) throw new Error(`ended with ${String(end)} after ${out.length} values instead of completing`);
   return out;
 }
 

@@ -3,6 +3,7 @@ import { collectToolCalls, type CollectToolCallsOptions, type ToolCall } from '.
 import type { ResponseStreamEvent } from '../../lib/events/responses';
 import { fromResponsesSSE } from '../../lib/index';
 import { fixture, payloads } from '../helpers/fixtures';
+import { responsesEnding, valuesToEnd } from '../helpers/endings';
 import * as ev from './events';
 
 const run = (events: ResponseStreamEvent[], options?: CollectToolCallsOptions) => lastValueFrom(from(events).pipe(collectToolCalls(options), toArray()));
@@ -90,7 +91,7 @@ describe('collectToolCalls', () => {
   test('transcripts: function, custom, MCP and client calls equal the closed items', async () => {
     const collect = async (name: string, options?: CollectToolCallsOptions) => {
       const out: ToolCall[] = [];
-      await new Promise<void>((resolve) => fromResponsesSSE(fixture(name)).pipe(collectToolCalls(options)).subscribe({ next: (c) => out.push(c), error: () => resolve(), complete: resolve }));
+      out.push(...(await valuesToEnd(fromResponsesSSE(fixture(name)).pipe(collectToolCalls(options)), responsesEnding(fixture(name)))));
       return out;
     };
     const fcs = await collect('function-calls');

@@ -7,6 +7,7 @@ import { lastValueFrom, toArray } from 'rxjs';
 import { RESPONSE_STREAM_EVENT_TYPES, fromResponsesSSE, type ResponseStreamEvent } from '../../lib/index';
 import { accumulateText, collectToolCalls, outputText, type ToolCall } from '../../operators/index';
 import { fixture, payloads, responsesFixtures } from '../helpers/fixtures';
+import { responsesEnding, valuesToEnd } from '../helpers/endings';
 
 type Obj = Record<string, unknown>;
 const TERMINAL = new Set(['response.completed', 'response.incomplete', 'response.failed', 'error']);
@@ -73,11 +74,8 @@ function ourCall(c: ToolCall): string {
 }
 
 const events$ = (name: string) => fromResponsesSSE(fixture(name));
-async function collect<T>(o: import('rxjs').Observable<T>): Promise<T[]> {
-  const out: T[] = [];
-  await new Promise<void>((resolve) => o.subscribe({ next: (v) => out.push(v), error: () => resolve(), complete: resolve }));
-  return out;
-}
+/** Every value, once `o` ended as the transcript says (completion, or its ResponseStreamError). */
+const collect = <T>(o: import('rxjs').Observable<T>, name: string): Promise<T[]> => valuesToEnd(o, responsesEnding(fixture(name)));
 
 describe('differential against the openai SDK accumulator', () => {
   test('every Responses transcript is covered', () => {
@@ -86,21 +84,21 @@ describe('differential against the openai SDK accumulator', () => {
 
   test.each(responsesFixtures())('%s: final texts equal the SDK’s', async (name) => {
     const { assembled } = sdkRun(payloads(fixture(name)));
-    const snaps = await collect(events$(name).pipe(accumulateText({ kind: 'all' })));
+    const snaps = await collect(events$(name).pipe(accumulateText({ kind: 'all' })), name);
     const ours = snaps.filter((s) => s.done).map((s) => `${s.outputIndex}:${s.contentIndex}:${s.kind}=${s.text}`).sort();
     expect(ours).toEqual(sdkTexts(assembled));
   });
 
   test.each(responsesFixtures())('%s: tool calls equal the SDK’s', async (name) => {
     const { assembled } = sdkRun(payloads(fixture(name)));
-    const calls = await collect(events$(name).pipe(collectToolCalls()));
+    const calls = await collect(events$(name).pipe(collectToolCalls()), name);
     expect(calls.map(ourCall).sort()).toEqual(sdkCalls(assembled));
     for (const c of calls) expect(c.state).toBe('complete');
   });
 
   test.each(responsesFixtures())('%s: outputText equals the SDK’s output_text', async (name) => {
     const { assembled } = sdkRun(payloads(fixture(name)));
-    const values = await collect(events$(name).pipe(outputText()));
+    const values = await collect(events$(name).pipe(outputText()), name);
     expect(values.at(-1) ?? '').toBe(assembled.output_text ?? '');
   });
 
