@@ -225,7 +225,7 @@ describe('openai-rx serve', () => {
       const seen: string[] = [];
       const err = await lastValueFrom(streamResponse({ model: 'hello', input: 'x' }, config).pipe(toArray())).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(StreamInterruptedError);
-      await lastValueFrom(streamResponse({ model: 'hello', input: 'x' }, config)).catch(() => seen.push('dropped again'));
+      await lastValueFrom(streamResponse({ model: 'hello', input: 'x' }, config)).catch((e: unknown) => seen.push(e instanceof StreamInterruptedError ? 'dropped again' : String(e)));
       expect(seen).toEqual(['dropped again']);
       expect(err).not.toBeInstanceOf(HTTPError);
       expect(s.out()).toMatch(/transcripts .*: hello\n/);
