@@ -23,6 +23,11 @@ export interface ResponsesWebSocketServerOptions {
    * The answer to each `response.create` (its response id is replaced by a fresh one, and `stream_id` added).
    * Default: a generated text response with `metadata.loopback_deltas` deltas (default 5), echoing the
    * request's `metadata`. `metadata.loopback_hold: "true"` pauses it after `response.in_progress` until steered.
+   * Per-request faults, also in `metadata`: `loopback_duplicate_terminal: "true"` sends the terminal frame twice;
+   * `loopback_bad_terminal: "anonymous"` replaces it with a cut frame that names no lane, `"untyped"` with one
+   * that names its lane but no type; `loopback_invalid_utf8: "text" | "binary"` sends the first delta with an
+   * invalid UTF-8 byte in it, as a text or binary frame; `loopback_big_frame: "<n>"` pads the first delta to
+   * at least n bytes.
    */
   readonly respond?: ResponsePlan | ((request: Record<string, unknown>, index: number) => ResponsePlan);
   /** Responses run at once per connection (the protocol's 16); more are queued server-side and counted. */
@@ -70,10 +75,16 @@ export interface ResponsesWebSocketServer {
 
 const STREAM_ID = /^[A-Za-z0-9_.-]{1,256}$/;
 
+/** A frame sent as raw bytes (to test how clients take bytes that are not UTF-8). */
+interface RawFrame {
+  readonly bytes: Uint8Array;
+  readonly binary: boolean;
+}
+
 interface Run {
   id: string;
   readonly lane: string | undefined;
-  frames: string[];
+  frames: Array<string | RawFrame>;
   next: number;
   /** Frames sent before the run pauses for a steer (`loopback_hold`). */
   holdAt: number | undefined;
@@ -120,6 +131,32 @@ function frame(e: Record<string, unknown>, lane: string | undefined): string {
   return JSON.stringify(lane === undefined ? e : { ...e, stream_id: lane });
 }
 
+/** Applies the `loopback_*` fault controls of a request's metadata to its frames. */
+function withFaults(frames: string[], metadata: Record<string, unknown>): Array<string | RawFrame> {
+  const out: Array<string | RawFrame> = [...frames];
+  const delta = frames.findIndex((f) => f.startsWith('{"type":"response.output_text.delta"'));
+  const big = Number(metadata['loopback_big_frame'] ?? 0);
+  if (big > 0 && delta >= 0) {
+    const e = JSON.parse(frames[delta]!) as Record<string, unknown>;
+    out[delta] = JSON.stringify({ ...e, delta: `${String(e['delta'])}${'x'.repeat(big)}` });
+  }
+  const utf8 = metadata['loopback_invalid_utf8'];
+  if ((utf8 === 'text' || utf8 === 'binary') && delta >= 0) {
+    const [head, tail] = frames[delta]!.split('"delta":"');
+    const enc = new TextEncoder();
+    out[delta] = { bytes: new Uint8Array([...enc.encode(`${head}"delta":"`), 0xc3, 0x28, 0xff, ...enc.encode(tail ?? '')]), binary: utf8 === 'binary' };
+  }
+  const last = frames.length - 1;
+  const terminal = frames[last];
+  if (terminal === undefined) return out;
+  const bad = metadata['loopback_bad_terminal'];
+  // The loopback puts `stream_id` last, so a cut frame loses it; "untyped" keeps the lane and drops the type.
+  if (bad === 'anonymous') out[last] = terminal.slice(0, terminal.indexOf('"response":') + 20);
+  else if (bad === 'untyped') out[last] = `{"stream_id":${JSON.stringify(/"stream_id":"([^"]*)"/.exec(terminal)?.[1] ?? '')},"response":`;
+  if (metadata['loopback_duplicate_terminal'] === 'true') out.push(out[last]!);
+  return out;
+}
+
 /** Starts the server on 127.0.0.1 and a random port. */
 export async function startResponsesWebSocketServer(options: ResponsesWebSocketServerOptions = {}): Promise<ResponsesWebSocketServer> {
   const maxInFlight = options.maxInFlight ?? 16;
@@ -149,9 +186,10 @@ export async function startResponsesWebSocketServer(options: ResponsesWebSocketS
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `ws://${host}:${address.port}${attach?.path ?? '/v1/responses'}`;
 
-  const send = (c: Conn, text: string): void => {
+  const send = (c: Conn, text: string | RawFrame): void => {
     if (c.dead) return;
-    c.ws.send(text);
+    if (typeof text === 'string') c.ws.send(text);
+    else c.ws.send(text.bytes, { binary: text.binary });
     c.frames++;
     counters.frames++;
     if (faults.dropAfterFrames !== undefined && c.frames >= faults.dropAfterFrames) {
@@ -196,7 +234,7 @@ export async function startResponsesWebSocketServer(options: ResponsesWebSocketS
     const metadata = (request['metadata'] ?? {}) as Record<string, unknown>;
     const run: Run = {
       id, lane, next: 0,
-      frames: events.map((e) => frame(e, lane)),
+      frames: withFaults(events.map((e) => frame(e, lane)), metadata),
       holdAt: metadata['loopback_hold'] === 'true' ? Math.min(2, events.length - 1) : undefined,
     };
     c.lanes.get(lane ?? '')!.run = run;
