@@ -1,5 +1,6 @@
 // Typed errors. Every error says what was wrong and where, and carries no request headers or
 // configuration, so an API key can never travel inside one.
+import { redactThenCut } from './redact.js';
 
 /** Base class of every error the library raises. `code` tells them apart without `instanceof`. */
 export abstract class OpenAIRxError extends Error {
@@ -14,10 +15,9 @@ export abstract class OpenAIRxError extends Error {
 }
 
 const EXCERPT = 80;
-/** A short excerpt for error messages: never a whole payload. */
+/** A short excerpt for error messages: never a whole payload; credential shapes are masked before the cut. */
 export function excerpt(text: string, max = EXCERPT): string {
-  const oneLine = text.length > max ? `${text.slice(0, max)}…` : text;
-  return JSON.stringify(oneLine);
+  return JSON.stringify(redactThenCut(text, max));
 }
 
 /**
@@ -45,7 +45,7 @@ export class DecodeError extends OpenAIRxError {
         path ? `at ${path}` : undefined,
       ].filter(Boolean).join(', '),
     );
-    if (excerptText !== undefined) Object.defineProperty(this, 'excerpt', { value: excerpt(excerptText), enumerable: false });
+    if (excerptText !== undefined) Object.defineProperty(this, 'excerpt', { value: excerpt(excerptText), enumerable: false, configurable: true });
   }
 }
 
