@@ -1,29 +1,39 @@
-// Correctness under load (timings and memory are the benchmark's business, in bench/): 1,000 concurrent SSE
-// streams with random server-side drops resumed by resumeFrom, and 32 lanes × 50 responses over one
-// WebSocket that the server drops at random, the unfinished requests sent again on a new connection.
-// No event is lost or duplicated in any stream or lane.
+// Correctness under load (timings and memory are the benchmark's business: `npm run bench -- --only load`
+// and `--only lanes`): concurrent SSE streams with random server-side drops resumed by resumeFrom, and 32
+// lanes of responses over one WebSocket that the server drops at random, the unfinished requests sent again
+// on a new connection. No event is lost or duplicated in any stream or lane.
+//
+// The counts are small enough for a busy 2-core machine (`../shared/tools/test-under-load.sh`) within the
+// explicit bounds below; no assertion depends on speed. LOAD_FULL=1 runs the README's figures (1,000 streams,
+// 32 lanes × 50 responses).
 import { from, lastValueFrom, map, merge, mergeMap, toArray } from 'rxjs';
 import {
   connectResponsesSocket, fromResponsesSSE, isLaneError, laneMux, resumeFrom, retrieveResponseStream, streamResponse,
-  type ResponseStreamEvent, type ResponsesClientEvent,
+  WebSocketClosedError, type ResponseStreamEvent, type ResponsesClientEvent,
 } from '../../lib';
 import { startResponsesWebSocketServer, startTestServer, type Fault } from '../../lib/testing';
 import { fixture } from '../helpers/fixtures';
 import { SEED, runSync } from './harness';
 import { prng } from '../helpers/prng';
 
-
-test(`1,000 concurrent SSE streams, ~15% dropped at random and resumed: every stream exactly the recording (seed ${SEED})`, async () => {
+const FULL = process.env['LOAD_FULL'] === '1';
+const STREAMS = FULL ? 1000 : 120;
+const DROP = FULL ? 0.15 : 0.3;
+const LANES = 32;
+const PER_LANE = FULL ? 50 : 8;
+/** Generous bounds: a correct run takes about 1 s each on an idle machine, a few times that on a busy one. */
+const BOUND_MS = FULL ? 300_000 : 120_000;
+test(`${STREAMS} concurrent SSE streams, ~${DROP * 100}% dropped at random and resumed: every stream exactly the recording (seed ${SEED})`, async () => {
   const sse = fixture('plain-text');
   const expected = runSync(fromResponsesSSE(sse)).values.map((e) => JSON.stringify(e));
   const random = prng(SEED);
   const server = await startTestServer({
     transcripts: { t: sse },
-    faults: (): Fault => (random() < 0.15 ? { type: 'drop', afterEvents: 1 + Math.floor(random() * (expected.length - 2)) } : { type: 'ok' }),
+    faults: (): Fault => (random() < DROP ? { type: 'drop', afterEvents: 1 + Math.floor(random() * (expected.length - 2)) } : { type: 'ok' }),
   });
   try {
     const config = { baseURL: server.baseURL, apiKey: 'k' };
-    const N = 1000;
+    const N = STREAMS;
     const results = await lastValueFrom(
       from(Array.from({ length: N }, (_, i) => i)).pipe(
         mergeMap(
@@ -43,16 +53,14 @@ test(`1,000 concurrent SSE streams, ~15% dropped at random and resumed: every st
     for (const r of results) if (r.length !== expected.length || r.some((e, i) => e !== expected[i])) mismatched++;
     expect(mismatched).toBe(0);
     // The faults really happened: many streams were dropped and resumed.
-    expect(server.requests.filter((r) => r.outcome === 'dropped').length).toBeGreaterThan(50);
-    expect(server.requests.filter((r) => r.route === 'responses.stream').length).toBeGreaterThan(50);
+    expect(server.requests.filter((r) => r.outcome === 'dropped').length).toBeGreaterThan(N / 10);
+    expect(server.requests.filter((r) => r.route === 'responses.stream').length).toBeGreaterThan(N / 10);
   } finally {
     await server.close();
   }
-});
+}, BOUND_MS);
 
-test(`32 lanes × 50 responses over one WebSocket, dropped at random and re-sent on a new connection: none lost or duplicated (seed ${SEED})`, async () => {
-  const LANES = 32;
-  const PER_LANE = 50;
+test(`${LANES} lanes × ${PER_LANE} responses over one WebSocket, dropped at random and re-sent on a new connection: none lost or duplicated (seed ${SEED})`, async () => {
   const DELTAS = 4;
   const random = prng(SEED + 1);
   const server = await startResponsesWebSocketServer({ maxInFlight: 16, maxLanes: 32 });
@@ -76,7 +84,7 @@ test(`32 lanes × 50 responses over one WebSocket, dropped at random and re-sent
       const socket = connectResponsesSocket({ url: server.url, apiKey: 'k', heartbeatInterval: 0 });
       // The response now running on each lane, and its events so far.
       const running = new Map<string, { key: string; events: ResponseStreamEvent[] }>();
-      await new Promise<void>((resolve) => {
+      await new Promise<void>((resolve, reject) => {
         from([...pending.values()])
           .pipe(laneMux(socket))
           .subscribe({
@@ -104,7 +112,11 @@ test(`32 lanes × 50 responses over one WebSocket, dropped at random and re-sent
               completed++;
               if (dropAt.has(completed)) server.dropAll();
             },
-            error: () => resolve(),
+            // A drop ends the output with WebSocketClosedError (retryable); anything else is a failure.
+            error: (e: unknown) => {
+              if (e instanceof WebSocketClosedError && e.retryable) resolve();
+              else reject(e instanceof Error ? e : new Error(String(e)));
+            },
             complete: () => resolve(),
           });
       });
@@ -120,4 +132,4 @@ test(`32 lanes × 50 responses over one WebSocket, dropped at random and re-sent
   } finally {
     await server.close();
   }
-});
+}, BOUND_MS);
