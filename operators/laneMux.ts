@@ -2,7 +2,7 @@ import { Observable, type OperatorFunction } from 'rxjs';
 import type { ResponsesClientEvent, ResponsesServerEvent } from '../lib/events/websocket.js';
 import type { LaneError } from '../lib/ws/errors.js';
 import type { LaneSocket } from '../lib/ws/types.js';
-import { LaneScheduler, type LaneSchedulerOptions } from './internal/lane-scheduler.js';
+import { LaneScheduler, type LaneSchedulerOptions } from '../lib/ws/lane-scheduler.js';
 
 export type LaneMuxOptions = LaneSchedulerOptions;
 

@@ -1,7 +1,7 @@
 import { Observable } from 'rxjs';
 import { ResponseStreamTracker } from '../decode/tracker.js';
 import type { ResponseCreateClientEvent, ResponsesServerEvent } from '../events/websocket.js';
-import { LaneScheduler } from '../../operators/internal/lane-scheduler.js';
+import { LaneScheduler } from './lane-scheduler.js';
 import type { LaneSocket } from './types.js';
 
 /** A `response.create` body without its `type`: any `POST /v1/responses` field, plus an optional `stream_id`. */

@@ -1,9 +1,9 @@
 import type { Subscription } from 'rxjs';
-import { OpenAIRxError } from '../../lib/errors.js';
-import type { ResponsesClientEvent, ResponsesServerEvent } from '../../lib/events/websocket.js';
-import { LaneError, WebSocketClosedError } from '../../lib/ws/errors.js';
-import type { FrameErrorEvent, LaneSocket, SocketEvent } from '../../lib/ws/types.js';
-import { checkClientEvent } from '../../lib/ws/validate.js';
+import { OpenAIRxError } from '../errors.js';
+import type { ResponsesClientEvent, ResponsesServerEvent } from '../events/websocket.js';
+import { LaneError, WebSocketClosedError } from './errors.js';
+import type { FrameErrorEvent, LaneSocket, SocketEvent } from './types.js';
+import { checkClientEvent } from './validate.js';
 
 // The lane bookkeeping behind `laneMux` and `streamResponseOverSocket`. Frames reach their lane by one Map
 // lookup on `stream_id`; only scheduling decisions (a request arrives, a response ends) look at several lanes.
