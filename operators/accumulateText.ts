@@ -1,6 +1,7 @@
 import { Observable, type OperatorFunction } from 'rxjs';
 import type { ResponseStreamEvent } from '../lib/events/responses.js';
 import { DecodeError } from '../lib/errors.js';
+import { grow } from './internal/grow.js';
 import { ItemBook } from './internal/items.js';
 import { asRecord, field, isIndex, isTerminalType, partText, sortedKeys, stringField } from './internal/parts.js';
 
@@ -40,6 +41,8 @@ interface Part {
   done: boolean;
   /** What closed it (see `Closing`): only a later, more authoritative closing may correct its text. */
   closedBy: Closing;
+  /** Concatenations since the text was last flattened (see grow). */
+  n: number;
 }
 
 /** Closings by authority: the closed item and the terminal output are the response's own final state. */
@@ -124,7 +127,7 @@ export function accumulateText(options: AccumulateTextOptions = {}): OperatorFun
           const parts = summary ? it.summary : it.content;
           p = parts.get(index);
           if (p === undefined) {
-            p = { kind, summary, outputIndex, index, itemId: itemId ?? '', text: '', done: false, closedBy: Closing.source };
+            p = { kind, summary, outputIndex, index, itemId: itemId ?? '', text: '', done: false, closedBy: Closing.source, n: 0 };
             parts.set(index, p);
             return (last = p);
           }
@@ -156,7 +159,7 @@ export function accumulateText(options: AccumulateTextOptions = {}): OperatorFun
 
       const emitDelta = (p: Part, delta: string): void => {
         if (p.done) return; // a delta after the part closed: the closed text stands
-        p.text += delta; // V8 concatenation builds a rope: linear over a million deltas
+        p.text = grow(p, p.text, delta); // a rope, flattened now and then: linear in time and memory
         subscriber.next({ kind: p.kind, itemId: p.itemId, outputIndex: p.outputIndex, contentIndex: p.index, delta, text: p.text, done: false });
       };
 

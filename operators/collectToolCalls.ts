@@ -4,6 +4,7 @@ import type {
   McpCall, ResponseCustomToolCall, ResponseFunctionToolCall, ShellCall, ToolSearchCall, WebSearchCall,
 } from '../lib/events/items.js';
 import type { ResponseStreamEvent } from '../lib/events/responses.js';
+import { grow } from './internal/grow.js';
 import { ItemBook } from './internal/items.js';
 import { build, CLIENT_TYPES, HOSTED_TYPES, type CallState } from './internal/tool-call-build.js';
 import { asRecord, field, isIndex, isTerminalType, sortedKeys, stringField } from './internal/parts.js';
@@ -144,7 +145,7 @@ export function collectToolCalls(options: CollectToolCallsOptions = {}): Operato
         if (closed.has(outputIndex)) return undefined;
         let st = open.get(outputIndex);
         if (st === undefined) {
-          st = { type, item: undefined, itemId, args: '', argsDone: undefined, name: undefined };
+          st = { type, item: undefined, itemId, args: '', argsDone: undefined, name: undefined, n: 0 };
           open.set(outputIndex, st);
         } else if (itemId !== undefined) {
           st.itemId = itemId;
@@ -156,7 +157,7 @@ export function collectToolCalls(options: CollectToolCallsOptions = {}): Operato
         if (!isIndex(outputIndex) || typeof d !== 'string') return;
         const st = stateAt(outputIndex, type, typeof itemId === 'string' ? itemId : undefined);
         if (st === undefined) return;
-        st.args += d;
+        st.args = grow(st, st.args, d); // flattened now and then: a 10 MB argument holds ~10 MB, not a rope 30x that
         if (partial && tracked(st.type)) subscriber.next(build(st, outputIndex, 'partial', false));
       };
 
@@ -179,7 +180,7 @@ export function collectToolCalls(options: CollectToolCallsOptions = {}): Operato
         }
         open.delete(outputIndex);
         closed.add(outputIndex);
-        const s: CallState = st ?? { type, item, itemId: undefined, args: '', argsDone: undefined, name: undefined };
+        const s: CallState = st ?? { type, item, itemId: undefined, args: '', argsDone: undefined, name: undefined, n: 0 };
         s.item = item;
         const status = field(item, 'status');
         const complete = status !== 'incomplete' && (!responseEnded || status === undefined || status === 'completed' || status === 'failed');

@@ -1,10 +1,12 @@
 import type { ChatOutput, Json } from './chat-output.js';
+import { grow } from './grow.js';
 
 // The assistant message of fromChatChunks: an `output_text` part (with annotations and logprobs), a
 // `refusal` part and an `output_audio` part, each opened by its first delta, in that order of arrival.
 
-interface TextPart { readonly kind: 'text'; readonly ci: number; text: string; readonly annotations: Json[]; readonly logprobs: Json[] }
-interface RefusalPart { readonly kind: 'refusal'; readonly ci: number; text: string }
+// `n`: concatenations of `text` since it was last flattened (see grow).
+interface TextPart { readonly kind: 'text'; readonly ci: number; text: string; n: number; readonly annotations: Json[]; readonly logprobs: Json[] }
+interface RefusalPart { readonly kind: 'refusal'; readonly ci: number; text: string; n: number }
 interface AudioPart { readonly kind: 'audio'; readonly ci: number; data: string; transcript: string; id: string | undefined; expiresAt: number | undefined }
 type Part = TextPart | RefusalPart | AudioPart;
 
@@ -44,7 +46,7 @@ export class MessageItem {
 
   private textPart(): { m: Open; p: TextPart } {
     const m = this.opened();
-    const p = m.text ?? (m.text = this.addPart(m, { kind: 'text', ci: m.parts.length, text: '', annotations: [], logprobs: [] }, {
+    const p = m.text ?? (m.text = this.addPart(m, { kind: 'text', ci: m.parts.length, text: '', n: 0, annotations: [], logprobs: [] }, {
       type: 'output_text', text: '', annotations: [], logprobs: [],
     }));
     return { m, p };
@@ -53,7 +55,7 @@ export class MessageItem {
   /** A text delta; `logprobs` are the chunk's token logprobs, carried by the delta event and kept for the part. */
   text(delta: string, logprobs: Json[]): void {
     const { m, p } = this.textPart();
-    p.text += delta;
+    p.text = grow(p, p.text, delta);
     for (let i = 0; i < logprobs.length; i++) p.logprobs.push(logprobs[i]!);
     this.out.next({ type: 'response.output_text.delta', item_id: m.id, output_index: m.oi, content_index: p.ci, delta, logprobs });
   }
@@ -66,8 +68,8 @@ export class MessageItem {
 
   refusal(delta: string): void {
     const m = this.opened();
-    const p = m.refusal ?? (m.refusal = this.addPart(m, { kind: 'refusal', ci: m.parts.length, text: '' }, { type: 'refusal', refusal: '' }));
-    p.text += delta;
+    const p = m.refusal ?? (m.refusal = this.addPart(m, { kind: 'refusal', ci: m.parts.length, text: '', n: 0 }, { type: 'refusal', refusal: '' }));
+    p.text = grow(p, p.text, delta);
     this.out.next({ type: 'response.refusal.delta', item_id: m.id, output_index: m.oi, content_index: p.ci, delta });
   }
 

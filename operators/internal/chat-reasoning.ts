@@ -1,10 +1,19 @@
 import type { ChatOutput, Json } from './chat-output.js';
+import { grow, type Growth } from './grow.js';
 
 // The reasoning item of fromChatChunks: reasoning text (`reasoning_text` content part), a summary
 // (`summary_text` part, from OpenRouter's `reasoning.summary` details) and encrypted reasoning
 // (`encrypted_content`, from `reasoning.encrypted`), each part opened by its first delta.
 
-interface Open { readonly oi: number; readonly id: string; text: string | undefined; summary: string | undefined; encrypted: string | undefined }
+interface Open {
+  readonly oi: number;
+  readonly id: string;
+  text: string | undefined;
+  summary: string | undefined;
+  encrypted: string | undefined;
+  /** Concatenations since `text` / `summary` were last flattened (see grow). */
+  readonly growth: { readonly text: Growth; readonly summary: Growth };
+}
 
 export class ReasoningItem {
   private r: Open | undefined;
@@ -15,7 +24,7 @@ export class ReasoningItem {
     if (this.r !== undefined) return this.r;
     this.out.message.close();
     const { oi, id } = this.out.openItem('rs', (id) => ({ id, type: 'reasoning', summary: [], status: 'in_progress' }), () => this.close());
-    const r: Open = { oi, id, text: undefined, summary: undefined, encrypted: undefined };
+    const r: Open = { oi, id, text: undefined, summary: undefined, encrypted: undefined, growth: { text: { n: 0 }, summary: { n: 0 } } };
     this.r = r;
     return r;
   }
@@ -26,7 +35,7 @@ export class ReasoningItem {
       r.text = '';
       this.out.next({ type: 'response.content_part.added', item_id: r.id, output_index: r.oi, content_index: 0, part: { type: 'reasoning_text', text: '' } });
     }
-    r.text += delta;
+    r.text = grow(r.growth.text, r.text, delta);
     this.out.next({ type: 'response.reasoning_text.delta', item_id: r.id, output_index: r.oi, content_index: 0, delta });
   }
 
@@ -36,7 +45,7 @@ export class ReasoningItem {
       r.summary = '';
       this.out.next({ type: 'response.reasoning_summary_part.added', item_id: r.id, output_index: r.oi, summary_index: 0, part: { type: 'summary_text', text: '' } });
     }
-    r.summary += delta;
+    r.summary = grow(r.growth.summary, r.summary, delta);
     this.out.next({ type: 'response.reasoning_summary_text.delta', item_id: r.id, output_index: r.oi, summary_index: 0, delta });
   }
 

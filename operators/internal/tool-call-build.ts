@@ -16,6 +16,8 @@ export interface CallState {
   /** From the `.done` event, which wins over the deltas. */
   argsDone: string | undefined;
   name: string | undefined;
+  /** Concatenations of `args` since it was last flattened (see grow). */
+  n: number;
 }
 
 function parse(s: string): ParsedArguments {
