@@ -1,7 +1,7 @@
 import { Observable, type OperatorFunction } from 'rxjs';
-import type { ResponseOutputItem } from '../lib/events/items.js';
 import type { Response } from '../lib/events/response.js';
 import type { ResponseStreamEvent } from '../lib/events/responses.js';
+import { grow as growText, type Growth } from './internal/grow.js';
 import { ItemBook } from './internal/items.js';
 import { asRecord, isIndex, isTerminalType, stringField } from './internal/parts.js';
 import { isObj, ResponseOutput, type Obj } from './internal/response-output.js';
@@ -29,7 +29,15 @@ const STATUS_EVENTS: ReadonlyMap<string, readonly [string, string]> = new Map([
  * Assembles the `Response` as it streams: after every event that changes it, emits the response so far
  * (id, status, usage and the other fields of the latest lifecycle event; `output` with its items and
  * their content, text and arguments as assembled). The last value equals what a non-streaming request
- * returns. Each value is a new object; unchanged items are shared between values, so keep them freely.
+ * returns. Each value is a new object; unchanged items and parts are shared between values (the same
+ * object, by reference), and a value never changes once emitted, so keep them freely.
+ *
+ * Cost: an event costs the same whatever the number of items, content parts or annotations so far (only the
+ * path to what changed is copied; the lists are persistent vectors), and a text or argument delta costs
+ * the same whatever the length of its string. So that emitting stays O(1), a list longer than 32 (`output`,
+ * an item's `content` / `summary`, a part's `annotations`) is an enumerable accessor that builds the plain
+ * array the first time it is read (then a data property): JSON, spreading, `structuredClone` and equality
+ * see an ordinary array; reading it costs its length, once per value.
  *
  * The terminal event's items are authoritative: each replaces the item it matches, by `id` (never by
  * list position alone: a provider may leave out or reorder items that streamed), and items it leaves out
@@ -67,8 +75,9 @@ export function accumulateResponse(): OperatorFunction<ResponseStreamEvent, Resp
       const book = new ItemBook();
 
       const emit = (): void => {
-        const b = base ?? { id: '', object: 'response', status: 'in_progress' };
-        subscriber.next({ ...b, output: out.items() as unknown as ResponseOutputItem[] } as Response);
+        const snapshot: Obj = { ...(base ?? { id: '', object: 'response', status: 'in_progress' }) };
+        out.attach(snapshot); // O(1) however many items: see ResponseOutput
+        subscriber.next(snapshot as unknown as Response);
       };
 
       const lifecycle = (type: string, response: unknown): void => {
@@ -87,7 +96,7 @@ export function accumulateResponse(): OperatorFunction<ResponseStreamEvent, Resp
         for (let i = 0; i < theirs.length; i++) {
           const x: unknown = theirs[i];
           if (!isObj(x) || (!replace && out.has(at[i]!))) continue;
-          out.put(at[i]!, x, true);
+          out.put(at[i]!, x);
           book.noteItem(at[i]!, x);
         }
       };
@@ -97,14 +106,14 @@ export function accumulateResponse(): OperatorFunction<ResponseStreamEvent, Resp
       const refusalPart = (): Obj => ({ type: 'refusal', refusal: '' });
       const reasoningPart = (): Obj => ({ type: 'reasoning_text', text: '' });
       const summaryPart = (): Obj => ({ type: 'summary_text', text: '' });
-      const grow = (prev: unknown, d: string): string => (typeof prev === 'string' ? prev : '') + d;
+      const grow = (g: Growth, prev: unknown, d: string): string => growText(g, typeof prev === 'string' ? prev : '', d);
 
       // A text delta / done on a content or summary part; ignored unless its indices and text are well-formed.
       const partText = (e: Obj, itemType: string, list: 'content' | 'summary', key: 'text' | 'refusal', partType: string, fresh: () => Obj, s: unknown, isDelta: boolean): boolean => {
         const oi = e['output_index'];
         const ci = e[list === 'content' ? 'content_index' : 'summary_index'];
         if (!isIndex(oi) || !isIndex(ci) || typeof s !== 'string') return false;
-        out.updatePart(oi, itemType, id(e), list, ci, fresh, (p) => ({ ...p, type: partType, [key]: isDelta ? grow(p[key], s) : s }));
+        out.updatePart(oi, itemType, id(e), list, ci, fresh, (p, g) => ({ ...p, type: partType, [key]: isDelta ? grow(g, p[key], s) : s }));
         return true;
       };
 
@@ -112,7 +121,7 @@ export function accumulateResponse(): OperatorFunction<ResponseStreamEvent, Resp
       const itemText = (e: Obj, itemType: string, key: string, s: unknown, isDelta: boolean, extra?: Obj): boolean => {
         const oi = e['output_index'];
         if (!isIndex(oi) || typeof s !== 'string') return false;
-        out.updateItem(oi, itemType, id(e), (it) => ({ ...it, [key]: isDelta ? grow(it[key], s) : s, ...extra }));
+        out.updateItem(oi, itemType, id(e), (it, g) => ({ ...it, [key]: isDelta ? grow(g, it[key], s) : s, ...extra }));
         return true;
       };
 
@@ -133,7 +142,7 @@ export function accumulateResponse(): OperatorFunction<ResponseStreamEvent, Resp
             const oi = e['output_index'];
             const item = e['item'];
             if (!isIndex(oi) || !isObj(item)) return false;
-            out.put(oi, item, true);
+            out.put(oi, item);
             book.noteItem(oi, item);
             return true;
           }
@@ -200,7 +209,7 @@ export function accumulateResponse(): OperatorFunction<ResponseStreamEvent, Resp
             const isDelta = type === 'response.shell_call_command.delta';
             const s = e[isDelta ? 'delta' : 'command'];
             if (!isIndex(oi) || !isIndex(ci) || typeof s !== 'string') return false;
-            out.updateNested(oi, 'shell_call', 'action', 'commands', ci, (prev) => (isDelta ? grow(prev, s) : s));
+            out.updateNested(oi, 'shell_call', 'action', 'commands', ci, (prev) => (isDelta ? (typeof prev === 'string' ? prev : '') + s : s));
             return true;
           }
           case 'response.shell_call_output_content.delta':
