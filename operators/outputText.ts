@@ -1,12 +1,15 @@
 import { Observable, type OperatorFunction } from 'rxjs';
 import type { ResponseStreamEvent } from '../lib/events/responses.js';
 import { accumulateText } from './accumulateText.js';
+import { Joined } from './internal/joined.js';
 
+/** A part's place in output order. */
 interface Slot {
   readonly outputIndex: number;
   readonly contentIndex: number;
-  text: string;
 }
+
+const before = (a: Slot, oi: number, ci: number): boolean => a.outputIndex < oi || (a.outputIndex === oi && a.contentIndex < ci);
 
 /**
  * The whole answer as one growing string: every `output_text` part of the response concatenated in
@@ -28,46 +31,48 @@ interface Slot {
 export function outputText(): OperatorFunction<ResponseStreamEvent, string> {
   return (source) =>
     new Observable<string>((subscriber) => {
-      const slots: Slot[] = []; // sorted by (outputIndex, contentIndex); a handful at most
-      let full = '';
-
-      const rebuild = (): void => {
-        let s = '';
-        for (const slot of slots) s += slot.text; // ropes: no copy of the texts
-        full = s;
-      };
+      // Parts in output order, their texts joined: a delta or a `.done` costs the same however many parts
+      // there are (O(1) on the last part, O(log n) on another; see Joined).
+      const slots: Slot[] = [];
+      const text = new Joined();
 
       return source.pipe(accumulateText()).subscribe({
         next(snap) {
+          const oi = snap.outputIndex;
+          const ci = snap.contentIndex;
+          // The part: usually the last one (parts stream in order), else found by binary search.
           let i = slots.length - 1;
-          while (i >= 0) {
-            const s = slots[i]!;
-            if (s.outputIndex < snap.outputIndex || (s.outputIndex === snap.outputIndex && s.contentIndex <= snap.contentIndex)) break;
-            i--;
+          const last = slots[i];
+          if (last === undefined || last.outputIndex !== oi || last.contentIndex !== ci) {
+            i = lowerBound(slots.length, (k) => slots[k]!, oi, ci);
+            const found = slots[i];
+            if (found === undefined || found.outputIndex !== oi || found.contentIndex !== ci) {
+              slots.splice(i, 0, { outputIndex: oi, contentIndex: ci });
+              text.insert(i, '');
+            }
           }
-          const found = slots[i];
-          let slot: Slot;
-          if (found !== undefined && found.outputIndex === snap.outputIndex && found.contentIndex === snap.contentIndex) {
-            slot = found;
-          } else {
-            slot = { outputIndex: snap.outputIndex, contentIndex: snap.contentIndex, text: '' };
-            slots.splice(i + 1, 0, slot);
-          }
-          const last = slot === slots[slots.length - 1];
           if (!snap.done) {
             if (snap.delta === '') return;
-            slot.text = snap.text;
-            if (last) full += snap.delta;
-            else rebuild();
-          } else {
-            if (snap.text === slot.text) return; // the deltas already said it
-            slot.text = snap.text;
-            rebuild();
+          } else if (snap.text === text.at(i)) {
+            return; // the deltas already said it
           }
-          subscriber.next(full);
+          text.set(i, snap.text);
+          subscriber.next(text.full);
         },
         error: (err: unknown) => subscriber.error(err),
         complete: () => subscriber.complete(),
       });
     });
+}
+
+/** The first position in `slots` not before (oi, ci). */
+function lowerBound(n: number, at: (k: number) => Slot, oi: number, ci: number): number {
+  let lo = 0;
+  let hi = n;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (before(at(mid), oi, ci)) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
