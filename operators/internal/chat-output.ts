@@ -26,6 +26,8 @@ export class ChatOutput {
   private readonly open = new Map<number, () => void>();
   readonly message: MessageItem;
   readonly reasoning: ReasoningItem;
+  /** Run before any item opens and before everything closes: opens a tool call still waiting for its name. */
+  beforeOpen: (() => void) | undefined;
 
   constructor(private readonly emit: (e: ResponseEvent) => void) {
     this.message = new MessageItem(this);
@@ -63,6 +65,7 @@ export class ChatOutput {
 
   /** Opens an item: the next output index, `response.output_item.added`, and `close` run by closeAll. */
   openItem(prefix: string, item: (id: string, oi: number) => Json, close: () => void): { oi: number; id: string } {
+    this.beforeOpen?.();
     this.start();
     const oi = this.items.length;
     this.items.push(undefined);
@@ -92,6 +95,7 @@ export class ChatOutput {
 
   /** Closes every open item in output order. */
   closeAll(): void {
+    this.beforeOpen?.();
     for (const close of [...this.open.values()]) close();
   }
 

@@ -1,4 +1,5 @@
 import { chunkError, isRecord } from './chat-fields.js';
+import { grow } from './grow.js';
 import type { ChatOutput } from './chat-output.js';
 
 // Tool calls of fromChatChunks: `function_call` items, and `custom_tool_call` items for `type: 'custom'`
@@ -8,16 +9,23 @@ import type { ChatOutput } from './chat-output.js';
 type Kind = 'function' | 'custom';
 
 interface Call {
-  readonly oi: number;
-  readonly id: string;
-  readonly callId: string;
+  /** Output index and item id, once the item opened (-1 / '' while the call waits for its name). */
+  oi: number;
+  id: string;
+  /** The provider's id, or one made up when the item opens without one. */
+  callId: string;
   /** Whether `callId` came from the provider (a different id at the same index is then another call). */
-  readonly sentId: boolean;
+  sentId: boolean;
   readonly kind: Kind;
   name: string;
   /** Arguments (function) or input (custom) so far. */
   args: string;
+  /** Whether `response.output_item.added` was sent (the item opens with its first argument fragment, see `pending`). */
+  opened: boolean;
   open: boolean;
+  readonly key: number | undefined;
+  /** Concatenations of `args` since it was last flattened (see grow). */
+  n: number;
 }
 
 /** The key of a deprecated `delta.function_call`: no JSON number is NaN, so no tool call index collides. */
@@ -31,8 +39,18 @@ export class ToolCalls {
   private readonly byIndex = new Map<number, Call>();
   private readonly byId = new Map<string, Call>();
   private last: Call | undefined;
+  /**
+   * A call whose fragments so far carried no arguments: its item waits, so that a name streamed in pieces
+   * (`get_`, `weather`) or an id sent on a later fragment is whole in `output_item.added`, as chat clients
+   * downstream (toChatChunks, the SDK) need it on the call's first chunk. It opens with its first argument
+   * fragment, before any other item opens, or when the choice finishes; a first fragment with an id, a name
+   * and an arguments field (OpenAI's shape, the name whole) opens it at once.
+   */
+  private pending: Call | undefined;
 
-  constructor(private readonly out: ChatOutput) {}
+  constructor(private readonly out: ChatOutput) {
+    out.beforeOpen = () => this.flush();
+  }
 
   /** One delta's `tool_calls` list, checked field by field (`path` names a field in a DecodeError). */
   list(list: unknown, n: number, path: string): void {
@@ -95,33 +113,57 @@ export class ToolCalls {
     if (!optString(name)) throw chunkError(n, `${path}.name`, 'not a string');
     if (!optString(a)) throw chunkError(n, `${path}.${argKey}`, 'not a string');
     let c = found;
-    if (c === undefined) c = this.create(where, kind, name ?? '', sentId && where.id !== undefined);
-    else if (name && name !== c.name) {
-      // A full name resent on every fragment replaces; a name streamed in pieces is appended.
-      c.name = name.startsWith(c.name) ? name : c.name + name;
+    if (c === undefined) {
+      c = this.create(where, kind, name ?? '', sentId && where.id !== undefined);
+      // OpenAI's first fragment (id, whole name, `arguments: ""`) opens the item at once; a name without an
+      // arguments field, or a call without an id, may still be coming in pieces.
+      if (typeof a === 'string' && c.name !== '' && where.id !== undefined) this.flush();
+    } else {
+      if (name && name !== c.name) {
+        // A full name resent on every fragment replaces; a name streamed in pieces is appended.
+        c.name = name.startsWith(c.name) ? name : c.name + name;
+      }
+      // An id on a later fragment of a call that opened without one is its id (nothing was sent under another yet).
+      if (!c.opened && !c.sentId && where.id !== undefined && sentId) {
+        c.callId = where.id;
+        c.sentId = true;
+        this.byId.set(where.id, c);
+      }
     }
+    if (a && !c.opened) this.flush();
     if (a && c.open) {
-      c.args += a;
+      c.args = grow(c, c.args, a);
       const type = c.kind === 'custom' ? 'response.custom_tool_call_input.delta' : 'response.function_call_arguments.delta';
       this.out.next({ type, item_id: c.id, output_index: c.oi, delta: a });
     }
   }
 
   private create(where: { key: number | undefined; id: string | undefined }, kind: Kind, name: string, sentId: boolean): Call {
+    this.flush();
     this.out.closeText();
-    let callId = '';
-    const { oi, id } = this.out.openItem(kind === 'custom' ? 'ctc' : 'fc', (itemId, oi) => {
-      // Without an id of its own, a call is named after the response and its index (or output position).
-      callId = where.id ?? `call_${this.out.id}_${where.key ?? `p${oi}`}`;
-      return kind === 'custom'
-        ? { id: itemId, type: 'custom_tool_call', status: 'in_progress', call_id: callId, name, input: '' }
-        : { id: itemId, type: 'function_call', status: 'in_progress', call_id: callId, name, arguments: '' };
-    }, () => this.close(c));
-    const c: Call = { oi, id, callId, sentId, kind, name, args: '', open: true };
+    const c: Call = { oi: -1, id: '', callId: where.id ?? '', sentId, kind, name, args: '', opened: false, open: true, key: where.key, n: 0 };
     if (where.key !== undefined) this.byIndex.set(where.key, c);
     if (where.id !== undefined && sentId) this.byId.set(where.id, c);
     this.last = c;
+    this.pending = c;
     return c;
+  }
+
+  /** Opens the waiting call's item (`response.output_item.added`) with the name and id it has now. */
+  private flush(): void {
+    const c = this.pending;
+    if (c === undefined) return;
+    this.pending = undefined;
+    c.opened = true;
+    const { oi, id } = this.out.openItem(c.kind === 'custom' ? 'ctc' : 'fc', (itemId, oi) => {
+      // Without an id of its own, a call is named after the response and its index (or output position).
+      if (c.callId === '') c.callId = `call_${this.out.id}_${c.key ?? `p${oi}`}`;
+      return c.kind === 'custom'
+        ? { id: itemId, type: 'custom_tool_call', status: 'in_progress', call_id: c.callId, name: c.name, input: '' }
+        : { id: itemId, type: 'function_call', status: 'in_progress', call_id: c.callId, name: c.name, arguments: '' };
+    }, () => this.close(c));
+    c.oi = oi;
+    c.id = id;
   }
 
   private close(c: Call): void {
