@@ -1,4 +1,5 @@
-// openai-rx benchmark: node --expose-gc bench/run.mjs [--quick] [--only <section|contender>] [--runs N] [--mode memory|http|both] [--gc-between]
+// openai-rx benchmark: node --expose-gc bench/run.mjs [--quick] [--only <section|contender>] [--runs N] [--mode memory|http|both] [--gc-between] [--check]
+// --check: exit 1 when a target is missed (or a load stream fails), for CI.
 // Sections: text, tools, chat, scaling, memory, load, lanes. Prints a table, writes bench-results.json.
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -411,3 +412,12 @@ try {
 results.totalSeconds = (now() - t0) / 1000;
 writeFileSync(OUT, JSON.stringify(results, null, 2) + '\n');
 console.log(`\nwrote ${OUT} — ${results.totalSeconds.toFixed(0)} s`);
+// --check (for CI): a missed target, or a load stream that failed, makes the run exit 1 (it is still printed above).
+if (flag('--check')) {
+  const missed = results.targets.filter((t) => t.holds === false).map((t) => `${t.mode} ${t.workload}: ${t.target} (measured ${fmt(t.value, 2)})`);
+  if (results.load?.failed) missed.push(`load: ${results.load.failed} of ${results.load.streams} streams failed (${results.load.firstError})`);
+  if (missed.length > 0) {
+    console.error(`\n--check: ${missed.length} target(s) missed:\n  ${missed.join('\n  ')}`);
+    process.exitCode = 1;
+  } else console.log(`--check: every measured target holds (${results.targets.filter((t) => t.holds).length} of ${results.targets.length}; n/a ones were not measured)`);
+}
