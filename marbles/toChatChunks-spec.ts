@@ -282,4 +282,21 @@ describe('toChatChunks', () => {
       expectObservable(src.pipe(toChatChunks())).toBe(at([5, '(rx)'], [25, '|']), { r: roleNull, x: open(0, 'call_A', 'f') });
     });
   });
+
+  it('holds a call whose added item has no name yet: nothing until its .done names it, then the opening chunk and the held arguments in that frame', () => {
+    scheduler().run(({ cold, expectObservable }) => {
+      const nameless = { type: 'response.output_item.added', output_index: 0, item: { id: 'fc_call_A', type: 'function_call', status: 'in_progress', call_id: 'call_A', name: '', arguments: '' } };
+      const src = cold(spaced('abcdef|'), {
+        a: ev.created(),
+        b: nameless as unknown as ResponseStreamEvent,
+        c: ev.args(0, '{"a":', 'call_A'),
+        d: ev.args(0, '1}', 'call_A'),
+        e: ev.argsDone(0, '{"a":1}', 'call_A', 'f'),
+        f: ev.completed([call('call_A', 'f', '{"a":1}')]),
+      });
+      expectObservable(src.pipe(toChatChunks())).toBe(at([20, '(rxy)'], [25, '(z|)']), {
+        r: roleNull, x: open(0, 'call_A', 'f'), y: tc(0, { arguments: '{"a":1}' }), z: c({}, 'tool_calls'),
+      });
+    });
+  });
 });

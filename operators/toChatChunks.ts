@@ -6,6 +6,7 @@ import { isKnownEvent } from '../lib/events/guards.js';
 import { ResponseStreamTracker } from '../lib/decode/tracker.js';
 import { eventError, isRecord, num, optStr, str, type Rec } from './internal/chat-fields.js';
 import { ItemBook } from './internal/items.js';
+import { grow, type Growth } from './internal/grow.js';
 import { isIndex, partText } from './internal/parts.js';
 import { SentText } from './internal/text-sent.js';
 import { completionUsage } from './internal/usage.js';
@@ -33,10 +34,15 @@ interface Delta {
   [reasoningField: string]: unknown;
 }
 
-interface Call {
-  readonly k: number;
+interface Call extends Growth {
+  /** The chat `index`, dense in opening order; -1 until the call's first chunk is sent. */
+  k: number;
+  callId: string;
+  name: string;
   /** How many characters of the arguments were emitted: the `.done` text and final item fill the rest. */
   sent: number;
+  /** Arguments that arrived before the call could open (its id or name not known yet). */
+  held: string;
 }
 
 /**
@@ -79,7 +85,10 @@ export function toChatChunks(options: ToChatChunksOptions = {}): OperatorFunctio
       let done = false;
       let failure: Error | undefined;
       let callCount = 0;
+      // Calls by output index and by item id; by call_id only for an event without a usable output index
+      // (two calls may share a call_id, and each keeps its own arguments).
       const callsByOutput = new Map<number, Call>();
+      const callsByItem = new Map<string, Call>();
       const callsById = new Map<string, Call>();
       // Reasoning parts are told apart by (output_index, summary/content index, kind).
       let reasoningSent = false;
@@ -108,22 +117,43 @@ export function toChatChunks(options: ToChatChunksOptions = {}): OperatorFunctio
         if (typeof r['created_at'] === 'number') created = r['created_at'];
         if (typeof r['model'] === 'string') model = r['model'];
       };
-      const openCall = (outputIndex: number, callId: string, name: string, itemId: string | undefined): Call => {
-        const call: Call = { k: callCount++, sent: 0 };
+      // A call is tracked from its first event and sent from when its id and name are both known: the chat
+      // client must get the whole name and the real id on the call's first chunk (the SDK binds a call's
+      // identity there), so a call whose `added` item lacks them waits, holding its arguments, until the
+      // `.done` event or the closed item says them.
+      const track = (outputIndex: number, callId: string, name: string, itemId: string | undefined): Call => {
+        const call: Call = { k: -1, callId, name, sent: 0, held: '', n: 0 };
         if (outputIndex >= 0) callsByOutput.set(outputIndex, call);
-        callsById.set(callId, call);
-        if (itemId !== undefined) callsById.set(itemId, call);
-        emit({ tool_calls: [{ index: call.k, id: callId, type: 'function', function: { name, arguments: '' } }] });
+        if (callId !== '' && !callsById.has(callId)) callsById.set(callId, call);
+        if (itemId !== undefined) callsByItem.set(itemId, call);
         return call;
       };
+      const openCall = (call: Call, force: boolean): void => {
+        if (call.k >= 0 || (!force && (call.callId === '' || call.name === ''))) return;
+        call.k = callCount++;
+        if (call.callId === '') call.callId = `call_${id}_${call.k}`; // none ever came
+        emit({ tool_calls: [{ index: call.k, id: call.callId, type: 'function', function: { name: call.name, arguments: '' } }] });
+        const held = call.held;
+        call.held = '';
+        sendArgs(call, held);
+      };
+      const findCall = (outputIndex: number, itemId: string | undefined, callId?: string): Call | undefined =>
+        (outputIndex >= 0 ? callsByOutput.get(outputIndex) : undefined) ??
+        (itemId !== undefined ? callsByItem.get(itemId) : undefined) ??
+        (!isIndex(outputIndex) && callId !== undefined ? callsById.get(callId) : undefined);
       const sendArgs = (call: Call, args: string): void => {
         if (args.length === 0) return;
+        if (call.k < 0) {
+          call.held = grow(call, call.held, args);
+          return;
+        }
         call.sent += args.length;
         emit({ tool_calls: [{ index: call.k, function: { arguments: args } }] });
       };
       // `.done` and the finished item are authoritative: send what the deltas did not carry.
       const sendRest = (call: Call, full: string): void => {
-        if (full.length > call.sent) sendArgs(call, full.slice(call.sent));
+        const have = call.sent + call.held.length;
+        if (full.length > have) sendArgs(call, full.slice(have));
       };
       const sendText = (refusal: boolean, oi: number, ci: number, delta: string): void => {
         if (delta.length === 0) return;
@@ -154,9 +184,14 @@ export function toChatChunks(options: ToChatChunksOptions = {}): OperatorFunctio
         const callId = str(e, item, 'call_id', `${path}.call_id`);
         const args = str(e, item, 'arguments', `${path}.arguments`);
         const itemId = optStr(e, item, 'id', `${path}.id`);
-        let call = (outputIndex >= 0 ? callsByOutput.get(outputIndex) : undefined) ?? callsById.get(callId);
-        if (call === undefined && itemId !== undefined) call = callsById.get(itemId);
-        if (call === undefined) call = openCall(outputIndex, callId, str(e, item, 'name', `${path}.name`), itemId);
+        const name = str(e, item, 'name', `${path}.name`);
+        const call = findCall(outputIndex, itemId, callId) ?? track(outputIndex, callId, name, itemId);
+        // The closed item says the id and name for sure (a call that waited for them opens with them now).
+        if (call.k < 0) {
+          if (callId !== '') call.callId = callId;
+          if (name !== '') call.name = name;
+          openCall(call, true);
+        }
         sendRest(call, args);
       };
       const reasoning = (text: string, outputIndex: number, index: number, kind: number): void => {
@@ -228,22 +263,31 @@ export function toChatChunks(options: ToChatChunksOptions = {}): OperatorFunctio
             if (!isRecord(item)) throw eventError(e, 'item', 'not an object');
             if (isIndex(e['output_index'])) book.noteItem(e['output_index'], item);
             if (item['type'] !== 'function_call') return;
-            const callId = str(e, item, 'call_id', 'item.call_id');
-            if (callsById.has(callId)) return;
-            openCall(num(e, e, 'output_index'), callId, str(e, item, 'name', 'item.name'), optStr(e, item, 'id', 'item.id'));
+            const callId = optStr(e, item, 'call_id', 'item.call_id') ?? '';
+            const name = optStr(e, item, 'name', 'item.name') ?? '';
+            const oi = num(e, e, 'output_index');
+            const itemId = optStr(e, item, 'id', 'item.id');
+            if (findCall(oi, itemId) !== undefined) return; // the same item again
+            openCall(track(oi, callId, name, itemId), false);
             return;
           }
           case 'response.function_call_arguments.delta': {
             const delta = str(e, e, 'delta');
-            const call = callsByOutput.get(num(e, e, 'output_index')) ?? callsById.get(str(e, e, 'item_id'));
+            const call = findCall(num(e, e, 'output_index'), optStr(e, e, 'item_id'));
             // A delta for a call never opened (a resumed stream) waits for the finished item.
             if (call !== undefined) sendArgs(call, delta);
             return;
           }
           case 'response.function_call_arguments.done': {
             const args = str(e, e, 'arguments');
-            const call = callsByOutput.get(num(e, e, 'output_index')) ?? callsById.get(str(e, e, 'item_id'));
-            if (call !== undefined) sendRest(call, args);
+            const call = findCall(num(e, e, 'output_index'), optStr(e, e, 'item_id'));
+            if (call === undefined) return;
+            const name = optStr(e, e, 'name');
+            if (call.k < 0 && name !== undefined && name !== '') {
+              call.name = name;
+              openCall(call, false);
+            }
+            sendRest(call, args);
             return;
           }
           case 'response.output_item.done': {
