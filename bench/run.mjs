@@ -10,6 +10,7 @@ import { chunk, textWorkload, toolsWorkload, chatWorkload, loadWorkload } from '
 import { chatContenders, check, responsesContenders, rx } from './contenders.mjs';
 import { responsesAccumulator, eventsourceParserDecode, floorDecode } from './baselines.mjs';
 import { lanesSection } from './lanes.mjs';
+import { operatorScaling } from './scaling.mjs';
 
 const argv = process.argv.slice(2);
 const flag = (n) => argv.includes(n);
@@ -402,6 +403,7 @@ try {
     printRows(title, w, rows);
   }
   if (sectionOn('scaling')) await scalingSection();
+  if (sectionOn('scaling')) results.operatorScaling = await operatorScaling({ rx, quick: QUICK, table, fmt }); // bench/scaling.mjs
   if (sectionOn('memory')) await memorySection();
   if (sectionOn('load')) await loadSection();
   if (sectionOn('lanes')) results.lanes = await lanesSection({ rx, quick: QUICK, table, fmt, runs: RUNS });
