@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { concat, config, from, of, throwError, type Observable, type OperatorFunction } from 'rxjs';
 import type { ChatCompletionChunk } from '../../lib/events/chat';
 import type { ResponseStreamEvent } from '../../lib/events/responses';
-import { StreamInterruptedError } from '../../lib/errors';
+import { DecodeError, ResponseStreamError, StreamInterruptedError } from '../../lib/errors';
 import {
   accumulateResponse, accumulateText, collectToolCalls, fromChatChunks, outputText, resumeFrom, toChatChunks, toChatSSE, toResponsesSSE,
 } from '../../operators';
@@ -28,7 +28,7 @@ afterAll(() => {
 // RxJS hands such an exception to `onUnhandledError` on a timer: wait one macrotask to see it.
 const tick = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-async function check<T>(o: Observable<T>, what: string, valueOk: (v: T) => boolean = () => true): Promise<void> {
+async function check<T>(o: Observable<T>, what: string, valueOk: (v: T) => boolean = () => true, errorOk: (e: unknown) => boolean = () => true): Promise<void> {
   unhandled = [];
   const outcome = runSync(o);
   await new Promise<void>((resolve) => setTimeout(resolve, 0));
@@ -39,6 +39,7 @@ async function check<T>(o: Observable<T>, what: string, valueOk: (v: T) => boole
     throw new Error(`${what}: an exception escaped the operator: ${e instanceof Error ? `${e.name}: ${e.message}\n${e.stack ?? ''}` : String(e)}`);
   }
   assertTypedOutcome(outcome, what);
+  if (outcome.kind === 'error' && !errorOk(outcome.error)) throw new Error(`${what}: ended with ${String(outcome.error)}, not an error this input can cause`);
   for (const v of outcome.values) if (!valueOk(v)) throw new Error(`${what}: malformed value ${JSON.stringify(v)?.slice(0, 200)}`);
 }
 
@@ -61,10 +62,12 @@ function responseProperty(name: string, op: OperatorFunction<Ev, unknown>, value
   return async () => {
       await fc.assert(
         fc.asyncProperty(events$, fc.boolean(), async (events, endWithError) => {
-          const source = endWithError
-            ? concat(from(events as unknown as Ev[]), throwError(() => new StreamInterruptedError('resp_1', 3)))
-            : from(events as unknown as Ev[]);
-          await check(source.pipe(op), name, valueOk as (v: unknown) => boolean);
+          const cut = new StreamInterruptedError('resp_1', 3);
+          const source = endWithError ? concat(from(events as unknown as Ev[]), throwError(() => cut)) : from(events as unknown as Ev[]);
+          // Not any typed error: the source's own, a failure the events carry, or a DecodeError naming a field.
+          const failing = events.some((e) => e['type'] === 'response.failed' || e['type'] === 'error');
+          const errorOk = (e: unknown) => e === cut || e instanceof DecodeError || (failing && e instanceof ResponseStreamError);
+          await check(source.pipe(op), name, valueOk as (v: unknown) => boolean, errorOk);
         }),
         params(runs),
       );
