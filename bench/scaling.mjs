@@ -2,7 +2,8 @@
 // (events, parts, items, content parts, annotations, argument size), and the peak heap for a 10 MB argument
 // streamed one character at a time and for a long outputText() stream.
 //
-//   node --expose-gc bench/scaling.mjs [--quick] [--runs N]     (or: npm run bench -- --only scaling)
+//   node --expose-gc bench/scaling.mjs [--quick] [--runs N] [--filter 'toChatChunks() calls'] [--large N] [--no-memory]
+//   (or, with the other sections' scaling: npm run bench -- --only scaling)
 //
 // Events are built in memory (no decoding), so the figures are the operators' own. "ratio" is the cost per
 // event at 100k / at 1k: flat (≈1; target ≤ 1.5) means linear overall. The 1k case is repeated 100 times so
@@ -192,11 +193,11 @@ function retainedMidStream(gen, op) {
   return { retained, last };
 }
 
-export async function operatorScaling({ quick = false, runs = quick ? 2 : 3, table, fmt = fmtNum, rx: given } = {}) {
+export async function operatorScaling({ quick = false, runs = quick ? 2 : 3, table, fmt = fmtNum, rx: given, only, large: largeN, memory = true } = {}) {
   const rx = given ?? (await loadRx());
   const print = table ?? printTable;
   const small = 1_000;
-  const large = quick ? 20_000 : 100_000;
+  const large = largeN ?? (quick ? 20_000 : 100_000);
   const total = large * 1; // both sizes run about as many events
   const cases = [
     ['outputText()', 'parts', W.textParts, () => rx.outputText()],
@@ -216,6 +217,7 @@ export async function operatorScaling({ quick = false, runs = quick ? 2 : 3, tab
   ];
   const rows = [];
   for (const [op, dim, make, f] of cases) {
+    if (only !== undefined && !`${op} ${dim}`.includes(only)) continue;
     perEvent(rx, make, f, small, 20_000, 1); // warm-up
     const a = perEvent(rx, make, f, small, total, runs);
     const b = perEvent(rx, make, f, large, total, runs);
@@ -226,6 +228,7 @@ export async function operatorScaling({ quick = false, runs = quick ? 2 : 3, tab
   print(['operator', 'dimension', `ns/event at ${small / 1000}k`, `ns/event at ${large / 1000}k`, 'ratio'],
     rows.map((r) => [r.operator, r.dimension, fmt(r.smallNs, 0), fmt(r.largeNs, 0), fmt(r.ratio, 2)]));
 
+  if (!memory) return { rows, memory: [] };
   // Memory: a 10 MB argument one character at a time, and a long outputText() stream.
   const chars = quick ? 2 * MB : 10 * MB;
   const mem = [];
@@ -269,5 +272,6 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   if (!globalThis.gc) console.warn('(run with --expose-gc for the memory figures)');
   const argv = process.argv.slice(2);
   const runs = argv.includes('--runs') ? Number(argv[argv.indexOf('--runs') + 1]) : undefined;
-  await operatorScaling({ quick: argv.includes('--quick'), ...(runs && { runs }) });
+  const opt = (k) => (argv.includes(k) ? argv[argv.indexOf(k) + 1] : undefined);
+  await operatorScaling({ quick: argv.includes('--quick'), ...(runs && { runs }), only: opt('--filter'), ...(opt('--large') && { large: Number(opt('--large')) }), memory: !argv.includes('--no-memory') });
 }
