@@ -292,7 +292,7 @@ describe('toChatChunks', () => {
         c: ev.args(0, '{"a":', 'call_A'),
         d: ev.args(0, '1}', 'call_A'),
         e: ev.argsDone(0, '{"a":1}', 'call_A', 'f'),
-        f: ev.completed([call('call_A', 'f', '{"a":1}')]),
+        f: ev.completed({ output: [call('call_A', 'f', '{"a":1}')] }),
       });
       expectObservable(src.pipe(toChatChunks())).toBe(at([20, '(rxy)'], [25, '(z|)']), {
         r: roleNull, x: open(0, 'call_A', 'f'), y: tc(0, { arguments: '{"a":1}' }), z: c({}, 'tool_calls'),
