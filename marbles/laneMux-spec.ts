@@ -1,4 +1,4 @@
-import { map, Observable, Subject } from 'rxjs';
+import { from, map, Observable, Subject } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import type { ResponsesClientEvent, ResponsesServerEvent } from '../lib/events/websocket';
 import { isLaneError, WebSocketClosedError } from '../lib/ws/errors';
@@ -195,5 +195,101 @@ describe('laneMux', () => {
     expect(out).toEqual([]);
     expect(events.observed).toBe(false);
     expect(events.closed).toBe(false);
+  });
+});
+
+describe('laneMux: a lane belongs to its response until that response really ends', () => {
+  const values = {
+    c: created('a', 'r1'), C: completed('a', 'r1'),
+    d: created('a', 'r2'), D: completed('a', 'r2'),
+    e: created('a', 'r3'), E: completed('a', 'r3'),
+  };
+
+  test('a duplicated terminal frame does not complete the next request on the lane', () => {
+    const sent = run(
+      '(xyz|)', { x: create('a', 'a1'), y: create('a', 'a2'), z: create('a', 'a3') },
+      '-c-C-C-d-D-e-E', values,
+      '-c-C---d-D-e-(E|)', values,
+    );
+    expect(sent).toEqual([[0, 'a', 'a1'], [3, 'a', 'a2'], [9, 'a', 'a3']]);
+  });
+
+  test('a duplicated terminal frame arriving after the lane went idle does not complete a later request', () => {
+    const sent = run(
+      'x-----y|', { x: create('a', 'a1'), y: create('a', 'a2') },
+      '-c-C----C-d-D', values,
+      '-c-C------d-(D|)', values,
+    );
+    expect(sent).toEqual([[0, 'a', 'a1'], [6, 'a', 'a2']]);
+  });
+
+  test('a terminal event with another response’s id does not end the lane’s response', () => {
+    const sent = run(
+      '(xy|)', { x: create('a', 'a1'), y: create('a', 'a2') },
+      '-c-X-C-d-D', { ...values, X: completed('a', 'r9') },
+      '-c---C-d-(D|)', values,
+    );
+    expect(sent).toEqual([[0, 'a', 'a1'], [5, 'a', 'a2']]);
+  });
+
+  test('unsubscribing mid-response: a new laneMux on the same socket waits for that response’s terminal and never sees it', () => {
+    const { ts, sent, fake } = setup();
+    ts.run(({ cold, hot, expectObservable }) => {
+      const socket = fake(hot('-cd--C-n-N', { c: created('a', 'r1'), d: delta('a', 'x'), C: completed('a', 'r1'), n: created('a', 'r2'), N: completed('a', 'r2') }));
+      expectObservable(cold('x', { x: create('a', 'a1') }).pipe(laneMux(socket), map(view)), '^--!').toBe('-cd', { c: created('a', 'r1'), d: delta('a', 'x') });
+      expectObservable(hot('----y|', { y: create('a', 'a2') }).pipe(laneMux(socket), map(view))).toBe('-------n-(N|)', { n: created('a', 'r2'), N: completed('a', 'r2') });
+    });
+    expect(sent).toEqual([[0, 'a', 'a1'], [5, 'a', 'a2']]);
+  });
+
+  test('two laneMux on one socket together keep at most 16 responses in flight', () => {
+    const { ts, sent, fake } = setup();
+    const lanes = Array.from({ length: 16 }, (_, i) => `a${i}`);
+    ts.run(({ cold, hot, expectObservable }) => {
+      const socket = fake(hot('-----A---b-B', { A: completed('a0', 'ra0'), b: created('b', 'rb'), B: completed('b', 'rb') }));
+      cold('(x|)', { x: 0 }).pipe(() => from(lanes.map((l) => create(l, l))), laneMux(socket)).subscribe();
+      expectObservable(cold('--(y|)', { y: create('b', 'b1') }).pipe(laneMux(socket), map(view))).toBe('---------b-(B|)', { b: created('b', 'rb'), B: completed('b', 'rb') });
+    });
+    expect(sent.filter(([, lane]) => lane === 'b')).toEqual([[5, 'b', 'b1']]);
+    expect(sent).toHaveLength(17);
+  });
+});
+
+describe('laneMux: a terminal frame that cannot be decoded', () => {
+  test('names no lane: every running lane waits at most terminalTimeout, then a LaneError and the queue moves on', () => {
+    const bad = decodeFrame('{"type":"response.completed","response":{"id":"rb1"', 'strict');
+    const sent = run(
+      '(xyz|)', { x: create('a', 'a1'), y: create('b', 'b1'), z: create('b', 'b2') },
+      `-p-q-G-A${'-'.repeat(9)}d-D`, { p: created('b', 'rb1'), q: created('a', 'ra'), G: bad, A: completed('a', 'ra'), d: created('b', 'rb2'), D: completed('b', 'rb2') },
+      '-p-q-L-A-------T-d-(D|)', {
+        p: created('b', 'rb1'), q: created('a', 'ra'), L: { laneError: 'decode_error', lane: undefined }, A: completed('a', 'ra'),
+        T: { laneError: 'terminal_timeout', lane: 'b' }, d: created('b', 'rb2'), D: completed('b', 'rb2'),
+      },
+      { terminalTimeout: 10 },
+    );
+    expect(sent).toEqual([[0, 'a', 'a1'], [0, 'b', 'b1'], [15, 'b', 'b2']]);
+  });
+
+  test('names its lane but no type: the request fails at once, the lane waits terminalTimeout for more of it', () => {
+    const bad = decodeFrame('{"stream_id":"b","response":', 'strict');
+    const sent = run(
+      '(yz|)', { y: create('b', 'b1'), z: create('b', 'b2') },
+      '-p-U', { p: created('b', 'rb1'), U: bad },
+      '-p-L', { p: created('b', 'rb1'), L: { laneError: 'decode_error', lane: 'b' } },
+      { terminalTimeout: 10 },
+    );
+    expect(sent).toEqual([[0, 'b', 'b1'], [13, 'b', 'b2']]);
+  });
+
+  test('each frame of the broken response restarts the wait; what comes after it is dropped until the next response is created', () => {
+    const bad = decodeFrame('{"stream_id":"b","response":', 'strict');
+    const sent = run(
+      '(yz|)', { y: create('b', 'b1'), z: create('b', 'b2') },
+      `-p-U-x${'-'.repeat(10)}x-X-d-D`, { p: created('b', 'rb1'), U: bad, x: delta('b', 'late'), X: completed('b', 'rb1'), d: created('b', 'rb2'), D: completed('b', 'rb2') },
+      `-p-L${'-'.repeat(16)}d-(D|)`, { p: created('b', 'rb1'), L: { laneError: 'decode_error', lane: 'b' }, d: created('b', 'rb2'), D: completed('b', 'rb2') },
+      { terminalTimeout: 10 },
+    );
+    // the delta at 5 restarts the wait, which ends at 15; the late delta (16) and terminal (18) of rb1 are not b2's
+    expect(sent).toEqual([[0, 'b', 'b1'], [15, 'b', 'b2']]);
   });
 });

@@ -1,10 +1,11 @@
 import { Observable, type OperatorFunction } from 'rxjs';
 import type { ResponsesClientEvent, ResponsesServerEvent } from '../lib/events/websocket.js';
 import type { LaneError } from '../lib/ws/errors.js';
+import { LaneClient } from '../lib/ws/lane-client.js';
+import type { LaneOptions } from '../lib/ws/lane-types.js';
 import type { LaneSocket } from '../lib/ws/types.js';
-import { LaneScheduler, type LaneSchedulerOptions } from '../lib/ws/lane-scheduler.js';
 
-export type LaneMuxOptions = LaneSchedulerOptions;
+export type LaneMuxOptions = LaneOptions;
 
 /** What `laneMux` emits: the server events of the requests (each with its lane's `stream_id`), or a `LaneError`. */
 export type LaneMuxOutput = ResponsesServerEvent | LaneError;
@@ -17,17 +18,22 @@ export type LaneMuxOutput = ResponsesServerEvent | LaneError;
  *   event; a steered response (`response.steer.accepted`, `incomplete_details.reason: "steered"`) continues
  *   with its successor. `response.steer` / `response.inject` are sent at once (they act on a running
  *   response); their `response.steer.*` / `response.inject.*` answers are emitted on the lane.
- * - Lanes run concurrently, at most `maxInFlight` (16) responses at once; the rest wait, oldest first.
+ * - The lanes belong to the socket: every `laneMux` and `socket.response()` on it shares them, FIFO per lane
+ *   and at most 16 responses in flight together; `maxInFlight` caps this subscription's share.
+ * - Events reach their request by lane and response id: a duplicated terminal frame, or a terminal event of
+ *   another response, never ends the next request on the lane.
  * - At most `maxLanes` (32) named lanes per subscription: a request for one more gets a `LaneError`.
  * - A create with `previous_response_id` of another lane's response is a fork: that lane waits for the
  *   fork's `response.in_progress` before sending its next request (as `store: false` needs).
  * - Errors of one lane (protocol `error` events such as `previous_response_not_found`, an undecodable frame,
  *   a request that cannot be sent) are emitted as `LaneError` values (`isLaneError`): the lane moves on and
- *   the other lanes carry on. The output errors only when the connection is lost (`WebSocketClosedError`),
- *   after a `LaneError` for every request not yet finished.
+ *   the other lanes carry on. A lane whose response lost its terminal frame waits `terminalTimeout` for more
+ *   of it, then moves on (`terminal_timeout`). The output errors only when the connection is lost
+ *   (`WebSocketClosedError`, or `LimitExceededError` for a frame over `maxFrameSize`), after a `LaneError`
+ *   for every request not yet finished.
  * - Completes when the requests complete and every response has ended. Unsubscribing withdraws the queued
- *   requests and releases the lanes; the socket stays open (the caller owns it). Lanes are counted per
- *   subscription: use one `laneMux` per socket, or disjoint `stream_id`s.
+ *   requests; a response already running keeps its lane until its terminal event, unseen (there is no way
+ *   to cancel it), so the next request on the lane never receives its rest. The socket stays open.
  *
  * ```
  * requests:  --a1--a2--b1----------------------|
@@ -46,28 +52,22 @@ export function laneMux(socket: LaneSocket, options: LaneMuxOptions = {}): Opera
     new Observable<LaneMuxOutput>((subscriber) => {
       let inputDone = false;
       const settle = (): void => {
-        if (inputDone && scheduler.idle && !subscriber.closed) subscriber.complete();
+        if (inputDone && client.idle && !subscriber.closed) subscriber.complete();
       };
       const sink = {
         event: (e: ResponsesServerEvent) => subscriber.next(e),
         fail: (err: LaneError) => subscriber.next(err),
         done: () => {},
       };
-      const scheduler = new LaneScheduler(
-        socket,
-        LaneScheduler.settings(options, {
-          releaseIdleLanes: false,
-          onOrphan: (err) => subscriber.next(err),
-          onSocketEnd: (err) => subscriber.error(err),
-          onSettled: settle,
-        }),
-      );
-      // Listen before anything is sent, so no answer is missed.
-      scheduler.start();
+      const client: LaneClient = new LaneClient(socket, options, {
+        orphan: (err) => subscriber.next(err),
+        ended: (err) => subscriber.error(err),
+        settled: () => settle(),
+      });
       if (subscriber.closed) return undefined;
       const subscription = requests$.subscribe({
         next: (r) => {
-          scheduler.submit(r, sink);
+          client.submit(r, sink);
           settle();
         },
         error: (err: unknown) => subscriber.error(err),
@@ -78,7 +78,7 @@ export function laneMux(socket: LaneSocket, options: LaneMuxOptions = {}): Opera
       });
       return () => {
         subscription.unsubscribe();
-        scheduler.stop();
+        client.close();
       };
     });
 }

@@ -1,7 +1,7 @@
 import { Observable } from 'rxjs';
 import { ResponseStreamTracker } from '../decode/tracker.js';
 import type { ResponseCreateClientEvent, ResponsesServerEvent } from '../events/websocket.js';
-import { LaneScheduler } from './lane-scheduler.js';
+import { LaneClient } from './lane-client.js';
 import type { LaneSocket } from './types.js';
 
 /** A `response.create` body without its `type`: any `POST /v1/responses` field, plus an optional `stream_id`. */
@@ -15,38 +15,15 @@ export interface ResponseOverSocketOptions {
   readonly errorEvents?: 'error' | 'value';
 }
 
-// One scheduler per socket for all one-shot requests, so they share the lane FIFO and the in-flight cap.
-const shared = new WeakMap<LaneSocket, LaneScheduler>();
-
-function schedulerOf(socket: LaneSocket): LaneScheduler {
-  let s = shared.get(socket);
-  if (s && !s.stopped) return s;
-  const scheduler: LaneScheduler = new LaneScheduler(
-    socket,
-    LaneScheduler.settings({}, {
-      releaseIdleLanes: true,
-      onOrphan: () => {},
-      onSocketEnd: () => shared.delete(socket),
-      onSettled: () => {
-        // Stop listening when nothing is pending; the next request starts again.
-        if (scheduler.idle && !scheduler.stopped) {
-          scheduler.stop();
-          if (shared.get(socket) === scheduler) shared.delete(socket);
-        }
-      },
-    }),
-  );
-  shared.set(socket, scheduler);
-  scheduler.start();
-  return scheduler;
-}
+const quiet = { orphan() {}, ended() {}, settled() {} };
 
 /**
  * Sends one `response.create` over a Responses WebSocket and streams that response's events, completing at
  * its terminal event: WebSocket mode as a drop-in for `streamResponse`, so every Responses operator applies.
- * Requests on the same socket share lanes (FIFO per `stream_id`) and the in-flight cap. A protocol error
- * or a lost connection errors it with `LaneError`; `response.failed` with `ResponseStreamError`.
- * Unsubscribing before it is sent withdraws it; after, the response runs on unseen.
+ * It shares the socket's lanes with every other request and `laneMux` on it (FIFO per `stream_id`, at most
+ * 16 in flight). A protocol error or a lost connection errors it with `LaneError`; `response.failed` with
+ * `ResponseStreamError`. Unsubscribing before it is sent withdraws it; after, the response runs on unseen
+ * and holds its lane until its terminal event.
  *
  * ```ts
  * streamResponseOverSocket(socket, { model: 'gpt-5.4-nano', input: 'Hi' })
@@ -56,8 +33,9 @@ function schedulerOf(socket: LaneSocket): LaneScheduler {
 export function streamResponseOverSocket(socket: LaneSocket, body: SocketResponseBody, options: ResponseOverSocketOptions = {}): Observable<ResponsesServerEvent> {
   return new Observable<ResponsesServerEvent>((subscriber) => {
     let last: ResponsesServerEvent | undefined;
-    const scheduler = schedulerOf(socket);
-    const req = scheduler.submit({ ...body, type: 'response.create' } as ResponseCreateClientEvent, {
+    // One client per call: its request alone, on the lanes every user of the socket shares.
+    const client = new LaneClient(socket, {}, quiet);
+    client.submit({ ...body, type: 'response.create' } as ResponseCreateClientEvent, {
       event(e) {
         last = e;
         subscriber.next(e);
@@ -68,8 +46,6 @@ export function streamResponseOverSocket(socket: LaneSocket, body: SocketRespons
         else subscriber.complete();
       },
     });
-    return () => {
-      if (req) scheduler.cancel(req);
-    };
+    return () => client.close();
   });
 }

@@ -29,6 +29,8 @@ export interface LaneSocket {
   readonly events$: Observable<SocketEvent>;
   /** Sends (or queues until open) one client event; throws a typed error when it cannot. */
   send(event: ResponsesClientEvent): void;
+  /** The default of `LaneOptions.terminalTimeout` for the lanes of this socket (ms). */
+  readonly terminalTimeout?: number;
 }
 
 /** The subset of the WHATWG `WebSocket` (and of `ws`) this library uses. */
@@ -41,15 +43,26 @@ export interface WebSocketLike {
   removeEventListener?(type: string, listener: (ev: never) => void): void;
 }
 
-/** A `ws`-style socket: adds ping/pong and a hard `terminate()`. */
+/** A `ws`-style socket: adds ping/pong, a hard `terminate()`, and messages as raw bytes. */
 export interface NodeWebSocketLike extends WebSocketLike {
   ping(): void;
   terminate(): void;
   on(event: 'pong', listener: () => void): unknown;
+  /** Text frames arrive as bytes too (with `skipUTF8Validation`), so invalid UTF-8 fails one lane, not the connection. */
+  on(event: 'message', listener: (data: unknown, isBinary: boolean) => void): unknown;
+}
+
+/** What a `ws`-compatible constructor receives besides the URL. */
+export interface NodeWebSocketOptions {
+  headers?: Record<string, string>;
+  /** The largest frame accepted (bytes); a larger one closes the connection with 1009. */
+  maxPayload?: number;
+  /** Deliver text frames unchecked: the client checks UTF-8 itself, per frame. */
+  skipUTF8Validation?: boolean;
 }
 
 /**
  * A WebSocket constructor: the global one (`new C(url)`) or a `ws`-compatible one, which receives
- * `(url, { headers })`.
+ * `(url, { headers, maxPayload, skipUTF8Validation })`.
  */
-export type WebSocketConstructorLike = new (url: string, options?: { headers?: Record<string, string> }) => WebSocketLike;
+export type WebSocketConstructorLike = new (url: string, options?: NodeWebSocketOptions) => WebSocketLike;

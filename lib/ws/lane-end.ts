@@ -1,0 +1,36 @@
+import type { OpenAIRxError } from '../errors.js';
+import type { ResponsesServerEvent } from '../events/websocket.js';
+import { WebSocketClosedError } from './errors.js';
+
+// How a protocol `error` event and the end of the socket read as `LaneError` fields.
+
+const CONNECTION_LIMIT = 'websocket_connection_limit_reached';
+
+export interface ProtocolError {
+  readonly code: string;
+  readonly message: string;
+  /** Only the connection limit can be helped by a new connection. */
+  readonly retryable: boolean;
+  /** The connection limit without a lane: every running response is over. */
+  readonly connectionWide: boolean;
+}
+
+/** Reads an `error` event in the WebSocket shape (`error: { code, message }`) or the SSE one (top level). */
+export function errorOf(e: ResponsesServerEvent): ProtocolError {
+  const body = e as { stream_id?: unknown; error?: { code?: string | null; message?: string } | null; code?: string | null; message?: string };
+  const code = body.error?.code ?? body.code ?? 'error';
+  const message = body.error?.message ?? body.message ?? 'error';
+  return { code, message, retryable: code === CONNECTION_LIMIT, connectionWide: code === CONNECTION_LIMIT && body.stream_id === undefined };
+}
+
+export interface SocketEnd {
+  readonly error: OpenAIRxError;
+  /** The `LaneError` code of the requests it ends: the protocol's error code when one preceded the close. */
+  readonly code: string;
+  readonly retryable: boolean;
+}
+
+export function endOf(error: OpenAIRxError): SocketEnd {
+  const code = error instanceof WebSocketClosedError ? (error.errorCode ?? error.code) : error.code;
+  return { error, code, retryable: error.retryable };
+}
