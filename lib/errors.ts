@@ -64,7 +64,7 @@ export class LimitExceededError extends OpenAIRxError {
   override readonly name = 'LimitExceededError';
   readonly code = 'limit_exceeded';
   constructor(
-    readonly limit: 'maxLineLength' | 'maxEventSize' | 'maxBuffer' | 'maxQueue',
+    readonly limit: 'maxLineLength' | 'maxEventSize' | 'maxBuffer' | 'maxQueue' | 'maxFrameSize',
     readonly max: number,
   ) {
     super(`${limit} of ${max} exceeded`);

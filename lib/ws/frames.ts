@@ -26,6 +26,40 @@ export function decodeFrame(text: string, validate: ValidateMode): SocketEvent {
   }
 }
 
+const strictUTF8 = new TextDecoder('utf-8', { fatal: true });
+const lossyUTF8 = new TextDecoder();
+
+function bytesOf(data: unknown): Uint8Array | undefined {
+  if (data instanceof ArrayBuffer) return new Uint8Array(data);
+  if (ArrayBuffer.isView(data)) return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+  return undefined;
+}
+
+/** A frame's size: bytes for binary data, UTF-16 units for text (what the limit is checked against). */
+export function frameSize(data: unknown): number {
+  return typeof data === 'string' ? data.length : (bytesOf(data)?.byteLength ?? 0);
+}
+
+/**
+ * One frame, as text or bytes (text or binary frame), → one event; `undefined` for data that is neither.
+ * Bytes that are not UTF-8 are a `FrameErrorEvent` on the lane they name: never a replacement character.
+ */
+export function decodeFrameData(data: unknown, validate: ValidateMode): SocketEvent | undefined {
+  if (typeof data === 'string') return decodeFrame(data, validate);
+  const bytes = bytesOf(data);
+  if (!bytes) return undefined;
+  let text: string;
+  try {
+    text = strictUTF8.decode(bytes);
+  } catch {
+    // Read lossily only to name the lane and the event type.
+    const seen = lossyUTF8.decode(bytes);
+    const type = TYPE_IN_TEXT.exec(seen)?.[1];
+    return frameError(new DecodeError('invalid UTF-8 in a WebSocket frame', type), STREAM_ID_IN_TEXT.exec(seen)?.[1], type);
+  }
+  return decodeFrame(text, validate);
+}
+
 function frameError(error: DecodeError, streamId: string | undefined, eventType: string | undefined): FrameErrorEvent {
   const e: { -readonly [K in keyof FrameErrorEvent]: FrameErrorEvent[K] } = { type: 'openai_rx.frame_error', error };
   if (streamId !== undefined) e.stream_id = streamId;

@@ -4,11 +4,12 @@ import type { ValidateMode } from '../events/decode.js';
 import type { ResponsesClientEvent, ResponsesServerEvent } from '../events/websocket.js';
 import { DEFAULT_BASE_URL } from '../http/config.js';
 import { WebSocketClosedError, WebSocketConfigError, WebSocketNotOpenError } from './errors.js';
-import { decodeFrame } from './frames.js';
+import { decodeFrameData, frameSize } from './frames.js';
 import { env, isNode } from '../env.js';
 import { redactError, redactValue, secretsOf } from '../redact.js';
 import type { ResponseOverSocketOptions, SocketResponseBody } from './response.js';
 import { streamResponseOverSocket } from './response.js';
+import { DEFAULT_TERMINAL_TIMEOUT } from './lane-types.js';
 import { checkClientEvent } from './validate.js';
 import type { ConnectionState, LaneSocket, NodeWebSocketLike, SocketEvent, WebSocketConstructorLike, WebSocketLike } from './types.js';
 
@@ -40,20 +41,34 @@ export interface ResponsesSocketConfig {
   readonly validate?: ValidateMode;
   /** How long `close()` waits for the closing handshake before dropping the connection (ms). Default 2000. */
   readonly closeTimeout?: number;
+  /**
+   * The largest frame accepted (bytes; `ws`'s `maxPayload`). A larger one ends the connection with
+   * `LimitExceededError('maxFrameSize')`, not retryable: the same request would bring it again.
+   * Default 128 MiB (a 64 MiB image event fits).
+   */
+  readonly maxFrameSize?: number;
+  /**
+   * How long (ms) a lane whose response lost a frame (undecodable, or naming no lane) waits for more of that
+   * response before giving up on its terminal event and moving on (`LaneError` `terminal_timeout`).
+   * Default 60000; `laneMux`'s option of the same name overrides it.
+   */
+  readonly terminalTimeout?: number;
 }
 
 /** One Responses WebSocket connection. Created by `connectResponsesSocket`; owned (and closed) by the caller. */
 export interface ResponsesSocket extends LaneSocket {
   /**
    * Every server event, decoded with the SSE codecs (undocumented types pass through), shared by all
-   * subscribers (hot: late subscribers see later events only). Undecodable frames arrive as
-   * `FrameErrorEvent` values. Completes after `close()`; errors with `WebSocketClosedError` on a drop.
+   * subscribers (hot: late subscribers see later events only). Undecodable frames (invalid UTF-8
+   * included) arrive as `FrameErrorEvent` values. Completes after `close()`; errors with
+   * `WebSocketClosedError` on a drop, `LimitExceededError('maxFrameSize')` after a frame over the limit.
    */
   readonly events$: Observable<SocketEvent>;
   /** The connection state, current value first. Completes once `closed`. */
   readonly state$: Observable<ConnectionState>;
   readonly state: ConnectionState;
   readonly url: string;
+  readonly terminalTimeout: number;
   /**
    * Validates and sends one client event (queued until the socket is open). Throws
    * `InvalidClientEventError`, `LimitExceededError` (queue full) or `WebSocketNotOpenError` (closing/closed).
@@ -71,14 +86,10 @@ export function responsesSocketURL(baseURL: string = env('OPENAI_BASE_URL') ?? D
 }
 
 const CONNECTION_LIMIT = 'websocket_connection_limit_reached';
-const utf8 = new TextDecoder();
-
-function frameText(data: unknown): string | undefined {
-  if (typeof data === 'string') return data;
-  if (data instanceof ArrayBuffer) return utf8.decode(data);
-  if (ArrayBuffer.isView(data)) return utf8.decode(data);
-  return undefined;
-}
+const DEFAULT_MAX_FRAME_SIZE = 128 * 1024 * 1024;
+/** `ws`'s code for a frame over `maxPayload`. */
+const WS_TOO_BIG = 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH';
+const reasonText = new TextDecoder();
 
 function hasPing(ws: WebSocketLike): ws is NodeWebSocketLike {
   const n = ws as Partial<NodeWebSocketLike>;
@@ -102,6 +113,7 @@ export function connectResponsesSocket(config: ResponsesSocketConfig = {}): Resp
   const maxSendBuffer = config.maxSendBuffer ?? 1024;
   const heartbeatMs = config.heartbeatInterval ?? 30000;
   const closeTimeout = config.closeTimeout ?? 2000;
+  const maxFrameSize = config.maxFrameSize ?? DEFAULT_MAX_FRAME_SIZE;
 
   const events = new Subject<SocketEvent>();
   const state = new BehaviorSubject<ConnectionState>('connecting');
@@ -115,6 +127,7 @@ export function connectResponsesSocket(config: ResponsesSocketConfig = {}): Resp
   let deadReason: string | undefined;
   let heartbeat: Subscription | undefined;
   let closeFallback: Subscription | undefined;
+  let tooBig: LimitExceededError | undefined;
 
   // The key only ever lives in this headers object, which is handed to the constructor and nowhere else.
   const apiKey = config.apiKey ?? (isNode() ? env('OPENAI_API_KEY') : undefined);
@@ -129,15 +142,37 @@ export function connectResponsesSocket(config: ResponsesSocketConfig = {}): Resp
     state.next('closed');
     state.complete();
     buffer.length = 0;
-    if (closedByClient && deadReason === undefined) events.complete();
+    if (tooBig) events.error(tooBig);
+    else if (closedByClient && deadReason === undefined) events.complete();
     else events.error(redactError(new WebSocketClosedError(closeCode, deadReason ?? (closeReason || lastErrorMessage), lastErrorCode), secrets));
+  };
+
+  /** Starts the closing handshake; a peer that never answers it must not keep the process alive. */
+  const shutdown = (w: WebSocketLike, code: number, reason: string): void => {
+    if (state.value !== 'closing') state.next('closing');
+    heartbeat?.unsubscribe();
+    try {
+      w.close(code, reason);
+    } catch {
+      /* already closing, or a code this WebSocket refuses (browsers take only 1000 and 3000-4999) */
+      try {
+        w.close();
+      } catch {
+        /* already closing */
+      }
+    }
+    closeFallback ??= timer(closeTimeout).subscribe(() => {
+      if (hasPing(w)) w.terminate();
+      else finish();
+    });
   };
 
   const attach = (Ctor: WebSocketConstructorLike, nodeStyle: boolean): void => {
     if (closedByClient) return finish();
     let socket: WebSocketLike;
     try {
-      socket = nodeStyle ? new Ctor(url, { headers }) : new (Ctor as unknown as new (u: string) => WebSocketLike)(url);
+      // UTF-8 is checked per frame (a bad frame fails its lane, not the connection); `maxPayload` caps buffering.
+      socket = nodeStyle ? new Ctor(url, { headers, maxPayload: maxFrameSize, skipUTF8Validation: true }) : new (Ctor as unknown as new (u: string) => WebSocketLike)(url);
     } catch (e) {
       closeCode = 1006;
       lastErrorMessage = e instanceof Error ? e.message : 'could not create the WebSocket';
@@ -165,12 +200,17 @@ export function connectResponsesSocket(config: ResponsesSocketConfig = {}): Resp
         });
       }
     });
-    socket.addEventListener('message', (ev: { data: unknown }) => {
+    const onFrame = (data: unknown): void => {
       alive = true;
-      const text = frameText(ev.data);
-      if (text === undefined) return;
+      if (tooBig) return;
+      if (frameSize(data) > maxFrameSize) {
+        tooBig = new LimitExceededError('maxFrameSize', maxFrameSize);
+        shutdown(socket, 1009, 'frame over maxFrameSize');
+        return;
+      }
+      const decoded = decodeFrameData(data, validate);
+      if (decoded === undefined) return;
       // Error frames are where a server echoes what it was sent: the key leaves them masked.
-      const decoded = decodeFrame(text, validate);
       const e = decoded.type === 'error' || decoded.type.endsWith('.failed') || decoded.type === 'openai_rx.frame_error' ? redactValue(decoded, secrets) : decoded;
       if (e.type === 'error') {
         const ee = e as { error?: { code?: unknown }; code?: unknown };
@@ -178,8 +218,12 @@ export function connectResponsesSocket(config: ResponsesSocketConfig = {}): Resp
         if (code === CONNECTION_LIMIT) lastErrorCode = CONNECTION_LIMIT;
       }
       events.next(e);
-    });
+    };
+    // `ws` hands text frames over as bytes this way (its `addEventListener` would decode them lossily).
+    if (nodeStyle && typeof (socket as Partial<NodeWebSocketLike>).on === 'function') (socket as NodeWebSocketLike).on('message', (data) => onFrame(data));
+    else socket.addEventListener('message', (ev: { data: unknown }) => onFrame(ev.data));
     socket.addEventListener('error', (ev: { message?: unknown; error?: unknown }) => {
+      if ((ev.error as { code?: unknown } | undefined)?.code === WS_TOO_BIG) tooBig ??= new LimitExceededError('maxFrameSize', maxFrameSize);
       // Only the message: an error object from the handshake could hold request details.
       const m = typeof ev.message === 'string' ? ev.message : ev.error instanceof Error ? ev.error.message : '';
       if (m) lastErrorMessage = m;
@@ -187,7 +231,7 @@ export function connectResponsesSocket(config: ResponsesSocketConfig = {}): Resp
     socket.addEventListener('close', (ev: { code?: number; reason?: unknown }) => {
       if (deadReason === undefined) {
         closeCode = typeof ev.code === 'number' ? ev.code : 1006;
-        closeReason = typeof ev.reason === 'string' ? ev.reason : ev.reason instanceof Uint8Array ? utf8.decode(ev.reason) : '';
+        closeReason = typeof ev.reason === 'string' ? ev.reason : ev.reason instanceof Uint8Array ? reasonText.decode(ev.reason) : '';
       }
       finish();
     });
@@ -229,6 +273,7 @@ export function connectResponsesSocket(config: ResponsesSocketConfig = {}): Resp
       return state.value;
     },
     url,
+    terminalTimeout: config.terminalTimeout ?? DEFAULT_TERMINAL_TIMEOUT,
     send(event: ResponsesClientEvent): void {
       const invalid = checkClientEvent(event);
       if (invalid) throw invalid;
@@ -249,19 +294,7 @@ export function connectResponsesSocket(config: ResponsesSocketConfig = {}): Resp
         state.next('closing');
         return;
       }
-      state.next('closing');
-      heartbeat?.unsubscribe();
-      const w = ws;
-      try {
-        w.close(code, reason);
-      } catch {
-        /* already closing */
-      }
-      // A peer that never answers the closing handshake must not keep the process alive.
-      closeFallback = timer(closeTimeout).subscribe(() => {
-        if (hasPing(w)) w.terminate();
-        else finish();
-      });
+      shutdown(ws, code, reason);
     },
     response(body, options) {
       return streamResponseOverSocket(socket, body, options);
