@@ -91,6 +91,11 @@ const DEFAULT_MAX_FRAME_SIZE = 128 * 1024 * 1024;
 const WS_TOO_BIG = 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH';
 const reasonText = new TextDecoder();
 
+function isEmitter(ws: WebSocketLike): ws is NodeWebSocketLike {
+  const n = ws as Partial<NodeWebSocketLike> & { listenerCount?: unknown };
+  return typeof n.on === 'function' && typeof n.listenerCount === 'function';
+}
+
 function hasPing(ws: WebSocketLike): ws is NodeWebSocketLike {
   const n = ws as Partial<NodeWebSocketLike>;
   return typeof n.ping === 'function' && typeof n.terminate === 'function' && typeof n.on === 'function';
@@ -219,8 +224,8 @@ export function connectResponsesSocket(config: ResponsesSocketConfig = {}): Resp
       }
       events.next(e);
     };
-    // `ws` hands text frames over as bytes this way (its `addEventListener` would decode them lossily).
-    if (nodeStyle && typeof (socket as Partial<NodeWebSocketLike>).on === 'function') (socket as NodeWebSocketLike).on('message', (data) => onFrame(data));
+    // `ws` (an EventEmitter) hands text frames over as bytes this way; its `addEventListener` would decode them lossily.
+    if (nodeStyle && isEmitter(socket)) socket.on('message', (data) => onFrame(data));
     else socket.addEventListener('message', (ev: { data: unknown }) => onFrame(ev.data));
     socket.addEventListener('error', (ev: { message?: unknown; error?: unknown }) => {
       if ((ev.error as { code?: unknown } | undefined)?.code === WS_TOO_BIG) tooBig ??= new LimitExceededError('maxFrameSize', maxFrameSize);
