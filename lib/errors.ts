@@ -130,7 +130,7 @@ export class ResponseStreamError extends OpenAIRxError {
 const RETRYABLE_STATUS = new Set([408, 409, 429]);
 /** A non-2xx HTTP answer. */
 export class HTTPError extends OpenAIRxError {
-  override readonly name = 'HTTPError';
+  override readonly name: string = 'HTTPError';
   readonly code: string;
   override readonly retryable: boolean;
   constructor(
@@ -149,16 +149,77 @@ export class HTTPError extends OpenAIRxError {
   }
 }
 
-/** The request could not be made or the connection broke (fetch rejected, socket reset). */
+/**
+ * The request could not be made or the connection broke (fetch rejected, socket reset). `cause` is the
+ * underlying error; `errorCode` its system code (`ECONNREFUSED`, `ENOTFOUND`, …) when it has one.
+ */
 export class NetworkError extends OpenAIRxError {
   override readonly name = 'NetworkError';
   readonly code = 'network_error';
   override readonly retryable = true;
-  constructor(reason: string) {
-    super(reason);
+  readonly errorCode?: string;
+  constructor(reason: string, options: { readonly cause?: unknown; readonly errorCode?: string } = {}) {
+    super(reason, options.cause === undefined ? undefined : { cause: options.cause });
+    if (options.errorCode !== undefined) this.errorCode = options.errorCode;
   }
 }
 
 export function isOpenAIRxError(e: unknown): e is OpenAIRxError {
   return e instanceof OpenAIRxError;
+}
+
+/**
+ * Configuration that cannot work: a `baseURL` that is not an http(s) URL, or that carries credentials
+ * (`user:password@`, which would travel in every request and log line). Never quotes the credentials.
+ */
+export class ConfigurationError extends OpenAIRxError {
+  override readonly name = 'ConfigurationError';
+  readonly code = 'invalid_configuration';
+  constructor(
+    /** The setting at fault, e.g. `baseURL`. */
+    readonly setting: string,
+    reason: string,
+  ) {
+    super(`${setting}: ${reason}`);
+  }
+}
+
+/** A request parameter (a response id in a path, a cursor) that is not plausible; refused before anything is sent. */
+export class InvalidParameterError extends OpenAIRxError {
+  override readonly name = 'InvalidParameterError';
+  readonly code = 'invalid_parameter';
+  constructor(
+    readonly param: string,
+    reason: string,
+  ) {
+    super(`${param}: ${reason}`);
+  }
+}
+
+/** A 2xx answer whose body is not an event stream (an HTML page, a gateway's JSON error): the server's message, read up to 64 KiB. */
+export class NotAnEventStreamError extends HTTPError {
+  override readonly name = 'NotAnEventStreamError';
+  override readonly code = 'not_an_event_stream';
+  override readonly retryable = false;
+  constructor(
+    status: number,
+    readonly contentType: string,
+    apiMessage: string | undefined,
+    requestId: string | null | undefined,
+  ) {
+    super(status, `not_an_event_stream`, `content-type ${JSON.stringify(contentType)} where text/event-stream was expected${apiMessage ? `: ${apiMessage}` : ''}`, requestId);
+  }
+}
+
+/** A reconnect answered with another response than the one being resumed: splicing it in would mix two answers. */
+export class ResponseMismatchError extends OpenAIRxError {
+  override readonly name = 'ResponseMismatchError';
+  readonly code = 'response_mismatch';
+  constructor(
+    readonly expectedResponseId: string,
+    readonly receivedResponseId: string,
+    readonly eventType: string | undefined,
+  ) {
+    super(`the stream carries response ${JSON.stringify(receivedResponseId)} where ${JSON.stringify(expectedResponseId)} was being resumed${eventType ? ` (event type ${JSON.stringify(eventType)})` : ''}`);
+  }
 }

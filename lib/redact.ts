@@ -128,6 +128,9 @@ export function redactThenCut(text: string, max: number, secrets: Secrets = []):
   return masked.length > max ? `${masked.slice(0, max)}…` : masked;
 }
 
+/** An error of any realm (fetch's errors may come from another one): masked in place, never copied. */
+const isError = (v: unknown): v is Error => v instanceof Error || Object.prototype.toString.call(v) === '[object Error]';
+
 function containsSecret(v: unknown, secrets: Secrets, depth = 0): boolean {
   if (typeof v === 'string') return redactString(v, secrets) !== v;
   if (typeof v !== 'object' || v === null || depth > 32) return false;
@@ -146,7 +149,7 @@ export function redactValue<T>(v: T, secrets: Secrets): T {
 function copy(v: unknown, secrets: Secrets, depth: number): unknown {
   if (typeof v === 'string') return redactString(v, secrets);
   if (typeof v !== 'object' || v === null || depth > 32) return v;
-  if (v instanceof Error) return redactError(v, secrets);
+  if (isError(v)) return redactError(v, secrets);
   if (Array.isArray(v)) return v.map((x) => copy(x, secrets, depth + 1));
   const out: Record<string, unknown> = {};
   for (const [k, x] of Object.entries(v)) out[k] = copy(x, secrets, depth + 1);
@@ -163,7 +166,7 @@ export function redactError<E>(e: E, secrets: Secrets, depth = 0): E {
     const d = Object.getOwnPropertyDescriptor(e, k);
     if (!d || !('value' in d)) continue;
     const v: unknown = d.value;
-    const next = v instanceof Error ? redactError(v, secrets, depth + 1) : redactValue(v, secrets);
+    const next = isError(v) ? redactError(v, secrets, depth + 1) : redactValue(v, secrets);
     if (next === v) continue;
     try {
       Object.defineProperty(e, k, { ...d, value: next, writable: d.writable });

@@ -1,4 +1,6 @@
 import { env } from '../env.js';
+import { ConfigurationError } from '../errors.js';
+import { headerSecrets, secretsOf, type Secrets } from '../redact.js';
 
 /** Where and how to reach an OpenAI-compatible API. */
 export interface ClientConfig {
@@ -37,11 +39,40 @@ export function apiKeyOf(config: ClientConfig = {}): string | undefined {
  */
 export function resolveConfig(config: ClientConfig = {}): ResolvedConfig {
   const apiKey = apiKeyOf(config);
-  const baseURL = (config.baseURL ?? env('OPENAI_BASE_URL') ?? DEFAULT_BASE_URL).replace(/\/+$/, '');
+  const baseURL = checkBaseURL((config.baseURL ?? env('OPENAI_BASE_URL') ?? DEFAULT_BASE_URL).replace(/\/+$/, ''));
   // Browsers refuse their own fetch called as a method of another object ("Illegal invocation"): bind it.
   const f = config.fetch ?? (globalThis.fetch as typeof fetch | undefined)?.bind(globalThis);
   if (!f) throw new TypeError('no fetch available: pass config.fetch');
-  const headers: Record<string, string> = { accept: 'text/event-stream', ...config.headers };
+  // Names in lower case, so that `Authorization` and the key's `authorization` are one header, not two joined.
+  const headers: Record<string, string> = { accept: 'text/event-stream' };
+  for (const [k, v] of Object.entries(config.headers ?? {})) headers[k.toLowerCase()] = v;
   if (apiKey) headers['authorization'] = `Bearer ${apiKey}`;
   return { baseURL, fetch: f, headers, signal: config.signal, idleTimeout: config.idleTimeout };
+}
+
+/** The secrets a request made with this config carries: the key and any credential in `headers`. */
+export function configSecrets(config: ClientConfig = {}): Secrets {
+  return secretsOf(apiKeyOf(config), ...headerSecrets(config.headers));
+}
+
+/**
+ * An absolute http(s) URL without credentials, else a `ConfigurationError` (not retryable: no reconnect
+ * can fix it). The message never quotes the URL: a malformed one may hide a password where it cannot be found.
+ */
+export function checkBaseURL(baseURL: string): string {
+  let url: URL;
+  try {
+    url = new URL(baseURL);
+  } catch {
+    throw new ConfigurationError('baseURL', 'not an absolute URL (expected e.g. https://api.openai.com/v1)');
+  }
+  if (url.username !== '' || url.password !== '') {
+    throw new ConfigurationError('baseURL', 'credentials in the URL (user:password@) are refused: pass the key as apiKey or in headers');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    // Quoted only when it is plainly a scheme (`ws://`): `user:pass@host` parses with `user:` as its scheme.
+    const shown = baseURL.startsWith(`${url.protocol}//`) && url.protocol.length <= 16 ? ` ${JSON.stringify(url.protocol)}` : '';
+    throw new ConfigurationError('baseURL', `unsupported scheme${shown} (expected http: or https:)`);
+  }
+  return baseURL;
 }

@@ -1,17 +1,29 @@
 import { catchError, Observable, throwError, timeout, type Subscription } from 'rxjs';
-import { HTTPError, IdleTimeoutError, NetworkError } from '../errors.js';
-import { redactError, secretsOf } from '../redact.js';
-import { apiKeyOf, resolveConfig, type ClientConfig } from './config.js';
+import { HTTPError, IdleTimeoutError, NetworkError, NotAnEventStreamError } from '../errors.js';
+import { redactError, redactThenCut, redactValue, type Secrets } from '../redact.js';
+import { configSecrets, resolveConfig, type ClientConfig } from './config.js';
 
-const MAX_ERROR_BODY = 64 * 1024;
+/** The most of an error body (or of a 2xx body that is not an event stream) ever read, in bytes. */
+export const MAX_ERROR_BODY = 64 * 1024;
+/** The longest API message kept on an error, and the longest excerpt of a body that is not JSON. */
+const MAX_MESSAGE = 2000;
+const MAX_EXCERPT = 200;
+const MAX_FIELD = 200;
 
 /**
- * A cold Observable of one HTTP stream: nothing is sent before subscribe, the 2xx body goes through `decode`,
- * a non-2xx answer becomes an `HTTPError` with the API's code and message. Unsubscribing (or the caller's
- * signal) aborts the request and cancels the body; the abort is tied to the subscription, not to the
- * arrival of the headers.
+ * A cold Observable of one HTTP stream: nothing is sent before subscribe, the 2xx event-stream body goes
+ * through `decode`, a non-2xx answer becomes an `HTTPError` with the API's code and message, a 2xx answer
+ * that is not an event stream a `NotAnEventStreamError`. Unsubscribing (or the caller's signal) aborts the
+ * request and cancels the body; the abort is tied to the subscription, not to the arrival of the headers.
  */
-function fetchStream<T>(method: 'GET' | 'POST', path: string, body: unknown, config: ClientConfig | undefined, decode: (res: Response) => Observable<T>): Observable<T> {
+function fetchStream<T>(
+  method: 'GET' | 'POST',
+  path: string,
+  body: unknown,
+  config: ClientConfig | undefined,
+  decode: (res: Response) => Observable<T>,
+  secrets: Secrets,
+): Observable<T> {
   return new Observable<T>((subscriber) => {
     let resolved;
     try {
@@ -29,30 +41,36 @@ function fetchStream<T>(method: 'GET' | 'POST', path: string, body: unknown, con
     }
     const headers = { ...resolved.headers };
     if (body !== undefined) headers['content-type'] = 'application/json';
+    const url = `${resolved.baseURL}${path}`;
     let inner: Subscription | undefined;
     resolved
-      .fetch(`${resolved.baseURL}${path}`, {
-        method,
-        headers,
-        body: body === undefined ? undefined : JSON.stringify(body),
-        signal: controller.signal,
-      })
+      .fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: controller.signal })
       .then(async (res) => {
         if (subscriber.closed) {
           await res.body?.cancel().catch(() => undefined);
           return;
         }
         if (!res.ok) {
-          subscriber.error(await httpErrorOf(res));
+          subscriber.error(await httpErrorOf(res, secrets));
           return;
         }
-        inner = decode(res).subscribe(subscriber);
+        const type = res.headers.get('content-type');
+        if (type !== null && !isEventStream(type)) {
+          subscriber.error(await notAnEventStreamOf(res, type, secrets));
+          return;
+        }
+        inner = decode(res).subscribe({
+          // An `error` / `*.failed` event is the server's text, like an error body: it leaves masked.
+          next: (v) => subscriber.next(isErrorEvent(v) ? redactValue(v, secrets) : v),
+          error: (e: unknown) => subscriber.error(e),
+          complete: () => subscriber.complete(),
+        });
       })
       .catch((e: unknown) => {
         if (subscriber.closed) return;
-        const aborted = controller.signal.aborted;
-        // The fetch error's message can quote the URL; keep only its kind.
-        subscriber.error(new NetworkError(aborted ? 'the request was aborted' : `the request failed (${e instanceof Error ? e.name : 'unknown'})`));
+        if (controller.signal.aborted) return subscriber.error(new NetworkError('the request was aborted'));
+        // The cause is kept (masked by streamOf like everything raised); the URL carries no credentials (refused by resolveConfig).
+        subscriber.error(new NetworkError(`${method} ${url} failed: ${messageChain(e)}`, { cause: e, errorCode: systemCode(e) }));
       });
     return () => {
       outer?.removeEventListener('abort', onOuterAbort);
@@ -62,31 +80,108 @@ function fetchStream<T>(method: 'GET' | 'POST', path: string, body: unknown, con
   });
 }
 
-/** The typed error of a non-2xx answer, from its JSON body (read up to 64 KiB). */
-export async function httpErrorOf(res: Response): Promise<HTTPError> {
-  let text = '';
-  try {
-    text = (await res.text()).slice(0, MAX_ERROR_BODY);
-  } catch {
-    // no body: status alone
+/** `text/event-stream`, in any case, with or without parameters. A missing content-type is read as SSE (documented). */
+export function isEventStream(contentType: string): boolean {
+  return contentType.split(';')[0]!.trim().toLowerCase() === 'text/event-stream';
+}
+
+function isErrorEvent(v: unknown): boolean {
+  const t = (v as { type?: unknown } | null)?.type;
+  return typeof t === 'string' && (t === 'error' || t.endsWith('.failed'));
+}
+
+/**
+ * The messages of an error and its causes, e.g. `fetch failed: connect ECONNREFUSED 127.0.0.1:80`. Duck-typed:
+ * the runtime's fetch may throw errors of another realm.
+ */
+function messageChain(e: unknown): string {
+  const parts: string[] = [];
+  for (let x: unknown = e, depth = 0; typeof x === 'object' && x !== null && depth < 4; x = (x as { cause?: unknown }).cause, depth++) {
+    const m = (x as { message?: unknown }).message;
+    if (typeof m === 'string' && m !== '' && !parts.includes(m)) parts.push(m);
   }
-  let code: string | null | undefined;
-  let message: string | undefined;
-  let type: string | null | undefined;
-  let param: string | null | undefined;
+  return parts.length > 0 ? parts.join(': ') : typeof e === 'string' ? e : 'unknown error';
+}
+
+function systemCode(e: unknown): string | undefined {
+  for (let x: unknown = e, depth = 0; typeof x === 'object' && x !== null && depth < 4; x = (x as { cause?: unknown }).cause, depth++) {
+    const code = (x as { code?: unknown }).code;
+    if (typeof code === 'string') return code;
+  }
+  return undefined;
+}
+
+/**
+ * Up to `max` bytes of a body as text, read through its reader; then the body is cancelled, which closes
+ * the connection: an endless body costs `max` bytes and one chunk, never more.
+ */
+export async function readBounded(res: Response, max = MAX_ERROR_BODY): Promise<string> {
+  if (!res.body) return '';
+  let reader: ReadableStreamDefaultReader<Uint8Array>;
   try {
-    const parsed = JSON.parse(text) as { error?: { code?: string | null; message?: string; type?: string | null; param?: string | null } };
-    const err = parsed.error;
-    if (err && typeof err === 'object') {
-      code = typeof err.code === 'string' ? err.code : null;
-      message = typeof err.message === 'string' ? err.message : undefined;
-      type = typeof err.type === 'string' ? err.type : null;
-      param = typeof err.param === 'string' ? err.param : null;
+    reader = res.body.getReader();
+  } catch {
+    return '';
+  }
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    while (size < max) {
+      const r = await reader.read();
+      if (r.done) break;
+      const piece = r.value.byteLength > max - size ? r.value.subarray(0, max - size) : r.value;
+      chunks.push(piece);
+      size += piece.byteLength;
     }
   } catch {
-    message = text ? text.slice(0, 200) : undefined;
+    // a body that broke: what arrived is all there is
+  } finally {
+    reader.cancel().catch(() => undefined);
   }
-  return new HTTPError(res.status, code, message, res.headers.get('x-request-id'), type, param, retryAfterOf(res.headers));
+  const bytes = new Uint8Array(size);
+  let at = 0;
+  for (const c of chunks) bytes.set(c, (at += c.byteLength) - c.byteLength);
+  return new TextDecoder().decode(bytes);
+}
+
+interface ServerMessage {
+  code?: string | null;
+  message?: string;
+  type?: string | null;
+  param?: string | null;
+}
+
+/** What an error body says: the OpenAI-style `{"error": {…}}` fields, else a short excerpt of its text. Masked before any cut. */
+function serverMessageOf(text: string, secrets: Secrets): ServerMessage {
+  const field = (v: unknown, max = MAX_FIELD): string | null => (typeof v === 'string' ? redactThenCut(v, max, secrets) : null);
+  try {
+    const parsed = JSON.parse(text) as { error?: unknown; message?: unknown };
+    const err = parsed?.error;
+    if (err && typeof err === 'object') {
+      const e = err as Record<string, unknown>;
+      return { code: field(e['code']), message: field(e['message'], MAX_MESSAGE) ?? undefined, type: field(e['type']), param: field(e['param']) };
+    }
+    const message = field(err, MAX_MESSAGE) ?? field(parsed?.message, MAX_MESSAGE);
+    if (message !== null) return { message };
+  } catch {
+    // not JSON: the text itself
+  }
+  // An HTML page says most in its title; otherwise its text without tags.
+  const title = /<title[^>]*>([^<]*)<\/title>/i.exec(text)?.[1];
+  const plain = (title ?? text.replace(/<[^>]*>/g, ' ')).replace(/\s+/g, ' ').trim();
+  return { message: plain ? redactThenCut(plain, MAX_EXCERPT, secrets) : undefined };
+}
+
+/** The typed error of a non-2xx answer, from its body (read up to 64 KiB, then the connection is closed). */
+export async function httpErrorOf(res: Response, secrets: Secrets = []): Promise<HTTPError> {
+  const m = serverMessageOf(await readBounded(res), secrets);
+  return new HTTPError(res.status, m.code, m.message, res.headers.get('x-request-id'), m.type, m.param, retryAfterOf(res.headers));
+}
+
+/** The typed error of a 2xx answer that is not an event stream, with what the server said (read up to 64 KiB). */
+export async function notAnEventStreamOf(res: Response, contentType: string, secrets: Secrets = []): Promise<NotAnEventStreamError> {
+  const m = serverMessageOf(await readBounded(res), secrets);
+  return new NotAnEventStreamError(res.status, redactThenCut(contentType, MAX_FIELD, secrets), m.message, res.headers.get('x-request-id'));
 }
 
 /** `retry-after-ms`, else `retry-after` in seconds or as an HTTP date, in ms; `undefined` when absent or unreadable. */
@@ -110,9 +205,10 @@ export function streamOf<T>(
   decode: (res: Response) => Observable<T>,
 ): Observable<T> {
   const idle = config?.idleTimeout;
-  const events = fetchStream(method, path, body, config, decode);
+  // The key and any credential given in headers.
+  const secrets = configSecrets(config);
+  const events = fetchStream(method, path, body, config, decode, secrets);
   const timed = idle === undefined ? events : events.pipe(timeout({ each: idle, with: () => throwError(() => new IdleTimeoutError(idle)) }));
-  // Whatever the server echoed into an error (body, headers, events), the key leaves masked.
-  const secrets = secretsOf(apiKeyOf(config));
-  return secrets.length === 0 ? timed : timed.pipe(catchError((e: unknown) => throwError(() => redactError(e, secrets))));
+  // Whatever the server echoed into an error (body, headers, events), secrets and credential shapes leave masked.
+  return timed.pipe(catchError((e: unknown) => throwError(() => redactError(e, secrets))));
 }

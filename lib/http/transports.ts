@@ -1,4 +1,5 @@
-import type { Observable } from 'rxjs';
+import { throwError, type Observable } from 'rxjs';
+import { excerpt, InvalidParameterError } from '../errors.js';
 import { fromChatCompletionsSSE, type ChatCompletionsSSEOptions } from '../decode/chat-sse.js';
 import { fromResponsesSSE, type ResponsesSSEOptions } from '../decode/responses-sse.js';
 import type { ChatCompletionChunk } from '../events/chat.js';
@@ -32,10 +33,30 @@ export function retrieveResponseStream(
   config?: ResponsesStreamConfig,
 ): Observable<ResponseStreamEvent> {
   const after = options.startingAfter;
+  const invalid = checkResponseId(responseId) ?? checkCursor(after);
+  if (invalid) return throwError(() => invalid);
   const query = after === undefined ? '?stream=true' : `?stream=true&starting_after=${after}`;
   return streamOf('GET', `/responses/${encodeURIComponent(responseId)}${query}`, undefined, config, (res) =>
     fromResponsesSSE(res, { ...config, startingAfter: after ?? config?.startingAfter }),
   );
+}
+
+/** Ids seen in the wild (`resp_…`, UUIDs, provider prefixes with `.` or `:`): letters and digits first, then `_ - . : ~`. */
+const PLAUSIBLE_ID = /^[A-Za-z0-9][A-Za-z0-9_.:~-]{0,255}$/;
+
+/**
+ * Why a response id cannot go into a path, or `undefined`. `/ ? # % ..` (and anything else outside the
+ * plausible set) could change the request's path, so they are refused rather than encoded.
+ */
+export function checkResponseId(id: unknown): InvalidParameterError | undefined {
+  if (typeof id !== 'string') return new InvalidParameterError('responseId', `expected a string, got ${id === null ? 'null' : typeof id}`);
+  if (PLAUSIBLE_ID.test(id) && !id.includes('..')) return undefined;
+  return new InvalidParameterError('responseId', `${excerpt(id, 40)} is not a plausible response id (1–256 of A–Z a–z 0–9 _ - . : ~, starting with a letter or digit, no "..")`);
+}
+
+function checkCursor(after: unknown): InvalidParameterError | undefined {
+  if (after === undefined || (typeof after === 'number' && Number.isSafeInteger(after) && after >= 0)) return undefined;
+  return new InvalidParameterError('startingAfter', `${typeof after === 'number' ? String(after) : typeof after} is not a sequence number (an integer ≥ 0)`);
 }
 
 /** `POST {baseURL}/chat/completions` with `stream: true`, as a cold Observable of chunks. */

@@ -1,0 +1,131 @@
+// Keys that do not come through `apiKey`: given in `config.headers` (`Authorization`, Azure's `api-key`, any
+// case) for HTTP and WebSocket; echoed by a server into an SSE `error` event (a value, not only the error that
+// follows it); or written into `baseURL` as `user:password@`, which is refused without quoting it.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { WebSocketServer } from 'ws';
+import { connectResponsesSocket, resumeFrom, retrieveResponseStream, streamChatCompletion, streamResponse } from '../../lib';
+import { expectNoFragment, valuesAndError } from './leaks';
+
+/** Not `sk-` shaped (an Azure-style key): only knowing it masks it. */
+const HKEY = 'a1b2c3d4e5f60718293a4b5c6d7e8f90';
+const KEY = 'sk-proj-Zq7vX2mK9pL4wR8tN3bY6cH1jF5dG0sA';
+
+async function listen(server: Server): Promise<string> {
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+}
+async function close(server: Server): Promise<void> {
+  server.closeAllConnections();
+  await new Promise<void>((r) => server.close(() => r()));
+}
+
+/** A server that answers 401 quoting whatever credential it was sent, in the body and in x-request-id. */
+async function echoing<T>(f: (baseURL: string, seen: string[]) => Promise<T>): Promise<T> {
+  const seen: string[] = [];
+  const server = createServer((req, res) => {
+    req.resume();
+    seen.push(req.url ?? '');
+    const sent = String(req.headers['api-key'] ?? req.headers.authorization ?? '').replace(/^Bearer /, '');
+    res.writeHead(401, { 'content-type': 'application/json', 'x-request-id': `req_${sent}` });
+    res.end(JSON.stringify({ error: { message: `Incorrect API key provided: ${sent}. (${'.'.repeat(150)}${sent})`.slice(0, 190), code: sent, param: sent } }));
+  });
+  try {
+    return await f(await listen(server), seen);
+  } finally {
+    await close(server);
+  }
+}
+
+describe('a key given in config.headers is masked like apiKey', () => {
+  test.each([
+    ['Authorization', `Bearer ${HKEY}`],
+    ['authorization', `Bearer ${HKEY}`],
+    ['AUTHORIZATION', HKEY],
+    ['api-key', HKEY],
+    ['Api-Key', HKEY],
+  ])('HTTP, %s header', (name, value) =>
+    echoing(async (baseURL, seen) => {
+      const { error } = await valuesAndError(streamResponse({ model: 'm' }, { baseURL, apiKey: undefined, headers: { [name]: value } }));
+      expect(seen).toHaveLength(1);
+      expect(error).toMatchObject({ name: 'HTTPError', status: 401 });
+      expectNoFragment(`${name} header`, error, HKEY);
+      const chat = await valuesAndError(streamChatCompletion({ model: 'm', messages: [] }, { baseURL, headers: { [name]: value } }));
+      expectNoFragment(`${name} header (chat)`, chat.error, HKEY);
+    }),
+  );
+
+  test('WebSocket, Authorization in the socket config headers, echoed in an error frame', async () => {
+    const wss = new WebSocketServer({ host: '127.0.0.1', port: 0 });
+    await new Promise<void>((r) => wss.once('listening', () => r()));
+    wss.on('connection', (ws, req) => {
+      const sent = String(req.headers.authorization ?? '').replace(/^Bearer /, '');
+      ws.send(JSON.stringify({ type: 'error', status: 401, error: { type: 'invalid_request_error', code: 'invalid_api_key', message: `bad key ${sent}`, param: sent } }));
+    });
+    const socket = connectResponsesSocket({ url: `ws://127.0.0.1:${(wss.address() as AddressInfo).port}/v1/responses`, headers: { Authorization: `Bearer ${HKEY}` }, heartbeatInterval: 0 });
+    try {
+      const { error } = await valuesAndError(socket.response({ model: 'm', input: 'hi' }));
+      expect(error).toBeInstanceOf(Error);
+      expectNoFragment('WS error frame', error, HKEY);
+    } finally {
+      socket.close();
+      for (const c of wss.clients) c.terminate();
+      await new Promise<void>((r) => wss.close(() => r()));
+    }
+  });
+});
+
+test('the error event emitted over SSE is masked, not only the ResponseStreamError after it', async () => {
+  const server = createServer((req, res) => {
+    req.resume();
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.end(`data: ${JSON.stringify({ type: 'error', sequence_number: 0, code: KEY, message: `your key ${KEY} is bad`, param: KEY })}\n\n`);
+  });
+  const baseURL = await listen(server);
+  try {
+    const { values, error } = await valuesAndError(streamResponse({ model: 'm' }, { baseURL, apiKey: KEY }));
+    expect(values.map((e) => e.type)).toEqual(['error']);
+    expect(error).toMatchObject({ name: 'ResponseStreamError' });
+    expectNoFragment('error event value', values, KEY);
+    expectNoFragment('ResponseStreamError', error, KEY);
+  } finally {
+    await close(server);
+  }
+});
+
+describe('a baseURL with user:password@', () => {
+  const PASSWORD = 'hunter2-Pa55word-x9';
+  test.each([
+    `http://user:${PASSWORD}@127.0.0.1:PORT/v1`,
+    `http://${PASSWORD}@127.0.0.1:PORT/v1`,
+    `http:${PASSWORD}:x@127.0.0.1:PORT/v1`,
+    `user:${PASSWORD}@127.0.0.1:PORT/v1`,
+  ])('%s is refused with a ConfigurationError that never quotes the password, and nothing is sent', async (template) => {
+    const seen: string[] = [];
+    const server = createServer((req, res) => {
+      seen.push(req.url ?? '');
+      res.writeHead(500).end();
+    });
+    const port = new URL(await listen(server)).port;
+    try {
+      const baseURL = template.replace('PORT', port);
+      const { error } = await valuesAndError(streamResponse({ model: 'm' }, { baseURL, apiKey: KEY }));
+      expect(error).toMatchObject({ name: 'ConfigurationError', code: 'invalid_configuration', setting: 'baseURL', retryable: false });
+      expect((error as Error).message).toMatch(/baseURL/);
+      expectNoFragment('ConfigurationError', error, PASSWORD);
+      expectNoFragment('ConfigurationError', error, KEY);
+      // resumeFrom does not retry it: the reconnect's error passes through at once.
+      let reconnects = 0;
+      const resumed = await valuesAndError(
+        retrieveResponseStream('resp_1', { startingAfter: 0 }, { baseURL, apiKey: KEY }).pipe(
+          resumeFrom(() => (reconnects++, retrieveResponseStream('resp_1', {}, { baseURL })), { delay: 0, startingAfter: { responseId: 'resp_1', sequenceNumber: 0 } }),
+        ),
+      );
+      expect(resumed.error).toMatchObject({ name: 'ConfigurationError' });
+      expect(reconnects).toBe(0);
+      expect(seen).toEqual([]);
+    } finally {
+      await close(server);
+    }
+  });
+});
