@@ -1,4 +1,5 @@
 import { defer, Observable, timer, type MonoTypeOperatorFunction, type Subscription } from 'rxjs';
+import { ResponseMismatchError } from '../lib/errors.js';
 import type { ResponseStreamEvent } from '../lib/events/responses.js';
 
 /** Where a response stream stands: the last `sequence_number` delivered downstream. */
@@ -82,6 +83,10 @@ function responseIdOf(e: ResponseStreamEvent): string | undefined {
  * known, and the failure after `maxAttempts` reconnects in a row pass through. Only an event that moves
  * the cursor (a higher `sequence_number`) resets the attempt count.
  *
+ * Every event that names its response (`response.id`, `response_id`) must name the one being resumed:
+ * another id (a reconnect answering for another response) ends the stream with `ResponseMismatchError`
+ * (not retryable) rather than splicing two answers together.
+ *
  * Events without a `sequence_number` cannot be placed against the cursor. On the first stream they
  * pass; on a reconnected stream (and with `startingAfter`) they count as replay and are dropped until
  * that stream has delivered an event past the cursor, and pass after it.
@@ -117,6 +122,7 @@ export function resumeFrom(reconnect: Reconnect, options: ResumeOptions = {}): M
       let waiting: Subscription | undefined;
 
       const fail = (error: unknown): void => {
+        if (subscriber.closed) return;
         if (!retryable(error) || responseId === undefined || last === undefined || attempt >= maxAttempts) {
           subscriber.error(error);
           return;
@@ -142,10 +148,17 @@ export function resumeFrom(reconnect: Reconnect, options: ResumeOptions = {}): M
         let fresh = !replay;
         current = events.subscribe({
           next(e) {
+            if (subscriber.closed) return;
             const n = e.sequence_number;
             const seq = typeof n === 'number' && Number.isFinite(n) ? n : undefined;
+            const carried = responseIdOf(e);
+            // Checked before the cursor filter: a replayed `response.created` is where a wrong answer shows first.
+            if (carried !== undefined && responseId !== undefined && carried !== responseId) {
+              subscriber.error(new ResponseMismatchError(responseId, carried, typeof e.type === 'string' ? e.type : undefined));
+              return;
+            }
             if (seq === undefined ? !fresh : last !== undefined && seq <= last) return;
-            const id = responseId === undefined ? responseIdOf(e) : undefined;
+            const id = responseId === undefined ? carried : undefined;
             if (id !== undefined) responseId = id;
             if (seq !== undefined) {
               // Only progress earns more attempts: a stream that replays and drops must run out of them.
