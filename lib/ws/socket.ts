@@ -166,6 +166,7 @@ export function connectResponsesSocket(config: ResponsesSocketConfig = {}): Resp
         /* already closing */
       }
     }
+    if (state.value === 'closed') return; // closed at once, inside close()
     closeFallback ??= timer(closeTimeout).subscribe(() => {
       if (hasPing(w)) w.terminate();
       else finish();

@@ -106,3 +106,40 @@ describe('a terminal frame that cannot be decoded', () => {
     expect(completedTags(next)).toEqual(['y2']);
   });
 });
+
+test('a WebSocket without maxPayload (a browser’s, a relay’s): a text frame over maxFrameSize is refused by the client itself', async () => {
+  const closes: Array<number | undefined> = [];
+  class PlainSocket {
+    readyState = 0;
+    private readonly listeners = new Map<string, Array<(ev: unknown) => void>>();
+    constructor(readonly url: string) {}
+    addEventListener(type: string, l: (ev: unknown) => void): void {
+      this.listeners.set(type, [...(this.listeners.get(type) ?? []), l]);
+    }
+    send(): void {}
+    close(code?: number): void {
+      closes.push(code);
+      this.emit('close', { code: code ?? 1005, reason: '' });
+    }
+    emit(type: string, ev: unknown): void {
+      for (const l of this.listeners.get(type) ?? []) l(ev);
+    }
+  }
+  let ws: PlainSocket | undefined;
+  const Ctor = class extends PlainSocket {
+    constructor(url: string) {
+      super(url);
+      ws = this;
+    }
+  };
+  const socket = connectResponsesSocket({ url: 'ws://plain.invalid/v1/responses', WebSocket: Ctor as never, maxFrameSize: 100, closeTimeout: 50 });
+  const events = settle(socket.events$);
+  ws!.emit('open', {});
+  ws!.emit('message', { data: JSON.stringify({ type: 'response.output_text.delta', delta: 'x'.repeat(200) }) });
+  const { values, error } = await events;
+  expect(values).toEqual([]);
+  expect(error).toBeInstanceOf(LimitExceededError);
+  expect((error as LimitExceededError).limit).toBe('maxFrameSize');
+  expect(closes).toEqual([1009]);
+  expect(socket.state).toBe('closed');
+});
