@@ -53,7 +53,9 @@ function markSecret(text: string, secret: string, ranges: Array<[number, number]
   if (n < MIN_EDGE) return;
   // Runs of MIN_RUN characters, found with a rolling hash over the secret's MIN_RUN-grams (linear in the text).
   const grams = new Set<string>();
-  const hashes = new Set<number>();
+  // A 64 Ki-entry table of the grams' hashes: a cheap first test at every position of a long text.
+  const hashes = new Uint8Array(1 << 16);
+  const slot = (h: number): number => (h ^ (h >>> 16)) & 0xffff;
   const B = 131;
   let bHigh = 1;
   for (let i = 1; i < MIN_RUN; i++) bHigh = Math.imul(bHigh, B);
@@ -64,18 +66,21 @@ function markSecret(text: string, secret: string, ranges: Array<[number, number]
   };
   for (let i = 0; i + MIN_RUN <= m; i++) {
     grams.add(secret.slice(i, i + MIN_RUN));
-    hashes.add(hashOf(secret, i));
+    hashes[slot(hashOf(secret, i))] = 1;
   }
   if (n >= MIN_RUN) {
     let h = hashOf(text, 0);
     for (let i = 0; ; i++) {
-      if (hashes.has(h) && grams.has(text.slice(i, i + MIN_RUN))) ranges.push([i, i + MIN_RUN]);
+      if (hashes[slot(h)] === 1 && grams.has(text.slice(i, i + MIN_RUN))) ranges.push([i, i + MIN_RUN]);
       if (i + MIN_RUN >= n) break;
       h = (Math.imul((h - Math.imul(text.charCodeAt(i), bHigh)) | 0, B) + text.charCodeAt(i + MIN_RUN)) | 0;
     }
   }
   // Shorter cut pieces: the secret's start where a word ends, its end where a word begins.
   const first = secret.charCodeAt(0);
+  const ends: string[] = [];
+  for (let l = Math.min(MIN_RUN - 1, m - 1); l >= MIN_EDGE; l--) ends.push(secret.slice(m - l));
+  const endStarts = new Set(ends.map((e) => e.charCodeAt(0)));
   for (let i = 0; i < n; i++) {
     const c = text.charCodeAt(i);
     if (c === first) {
@@ -83,13 +88,9 @@ function markSecret(text: string, secret: string, ranges: Array<[number, number]
       while (l < MIN_RUN && l < m && i + l < n && text.charCodeAt(i + l) === secret.charCodeAt(l)) l++;
       if (l >= MIN_EDGE && l < MIN_RUN && (i + l === n || !isWordChar(text.charCodeAt(i + l)))) ranges.push([i, i + l]);
     }
-    if (i === 0 || !isWordChar(text.charCodeAt(i - 1))) {
-      for (let l = Math.min(MIN_RUN - 1, m - 1); l >= MIN_EDGE; l--) {
-        if (text.startsWith(secret.slice(m - l), i)) {
-          ranges.push([i, i + l]);
-          break;
-        }
-      }
+    if (endStarts.has(c) && (i === 0 || !isWordChar(text.charCodeAt(i - 1)))) {
+      const end = ends.find((e) => text.startsWith(e, i));
+      if (end !== undefined) ranges.push([i, i + end.length]);
     }
   }
 }
