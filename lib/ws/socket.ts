@@ -1,12 +1,12 @@
 import { BehaviorSubject, interval, Observable, Subject, timer, type Subscription } from 'rxjs';
-import { LimitExceededError } from '../errors.js';
+import { ConfigurationError, LimitExceededError } from '../errors.js';
 import type { ValidateMode } from '../events/decode.js';
 import type { ResponsesClientEvent, ResponsesServerEvent } from '../events/websocket.js';
-import { DEFAULT_BASE_URL } from '../http/config.js';
+import { checkBaseURL, DEFAULT_BASE_URL } from '../http/config.js';
 import { WebSocketClosedError, WebSocketConfigError, WebSocketNotOpenError } from './errors.js';
 import { decodeFrameData, frameSize } from './frames.js';
 import { env, isNode } from '../env.js';
-import { redactError, redactValue, secretsOf } from '../redact.js';
+import { headerSecrets, redactError, redactValue, secretsOf } from '../redact.js';
 import type { ResponseOverSocketOptions, SocketResponseBody } from './response.js';
 import { streamResponseOverSocket } from './response.js';
 import { DEFAULT_TERMINAL_TIMEOUT } from './lane-types.js';
@@ -82,7 +82,21 @@ export interface ResponsesSocket extends LaneSocket {
 
 /** `{baseURL}/responses` with http→ws and https→wss. */
 export function responsesSocketURL(baseURL: string = env('OPENAI_BASE_URL') ?? DEFAULT_BASE_URL): string {
+  checkBaseURL(baseURL);
   return `${baseURL.replace(/\/+$/, '').replace(/^http(s?):/i, 'ws$1:')}/responses`;
+}
+
+/** A full `url`: ws(s) only, and never `user:password@` (refused without quoting it, as for `baseURL`). */
+function checkSocketURL(url: string): string {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    throw new ConfigurationError('url', 'not an absolute URL (expected e.g. wss://api.openai.com/v1/responses)');
+  }
+  if (u.username !== '' || u.password !== '') throw new ConfigurationError('url', 'credentials in the URL (user:password@) are refused: pass the key as apiKey or in headers');
+  if (u.protocol !== 'ws:' && u.protocol !== 'wss:') throw new ConfigurationError('url', 'unsupported scheme (expected ws: or wss:)');
+  return url;
 }
 
 const CONNECTION_LIMIT = 'websocket_connection_limit_reached';
@@ -113,7 +127,7 @@ function hasPing(ws: WebSocketLike): ws is NodeWebSocketLike {
  * ```
  */
 export function connectResponsesSocket(config: ResponsesSocketConfig = {}): ResponsesSocket {
-  const url = config.url ?? responsesSocketURL(config.baseURL);
+  const url = config.url !== undefined ? checkSocketURL(config.url) : responsesSocketURL(config.baseURL);
   const validate = config.validate ?? 'strict';
   const maxSendBuffer = config.maxSendBuffer ?? 1024;
   const heartbeatMs = config.heartbeatInterval ?? 30000;
@@ -136,9 +150,11 @@ export function connectResponsesSocket(config: ResponsesSocketConfig = {}): Resp
 
   // The key only ever lives in this headers object, which is handed to the constructor and nowhere else.
   const apiKey = config.apiKey ?? (isNode() ? env('OPENAI_API_KEY') : undefined);
-  const headers: Record<string, string> = { ...config.headers };
+  // Header names lower-cased, so a configured key replaces a caller's `Authorization` instead of doubling it.
+  const headers: Record<string, string> = {};
+  for (const [k, v] of Object.entries(config.headers ?? {})) headers[k.toLowerCase()] = v;
   if (apiKey) headers['authorization'] = `Bearer ${apiKey}`;
-  const secrets = secretsOf(apiKey);
+  const secrets = secretsOf(apiKey, ...headerSecrets(config.headers));
 
   const finish = (): void => {
     heartbeat?.unsubscribe();

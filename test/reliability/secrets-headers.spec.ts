@@ -129,3 +129,44 @@ describe('a baseURL with user:password@', () => {
     }
   });
 });
+
+describe('WebSocket: credentials in the URL, and one Authorization header', () => {
+  const PASSWORD = 'hunter2-Pa55word-x9';
+  test.each([
+    ['baseURL', { baseURL: `http://user:${PASSWORD}@127.0.0.1:9/v1` }],
+    ['url', { url: `ws://user:${PASSWORD}@127.0.0.1:9/v1/responses` }],
+  ] as const)('%s with user:password@ is refused with a ConfigurationError that never quotes it', (setting, config) => {
+    let error: unknown;
+    try {
+      connectResponsesSocket({ ...config, apiKey: KEY }).close();
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toMatchObject({ name: 'ConfigurationError', setting, retryable: false });
+    expectNoFragment('ConfigurationError', error, PASSWORD);
+  });
+
+  test('a configured key replaces a caller-given Authorization header (any case) instead of doubling it', async () => {
+    const wss = new WebSocketServer({ host: '127.0.0.1', port: 0 });
+    // Every Authorization header as sent (raw: names and values alternate), so a doubled one shows.
+    const seen = new Promise<string[]>((resolve) =>
+      wss.on('connection', (_ws, req) => {
+        const raw = req.rawHeaders;
+        const out: string[] = [];
+        for (let i = 0; i < raw.length; i += 2) if (/^authorization$/i.test(raw[i]!)) out.push(raw[i + 1]!);
+        resolve(out);
+      }),
+    );
+    await new Promise<void>((r) => wss.once('listening', () => r()));
+    const port = (wss.address() as AddressInfo).port;
+    const socket = connectResponsesSocket({ url: `ws://127.0.0.1:${port}/v1/responses`, apiKey: KEY, headers: { Authorization: `Bearer ${HKEY}` }, heartbeatInterval: 0 });
+    try {
+      const headers = await seen;
+      expect(headers).toEqual([`Bearer ${KEY}`]);
+    } finally {
+      await socket.close();
+      for (const c of wss.clients) c.terminate();
+      await new Promise<void>((r) => wss.close(() => r()));
+    }
+  });
+});
