@@ -164,6 +164,18 @@ export class NetworkError extends OpenAIRxError {
   }
 }
 
+/**
+ * The caller's `signal` aborted the request or the stream. Final: not retryable, so `resumeFrom` does not
+ * reconnect after the caller asked to stop.
+ */
+export class AbortedError extends OpenAIRxError {
+  override readonly name = 'AbortedError';
+  readonly code = 'aborted';
+  constructor() {
+    super("the caller's signal aborted the request");
+  }
+}
+
 export function isOpenAIRxError(e: unknown): e is OpenAIRxError {
   return e instanceof OpenAIRxError;
 }

@@ -123,7 +123,15 @@ export function resumeFrom(reconnect: Reconnect, options: ResumeOptions = {}): M
 
       const fail = (error: unknown): void => {
         if (subscriber.closed) return;
-        if (!retryable(error) || responseId === undefined || last === undefined || attempt >= maxAttempts) {
+        let retry: boolean;
+        try {
+          retry = retryable(error);
+        } catch (e) {
+          // A predicate that throws ends the stream with what it threw, as a throwing `delay` does.
+          subscriber.error(e);
+          return;
+        }
+        if (!retry || responseId === undefined || last === undefined || attempt >= maxAttempts) {
           subscriber.error(error);
           return;
         }

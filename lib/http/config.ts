@@ -12,7 +12,7 @@ export interface ClientConfig {
   readonly fetch?: typeof fetch;
   /** Extra request headers. */
   readonly headers?: Record<string, string>;
-  /** Aborts the request, as unsubscribing does. */
+  /** Aborts the request, before the headers or mid-body: the stream ends with `AbortedError` (not retryable). */
   readonly signal?: AbortSignal;
   /** Ends the stream with `IdleTimeoutError` when no event arrives for this long (ms). Off by default. */
   readonly idleTimeout?: number;

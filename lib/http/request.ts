@@ -1,5 +1,5 @@
 import { catchError, Observable, throwError, timeout, type Subscription } from 'rxjs';
-import { HTTPError, IdleTimeoutError, NetworkError, NotAnEventStreamError } from '../errors.js';
+import { AbortedError, HTTPError, IdleTimeoutError, NetworkError, NotAnEventStreamError } from '../errors.js';
 import { redactError, redactThenCut, redactValue, type Secrets } from '../redact.js';
 import { configSecrets, resolveConfig, type ClientConfig } from './config.js';
 
@@ -34,15 +34,22 @@ function fetchStream<T>(
     }
     const controller = new AbortController();
     const outer = resolved.signal;
-    const onOuterAbort = () => controller.abort();
-    if (outer) {
-      if (outer.aborted) controller.abort();
-      else outer.addEventListener('abort', onOuterAbort, { once: true });
+    if (outer?.aborted) {
+      subscriber.error(new AbortedError());
+      return undefined;
     }
+    let inner: Subscription | undefined;
+    // The caller's abort is final, whenever it comes (before the headers or mid-body): a non-retryable
+    // AbortedError, never the interruption a broken connection would look like.
+    const onOuterAbort = (): void => {
+      inner?.unsubscribe();
+      controller.abort();
+      subscriber.error(new AbortedError());
+    };
+    outer?.addEventListener('abort', onOuterAbort, { once: true });
     const headers = { ...resolved.headers };
     if (body !== undefined) headers['content-type'] = 'application/json';
     const url = `${resolved.baseURL}${path}`;
-    let inner: Subscription | undefined;
     resolved
       .fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: controller.signal })
       .then(async (res) => {

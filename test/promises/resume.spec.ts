@@ -114,10 +114,9 @@ describe('the retryable option', () => {
     });
   });
 
-  // BUG (operators/resumeFrom.ts, `fail`): a `delay` function that throws ends the stream with its error, but a
-  // `retryable` that throws escapes from the source's error callback: RxJS reports it as unhandled and the
-  // stream neither errors nor completes (a hang). Flip to `test` once `retryable(error)` is guarded like `delayOf`.
-  test.failing('a retryable that throws ends the stream with what it threw, not a hang', () => {
+  // A `retryable` that throws ends the stream with what it threw, as a throwing `delay` does (was a hang: the
+  // throw escaped the source's error callback and RxJS reported it as unhandled).
+  test('a retryable that throws ends the stream with what it threw, not a hang', () => {
     scheduler().run(({ cold, expectObservable }) => {
       const boom = new Error('predicate failed');
       const out = cold('-a-#', values, cut).pipe(resumeFrom(() => cold('-b-z|', values), { delay: 1, retryable: () => { throw boom; } }));
