@@ -15,8 +15,9 @@ import { accumulateChat, expectedFromResponse } from './expect';
 
 function eventsOf(sse: string, options: { errorEvents: 'value' }): Promise<ResponseStreamEvent[]> {
   const out: ResponseStreamEvent[] = [];
-  return new Promise((resolve) => {
-    fromResponsesSSE(sse, options).subscribe({ next: (e) => out.push(e), error: () => resolve(out), complete: () => resolve(out) });
+  // errorEvents: 'value' makes every transcript complete: an error here is a failure, not a partial result.
+  return new Promise((resolve, reject) => {
+    fromResponsesSSE(sse, options).subscribe({ next: (e) => out.push(e), error: reject, complete: () => resolve(out) });
   });
 }
 
