@@ -1,7 +1,7 @@
 // The API key never appears in an error (message, properties, cause chain, stack, toString, JSON,
 // util.inspect with hidden properties), a log line or a library object, on every failure path, even
 // when a malicious server echoes the key back in bodies, headers and events.
-import { inspect } from 'node:util';
+import { views } from './leaks';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { filter, firstValueFrom, lastValueFrom, of, toArray, type Observable } from 'rxjs';
@@ -14,40 +14,6 @@ import { fixture } from '../helpers/fixtures';
 const KEY = 'sk-test-SECRET-4242';
 const FRAGMENT = 'SECRET-4242';
 
-/** Every string view of a value, deep: what a logger, an error reporter or a debugger could print. */
-function views(e: unknown): string[] {
-  const out: string[] = [];
-  const seen = new Set<unknown>();
-  const visit = (v: unknown, depth: number): void => {
-    if (depth > 6 || v === null || v === undefined || seen.has(v)) return;
-    if (typeof v === 'string') return void out.push(v);
-    if (typeof v !== 'object' && typeof v !== 'function') return void out.push(String(v));
-    seen.add(v);
-    try {
-      out.push(String(v));
-    } catch {
-      /* objects without toString */
-    }
-    try {
-      out.push(JSON.stringify(v) ?? '');
-    } catch {
-      /* cycles */
-    }
-    out.push(inspect(v, { depth: 10, showHidden: true, getters: true }));
-    for (const k of Object.getOwnPropertyNames(v)) {
-      let x: unknown;
-      try {
-        x = (v as Record<string, unknown>)[k];
-      } catch {
-        continue;
-      }
-      visit(x, depth + 1);
-    }
-    if (v instanceof Error) visit((v as { cause?: unknown }).cause, depth + 1);
-  };
-  visit(e, 0);
-  return out;
-}
 
 function expectNoKey(what: string, value: unknown): void {
   const leaks = views(value).filter((s) => s.includes(FRAGMENT));
