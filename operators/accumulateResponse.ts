@@ -1,5 +1,6 @@
 import { Observable, type OperatorFunction } from 'rxjs';
 import type { Response } from '../lib/events/response.js';
+import type { ResponseOutputItem } from '../lib/events/items.js';
 import type { ResponseStreamEvent } from '../lib/events/responses.js';
 import { grow as growText, type Growth } from './internal/grow.js';
 import { ItemBook } from './internal/items.js';
@@ -24,6 +25,9 @@ const STATUS_EVENTS: ReadonlyMap<string, readonly [string, string]> = new Map([
   ['response.mcp_call.completed', ['mcp_call', 'completed']],
   ['response.mcp_call.failed', ['mcp_call', 'failed']],
 ]);
+
+/** A `Response` as `accumulateResponse()` emits it: `output` is always there, an array (possibly empty). */
+export type AssembledResponse = Response & { output: ResponseOutputItem[] };
 
 /**
  * Assembles the `Response` as it streams: after every event that changes it, emits the response so far
@@ -65,11 +69,12 @@ const STATUS_EVENTS: ReadonlyMap<string, readonly [string, string]> = new Map([
  *
  * ```ts
  * const final = await lastValueFrom(events$.pipe(accumulateResponse()));
+ * final.output.length; // `output` is always an array (possibly empty), never undefined
  * ```
  */
-export function accumulateResponse(): OperatorFunction<ResponseStreamEvent, Response> {
+export function accumulateResponse(): OperatorFunction<ResponseStreamEvent, AssembledResponse> {
   return (source) =>
-    new Observable<Response>((subscriber) => {
+    new Observable<AssembledResponse>((subscriber) => {
       let base: Obj | undefined;
       const out = new ResponseOutput();
       const book = new ItemBook();
@@ -77,7 +82,7 @@ export function accumulateResponse(): OperatorFunction<ResponseStreamEvent, Resp
       const emit = (): void => {
         const snapshot: Obj = { ...(base ?? { id: '', object: 'response', status: 'in_progress' }) };
         out.attach(snapshot); // O(1) however many items: see ResponseOutput
-        subscriber.next(snapshot as unknown as Response);
+        subscriber.next(snapshot as unknown as AssembledResponse);
       };
 
       const lifecycle = (type: string, response: unknown): void => {
