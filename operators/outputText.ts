@@ -1,7 +1,8 @@
-import { Observable, type OperatorFunction } from 'rxjs';
+import { Observable, Subject, type OperatorFunction } from 'rxjs';
 import type { ResponseStreamEvent } from '../lib/events/responses.js';
 import { accumulateText } from './accumulateText.js';
 import { Joined } from './internal/joined.js';
+import { isTerminalType } from './internal/parts.js';
 
 /** A part's place in output order. */
 interface Slot {
@@ -17,11 +18,20 @@ const before = (a: Slot, oi: number, ci: number): boolean => a.outputIndex < oi 
  * `.done` text corrects what the deltas said, the corrected string is emitted. Refusals and reasoning
  * are not part of it (use `accumulateText`). Meant for one response per subscription.
  *
+ * An answer without text (only tool calls, say) emits `''` once: at its terminal event
+ * (`response.completed` / `.incomplete` / `.failed` / `error`), or at completion when none came. So there
+ * is always a value for `lastValueFrom` / `async` pipes; an error emits nothing more.
+ *
  * ```
  * events:  --d(He)--d(llo)--done(Hello)--completed--|
  *   outputText()
  * out:     --a------b-----------------------------|
  *   a = 'He', b = 'Hello'
+ *
+ * events:  --added(call)--args--item.done--completed--|
+ *   outputText()
+ * out:     ------------------------------e----------|
+ *   e = ''
  * ```
  *
  * ```ts
@@ -36,7 +46,18 @@ export function outputText(): OperatorFunction<ResponseStreamEvent, string> {
       const slots: Slot[] = [];
       const text = new Joined();
 
-      return source.pipe(accumulateText()).subscribe({
+      // Nothing emitted yet: the terminal event (or completion) emits '' once.
+      let emitted = false;
+      const emptyOnce = (): void => {
+        if (emitted) return;
+        emitted = true;
+        subscriber.next('');
+      };
+
+      // The events go through accumulateText first (synchronously), so a terminal event's own text is seen
+      // before deciding that there was none.
+      const events = new Subject<ResponseStreamEvent>();
+      subscriber.add(events.pipe(accumulateText()).subscribe({
         next(snap) {
           const oi = snap.outputIndex;
           const ci = snap.contentIndex;
@@ -57,11 +78,24 @@ export function outputText(): OperatorFunction<ResponseStreamEvent, string> {
             return; // the deltas already said it
           }
           text.set(i, snap.text);
+          emitted = true;
           subscriber.next(text.full);
         },
         error: (err: unknown) => subscriber.error(err),
-        complete: () => subscriber.complete(),
-      });
+        complete: () => {
+          emptyOnce();
+          subscriber.complete();
+        },
+      }));
+      subscriber.add(source.subscribe({
+        next(e) {
+          events.next(e);
+          const type = (e as { type?: unknown } | null)?.type;
+          if (!emitted && !subscriber.closed && typeof type === 'string' && isTerminalType(type)) emptyOnce();
+        },
+        error: (err: unknown) => events.error(err),
+        complete: () => events.complete(),
+      }));
     });
 }
 
