@@ -35,6 +35,10 @@ export const ChatCompletionChunkToolCall = struct(
   },
   'tool_call',
 );
+/**
+ * A tool call fragment in `delta.tool_calls`.
+ * @interface
+ */
 export type ChatCompletionChunkToolCall = t.TypeOf<typeof ChatCompletionChunkToolCall>;
 
 /** A text part of a `content` list. */
@@ -84,6 +88,10 @@ export const ChatCompletionChunkDelta = struct(
   },
   'delta',
 );
+/**
+ * What a chunk adds to a choice: content, reasoning, refusal, tool calls, audio.
+ * @interface
+ */
 export type ChatCompletionChunkDelta = t.TypeOf<typeof ChatCompletionChunkDelta>;
 
 export const ChatTokenLogprob = struct(
@@ -95,6 +103,10 @@ export const ChatTokenLogprob = struct(
   },
   'logprob',
 );
+/**
+ * The log probability of one token.
+ * @interface
+ */
 export type ChatTokenLogprob = t.TypeOf<typeof ChatTokenLogprob>;
 
 export const CompletionUsage = struct(
@@ -107,6 +119,10 @@ export const CompletionUsage = struct(
   },
   'usage',
 );
+/**
+ * Token counts of a chat completion.
+ * @interface
+ */
 export type CompletionUsage = t.TypeOf<typeof CompletionUsage>;
 
 export const ChatCompletionChunkChoice = struct(
@@ -121,6 +137,10 @@ export const ChatCompletionChunkChoice = struct(
   },
   'choice',
 );
+/**
+ * One choice of a chunk.
+ * @interface
+ */
 export type ChatCompletionChunkChoice = t.TypeOf<typeof ChatCompletionChunkChoice>;
 
 export const ChatCompletionChunk = struct(
@@ -146,5 +166,6 @@ export const ChatCompletionChunk = struct(
 /**
  * A decoded chunk. `choices` is always an array: the decoders give a chunk that has none (audio streams'
  * usage chunk) `choices: []`, so `chunk.choices[0]` reads as with the official SDK's types.
+ * @interface
  */
 export type ChatCompletionChunk = Omit<t.TypeOf<typeof ChatCompletionChunk>, 'choices'> & { choices: ChatCompletionChunkChoice[] };

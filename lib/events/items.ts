@@ -5,6 +5,10 @@ import { JsonObject, struct, nullable, optional, taggedUnion, tableOf } from './
 // every other key the API sends is kept as it came.
 
 export const OutputTextAnnotation = struct({ type: t.string }, 'Annotation');
+/**
+ * An annotation of an `output_text` part (`url_citation`, `file_citation`…): its `type`, and every other key as sent.
+ * @interface
+ */
 export type OutputTextAnnotation = t.TypeOf<typeof OutputTextAnnotation> & Record<string, unknown>;
 
 export const ResponseOutputText = struct(
@@ -14,9 +18,25 @@ export const ResponseOutputText = struct(
 export const ResponseOutputRefusal = struct({ type: t.literal('refusal'), refusal: t.string }, 'refusal');
 export const ReasoningTextPart = struct({ type: t.literal('reasoning_text'), text: t.string }, 'reasoning_text');
 export const SummaryTextPart = struct({ type: t.literal('summary_text'), text: t.string }, 'summary_text');
+/**
+ * `output_text`: a text part of a message.
+ * @interface
+ */
 export type ResponseOutputText = t.TypeOf<typeof ResponseOutputText>;
+/**
+ * `refusal`: the model declined; `refusal` says why.
+ * @interface
+ */
 export type ResponseOutputRefusal = t.TypeOf<typeof ResponseOutputRefusal>;
+/**
+ * `reasoning_text`: a reasoning content part.
+ * @interface
+ */
 export type ReasoningTextPart = t.TypeOf<typeof ReasoningTextPart>;
+/**
+ * `summary_text`: a part of a reasoning summary.
+ * @interface
+ */
 export type SummaryTextPart = t.TypeOf<typeof SummaryTextPart>;
 
 /** A part not in this list (a future part type) passes with its `type`. */
@@ -82,23 +102,95 @@ export const ToolSearchCall = struct(
 export const ApplyPatchCall = struct({ type: t.literal('apply_patch_call'), id, call_id: t.string, status, operation: optional(JsonObject) }, 'apply_patch_call');
 export const CompactionItem = struct({ type: t.literal('compaction'), id: t.string }, 'compaction');
 
+/**
+ * `message`: an assistant message, its `content` a list of parts.
+ * @interface
+ */
 export type ResponseOutputMessage = t.TypeOf<typeof ResponseOutputMessage>;
+/**
+ * `reasoning`: the model's reasoning (summary, text or encrypted content).
+ * @interface
+ */
 export type ResponseReasoningItem = t.TypeOf<typeof ResponseReasoningItem>;
+/**
+ * `function_call`: a call of one of your functions; answer it with a `function_call_output` for `call_id`.
+ * @interface
+ */
 export type ResponseFunctionToolCall = t.TypeOf<typeof ResponseFunctionToolCall>;
+/**
+ * `custom_tool_call`: a call of a custom (free-form input) tool.
+ * @interface
+ */
 export type ResponseCustomToolCall = t.TypeOf<typeof ResponseCustomToolCall>;
+/**
+ * `mcp_call`: a call of a tool on a remote MCP server.
+ * @interface
+ */
 export type McpCall = t.TypeOf<typeof McpCall>;
+/**
+ * `mcp_list_tools`: the tools an MCP server offers.
+ * @interface
+ */
 export type McpListTools = t.TypeOf<typeof McpListTools>;
+/**
+ * `mcp_approval_request`: an MCP call waiting for your approval.
+ * @interface
+ */
 export type McpApprovalRequest = t.TypeOf<typeof McpApprovalRequest>;
+/**
+ * `file_search_call`: a hosted file search.
+ * @interface
+ */
 export type FileSearchCall = t.TypeOf<typeof FileSearchCall>;
+/**
+ * `web_search_call`: a hosted web search.
+ * @interface
+ */
 export type WebSearchCall = t.TypeOf<typeof WebSearchCall>;
+/**
+ * `code_interpreter_call`: code run by the hosted code interpreter.
+ * @interface
+ */
 export type CodeInterpreterCall = t.TypeOf<typeof CodeInterpreterCall>;
+/**
+ * `image_generation_call`: a hosted image generation; `result` is the image (base64).
+ * @interface
+ */
 export type ImageGenerationCall = t.TypeOf<typeof ImageGenerationCall>;
+/**
+ * `computer_call`: an action for your computer-use harness.
+ * @interface
+ */
 export type ComputerCall = t.TypeOf<typeof ComputerCall>;
+/**
+ * `local_shell_call`: a command for your local shell.
+ * @interface
+ */
 export type LocalShellCall = t.TypeOf<typeof LocalShellCall>;
+/**
+ * `shell_call`: a hosted (or local) shell call.
+ * @interface
+ */
 export type ShellCall = t.TypeOf<typeof ShellCall>;
+/**
+ * `shell_call_output`: the output of a shell call, one entry per command.
+ * @interface
+ */
 export type ShellCallOutput = t.TypeOf<typeof ShellCallOutput>;
+/**
+ * `tool_search_call`: a tool search.
+ * @interface
+ */
 export type ToolSearchCall = t.TypeOf<typeof ToolSearchCall>;
+/**
+ * `apply_patch_call`: a patch for your harness to apply.
+ * @interface
+ */
 export type ApplyPatchCall = t.TypeOf<typeof ApplyPatchCall>;
+/**
+ * `compaction`: the compacted conversation.
+ * @interface
+ */
 export type CompactionItem = t.TypeOf<typeof CompactionItem>;
 
 /** An output item of a type this version does not know: passed along with its `type`. */

@@ -12,9 +12,17 @@ export const ResponseUsage = struct(
   },
   'Usage',
 );
+/**
+ * Token counts of a response.
+ * @interface
+ */
 export type ResponseUsage = t.TypeOf<typeof ResponseUsage>;
 
 export const ResponseError = struct({ code: optional(nullable(t.string)), message: t.string }, 'ResponseError');
+/**
+ * Why a response failed (`response.error`).
+ * @interface
+ */
 export type ResponseError = t.TypeOf<typeof ResponseError>;
 
 /** The `Response` object embedded in lifecycle events. Echoed parameters and future keys are kept. */
@@ -33,4 +41,8 @@ export const Response = struct(
   },
   'Response',
 );
+/**
+ * The `Response` object of the lifecycle events (`response.created` … `response.completed`). Echoed parameters and future keys are kept.
+ * @interface
+ */
 export type Response = t.TypeOf<typeof Response>;

@@ -274,41 +274,300 @@ export type ResponseStreamEvent = KnownResponseStreamEvent | UnknownEvent;
 
 export const responseEventTable = tableOf(responseEventCodecs);
 
+// The event types, one per codec: `@interface` makes the API reference list each one's fields.
+
+/**
+ * `response.created`: The response was created; `response` is its first snapshot.
+ * @interface
+ */
 export type ResponseCreatedEvent = t.TypeOf<typeof ResponseCreatedEvent>;
+/**
+ * `response.queued`: A background response is waiting to start.
+ * @interface
+ */
 export type ResponseQueuedEvent = t.TypeOf<typeof ResponseQueuedEvent>;
+/**
+ * `response.in_progress`: The response started generating.
+ * @interface
+ */
 export type ResponseInProgressEvent = t.TypeOf<typeof ResponseInProgressEvent>;
+/**
+ * `response.completed`: Terminal: the response finished; `response` carries its `output` and `usage`.
+ * @interface
+ */
 export type ResponseCompletedEvent = t.TypeOf<typeof ResponseCompletedEvent>;
+/**
+ * `response.failed`: Terminal: the response failed; `response.error` says why.
+ * @interface
+ */
 export type ResponseFailedEvent = t.TypeOf<typeof ResponseFailedEvent>;
+/**
+ * `response.incomplete`: Terminal: the response stopped early; `response.incomplete_details` says why.
+ * @interface
+ */
 export type ResponseIncompleteEvent = t.TypeOf<typeof ResponseIncompleteEvent>;
+/**
+ * `response.output_item.added`: An output item (message, reasoning, tool call…) started at `output_index`.
+ * @interface
+ */
 export type ResponseOutputItemAddedEvent = t.TypeOf<typeof ResponseOutputItemAddedEvent>;
+/**
+ * `response.output_item.done`: An output item is complete; `item` is its final form.
+ * @interface
+ */
 export type ResponseOutputItemDoneEvent = t.TypeOf<typeof ResponseOutputItemDoneEvent>;
+/**
+ * `response.content_part.added`: A content part started in a message item.
+ * @interface
+ */
 export type ResponseContentPartAddedEvent = t.TypeOf<typeof ResponseContentPartAddedEvent>;
+/**
+ * `response.content_part.done`: A content part is complete; `part` is its final form.
+ * @interface
+ */
 export type ResponseContentPartDoneEvent = t.TypeOf<typeof ResponseContentPartDoneEvent>;
+/**
+ * `response.output_text.delta`: Text appended to an `output_text` part.
+ * @interface
+ */
 export type ResponseTextDeltaEvent = t.TypeOf<typeof ResponseTextDeltaEvent>;
+/**
+ * `response.output_text.done`: An `output_text` part is complete; `text` is all of it.
+ * @interface
+ */
 export type ResponseTextDoneEvent = t.TypeOf<typeof ResponseTextDoneEvent>;
+/**
+ * `response.output_text.annotation.added`: An annotation (citation, file path…) added to an `output_text` part.
+ * @interface
+ */
 export type ResponseOutputTextAnnotationAddedEvent = t.TypeOf<typeof ResponseOutputTextAnnotationAddedEvent>;
+/**
+ * `response.refusal.delta`: Text appended to a refusal part.
+ * @interface
+ */
 export type ResponseRefusalDeltaEvent = t.TypeOf<typeof ResponseRefusalDeltaEvent>;
+/**
+ * `response.refusal.done`: A refusal part is complete; `refusal` is all of it.
+ * @interface
+ */
 export type ResponseRefusalDoneEvent = t.TypeOf<typeof ResponseRefusalDoneEvent>;
+/**
+ * `response.reasoning_summary_part.added`: A reasoning summary part started.
+ * @interface
+ */
 export type ResponseReasoningSummaryPartAddedEvent = t.TypeOf<typeof ResponseReasoningSummaryPartAddedEvent>;
+/**
+ * `response.reasoning_summary_part.done`: A reasoning summary part is complete.
+ * @interface
+ */
 export type ResponseReasoningSummaryPartDoneEvent = t.TypeOf<typeof ResponseReasoningSummaryPartDoneEvent>;
+/**
+ * `response.reasoning_summary_text.delta`: Text appended to a reasoning summary part.
+ * @interface
+ */
 export type ResponseReasoningSummaryTextDeltaEvent = t.TypeOf<typeof ResponseReasoningSummaryTextDeltaEvent>;
+/**
+ * `response.reasoning_summary_text.done`: A reasoning summary part's text is complete.
+ * @interface
+ */
 export type ResponseReasoningSummaryTextDoneEvent = t.TypeOf<typeof ResponseReasoningSummaryTextDoneEvent>;
+/**
+ * `response.reasoning_text.delta`: Reasoning text appended to a reasoning item's content part.
+ * @interface
+ */
 export type ResponseReasoningTextDeltaEvent = t.TypeOf<typeof ResponseReasoningTextDeltaEvent>;
+/**
+ * `response.reasoning_text.done`: A reasoning content part's text is complete.
+ * @interface
+ */
 export type ResponseReasoningTextDoneEvent = t.TypeOf<typeof ResponseReasoningTextDoneEvent>;
+/**
+ * `response.function_call_arguments.delta`: A piece of a function call's JSON `arguments`.
+ * @interface
+ */
 export type ResponseFunctionCallArgumentsDeltaEvent = t.TypeOf<typeof ResponseFunctionCallArgumentsDeltaEvent>;
+/**
+ * `response.function_call_arguments.done`: A function call's `arguments` are complete.
+ * @interface
+ */
 export type ResponseFunctionCallArgumentsDoneEvent = t.TypeOf<typeof ResponseFunctionCallArgumentsDoneEvent>;
+/**
+ * `response.custom_tool_call_input.delta`: A piece of a custom tool call's free-form `input`.
+ * @interface
+ */
 export type ResponseCustomToolCallInputDeltaEvent = t.TypeOf<typeof ResponseCustomToolCallInputDeltaEvent>;
+/**
+ * `response.custom_tool_call_input.done`: A custom tool call's `input` is complete.
+ * @interface
+ */
 export type ResponseCustomToolCallInputDoneEvent = t.TypeOf<typeof ResponseCustomToolCallInputDoneEvent>;
-export type ResponseImageGenCallPartialImageEvent = t.TypeOf<typeof ResponseImageGenCallPartialImageEvent>;
-export type ResponseMcpCallArgumentsDeltaEvent = t.TypeOf<typeof ResponseMcpCallArgumentsDeltaEvent>;
-export type ResponseMcpCallArgumentsDoneEvent = t.TypeOf<typeof ResponseMcpCallArgumentsDoneEvent>;
+/**
+ * `response.file_search_call.in_progress`: A hosted file search started.
+ * @interface
+ */
+export type ResponseFileSearchCallInProgressEvent = t.TypeOf<typeof ResponseFileSearchCallInProgressEvent>;
+/**
+ * `response.file_search_call.searching`: A hosted file search is searching.
+ * @interface
+ */
+export type ResponseFileSearchCallSearchingEvent = t.TypeOf<typeof ResponseFileSearchCallSearchingEvent>;
+/**
+ * `response.file_search_call.completed`: A hosted file search finished.
+ * @interface
+ */
+export type ResponseFileSearchCallCompletedEvent = t.TypeOf<typeof ResponseFileSearchCallCompletedEvent>;
+/**
+ * `response.web_search_call.in_progress`: A hosted web search started.
+ * @interface
+ */
+export type ResponseWebSearchCallInProgressEvent = t.TypeOf<typeof ResponseWebSearchCallInProgressEvent>;
+/**
+ * `response.web_search_call.searching`: A hosted web search is searching.
+ * @interface
+ */
+export type ResponseWebSearchCallSearchingEvent = t.TypeOf<typeof ResponseWebSearchCallSearchingEvent>;
+/**
+ * `response.web_search_call.completed`: A hosted web search finished.
+ * @interface
+ */
+export type ResponseWebSearchCallCompletedEvent = t.TypeOf<typeof ResponseWebSearchCallCompletedEvent>;
+/**
+ * `response.code_interpreter_call.in_progress`: A code interpreter call started.
+ * @interface
+ */
+export type ResponseCodeInterpreterCallInProgressEvent = t.TypeOf<typeof ResponseCodeInterpreterCallInProgressEvent>;
+/**
+ * `response.code_interpreter_call.interpreting`: A code interpreter call is running its code.
+ * @interface
+ */
+export type ResponseCodeInterpreterCallInterpretingEvent = t.TypeOf<typeof ResponseCodeInterpreterCallInterpretingEvent>;
+/**
+ * `response.code_interpreter_call.completed`: A code interpreter call finished.
+ * @interface
+ */
+export type ResponseCodeInterpreterCallCompletedEvent = t.TypeOf<typeof ResponseCodeInterpreterCallCompletedEvent>;
+/**
+ * `response.code_interpreter_call_code.delta`: A piece of the code a code interpreter call runs.
+ * @interface
+ */
 export type ResponseCodeInterpreterCallCodeDeltaEvent = t.TypeOf<typeof ResponseCodeInterpreterCallCodeDeltaEvent>;
+/**
+ * `response.code_interpreter_call_code.done`: The code of a code interpreter call is complete.
+ * @interface
+ */
 export type ResponseCodeInterpreterCallCodeDoneEvent = t.TypeOf<typeof ResponseCodeInterpreterCallCodeDoneEvent>;
+/**
+ * `response.image_generation_call.in_progress`: An image generation call started.
+ * @interface
+ */
+export type ResponseImageGenCallInProgressEvent = t.TypeOf<typeof ResponseImageGenCallInProgressEvent>;
+/**
+ * `response.image_generation_call.generating`: An image generation call is generating.
+ * @interface
+ */
+export type ResponseImageGenCallGeneratingEvent = t.TypeOf<typeof ResponseImageGenCallGeneratingEvent>;
+/**
+ * `response.image_generation_call.completed`: An image generation call finished.
+ * @interface
+ */
+export type ResponseImageGenCallCompletedEvent = t.TypeOf<typeof ResponseImageGenCallCompletedEvent>;
+/**
+ * `response.image_generation_call.partial_image`: A partial image (base64) while an image is generated.
+ * @interface
+ */
+export type ResponseImageGenCallPartialImageEvent = t.TypeOf<typeof ResponseImageGenCallPartialImageEvent>;
+/**
+ * `response.mcp_call.in_progress`: An MCP tool call started.
+ * @interface
+ */
+export type ResponseMcpCallInProgressEvent = t.TypeOf<typeof ResponseMcpCallInProgressEvent>;
+/**
+ * `response.mcp_call.completed`: An MCP tool call finished.
+ * @interface
+ */
+export type ResponseMcpCallCompletedEvent = t.TypeOf<typeof ResponseMcpCallCompletedEvent>;
+/**
+ * `response.mcp_call.failed`: An MCP tool call failed.
+ * @interface
+ */
+export type ResponseMcpCallFailedEvent = t.TypeOf<typeof ResponseMcpCallFailedEvent>;
+/**
+ * `response.mcp_call_arguments.delta`: A piece of an MCP tool call's JSON `arguments`.
+ * @interface
+ */
+export type ResponseMcpCallArgumentsDeltaEvent = t.TypeOf<typeof ResponseMcpCallArgumentsDeltaEvent>;
+/**
+ * `response.mcp_call_arguments.done`: An MCP tool call's `arguments` are complete.
+ * @interface
+ */
+export type ResponseMcpCallArgumentsDoneEvent = t.TypeOf<typeof ResponseMcpCallArgumentsDoneEvent>;
+/**
+ * `response.mcp_list_tools.in_progress`: Listing an MCP server's tools started.
+ * @interface
+ */
+export type ResponseMcpListToolsInProgressEvent = t.TypeOf<typeof ResponseMcpListToolsInProgressEvent>;
+/**
+ * `response.mcp_list_tools.completed`: Listing an MCP server's tools finished.
+ * @interface
+ */
+export type ResponseMcpListToolsCompletedEvent = t.TypeOf<typeof ResponseMcpListToolsCompletedEvent>;
+/**
+ * `response.mcp_list_tools.failed`: Listing an MCP server's tools failed.
+ * @interface
+ */
+export type ResponseMcpListToolsFailedEvent = t.TypeOf<typeof ResponseMcpListToolsFailedEvent>;
+/**
+ * `response.shell_call_command.added`: A hosted shell call added a command.
+ * @interface
+ */
 export type ResponseShellCallCommandAddedEvent = t.TypeOf<typeof ResponseShellCallCommandAddedEvent>;
+/**
+ * `response.shell_call_command.delta`: A piece of a hosted shell command.
+ * @interface
+ */
 export type ResponseShellCallCommandDeltaEvent = t.TypeOf<typeof ResponseShellCallCommandDeltaEvent>;
+/**
+ * `response.shell_call_command.done`: A hosted shell command is complete.
+ * @interface
+ */
 export type ResponseShellCallCommandDoneEvent = t.TypeOf<typeof ResponseShellCallCommandDoneEvent>;
+/**
+ * `response.shell_call_output_content.delta`: Output (`stdout` / `stderr`) of a hosted shell command.
+ * @interface
+ */
 export type ResponseShellCallOutputContentDeltaEvent = t.TypeOf<typeof ResponseShellCallOutputContentDeltaEvent>;
+/**
+ * `response.shell_call_output_content.done`: A hosted shell command's output is complete.
+ * @interface
+ */
 export type ResponseShellCallOutputContentDoneEvent = t.TypeOf<typeof ResponseShellCallOutputContentDoneEvent>;
+/**
+ * `response.compaction.compacting`: The conversation is being compacted.
+ * @interface
+ */
+export type ResponseCompactionCompactingEvent = t.TypeOf<typeof ResponseCompactionCompactingEvent>;
+/**
+ * `response.audio.delta`: A piece of audio output (base64).
+ * @interface
+ */
 export type ResponseAudioDeltaEvent = t.TypeOf<typeof ResponseAudioDeltaEvent>;
+/**
+ * `response.audio.done`: The audio output is complete.
+ * @interface
+ */
+export type ResponseAudioDoneEvent = t.TypeOf<typeof ResponseAudioDoneEvent>;
+/**
+ * `response.audio.transcript.delta`: A piece of the audio output's transcript.
+ * @interface
+ */
 export type ResponseAudioTranscriptDeltaEvent = t.TypeOf<typeof ResponseAudioTranscriptDeltaEvent>;
+/**
+ * `response.audio.transcript.done`: The audio output's transcript is complete.
+ * @interface
+ */
+export type ResponseAudioTranscriptDoneEvent = t.TypeOf<typeof ResponseAudioTranscriptDoneEvent>;
+/**
+ * `error`: Terminal: an error in the stream; `code`, `message` and `param` at the top (the reference) or under `error` (also seen).
+ * @interface
+ */
 export type ResponseErrorEvent = t.TypeOf<typeof ResponseErrorEvent>;

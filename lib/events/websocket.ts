@@ -32,8 +32,20 @@ export const ResponseInjectClientEvent = struct(
   { type: t.literal('response.inject'), stream_id: streamIdField, response_id: t.string, input: t.array(t.unknown) },
   'response.inject',
 );
+/**
+ * `response.create` (client → server): every `POST /v1/responses` field, plus `stream_id` and `generate: false` warm-up.
+ * @interface
+ */
 export type ResponseCreateClientEvent = t.TypeOf<typeof ResponseCreateClientEvent> & { readonly [key: string]: unknown };
+/**
+ * `response.steer` (client → server): new input for a running response.
+ * @interface
+ */
 export type ResponseSteerClientEvent = t.TypeOf<typeof ResponseSteerClientEvent> & { readonly [key: string]: unknown };
+/**
+ * `response.inject` (client → server): items added to a response's context.
+ * @interface
+ */
 export type ResponseInjectClientEvent = t.TypeOf<typeof ResponseInjectClientEvent> & { readonly [key: string]: unknown };
 export type ResponsesClientEvent = ResponseCreateClientEvent | ResponseSteerClientEvent | ResponseInjectClientEvent;
 
@@ -68,11 +80,35 @@ export const WebSocketErrorEvent = struct(
   'error',
 );
 
+/**
+ * `response.steer.accepted`: a `response.steer` was applied.
+ * @interface
+ */
 export type ResponseSteerAcceptedEvent = t.TypeOf<typeof ResponseSteerAcceptedEvent>;
+/**
+ * `response.steer.pending`: a `response.steer` waits (see `reason`, `required_input`).
+ * @interface
+ */
 export type ResponseSteerPendingEvent = t.TypeOf<typeof ResponseSteerPendingEvent>;
+/**
+ * `response.steer.failed`: a `response.steer` was refused.
+ * @interface
+ */
 export type ResponseSteerFailedEvent = t.TypeOf<typeof ResponseSteerFailedEvent>;
+/**
+ * `response.inject.created`: a `response.inject` was applied.
+ * @interface
+ */
 export type ResponseInjectCreatedEvent = t.TypeOf<typeof ResponseInjectCreatedEvent>;
+/**
+ * `response.inject.failed`: a `response.inject` was refused.
+ * @interface
+ */
 export type ResponseInjectFailedEvent = t.TypeOf<typeof ResponseInjectFailedEvent>;
+/**
+ * `error` over a WebSocket: `{ status, stream_id?, error: { type, code, message, param } }`; the SSE shape (`code`, `message` at the top) is also accepted.
+ * @interface
+ */
 export type WebSocketErrorEvent = t.TypeOf<typeof WebSocketErrorEvent>;
 
 /** Every SSE event may carry the lane's `stream_id` when it comes over a WebSocket. */
