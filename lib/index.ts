@@ -1,4 +1,27 @@
-// openai-rx: streaming transports in, typed events through, operators out.
+/**
+ * Streaming transports in, typed events through, operators out: everything the package offers.
+ *
+ * - Transports: {@link streamResponse}, {@link retrieveResponseStream}, {@link streamChatCompletion},
+ *   {@link connectResponsesSocket} / {@link streamResponseOverSocket} (WebSocket mode), and the decoders
+ *   {@link fromResponsesSSE} / {@link fromChatCompletionsSSE} for a body you already have.
+ * - Events: one type per wire `type` (e.g. {@link ResponseTextDeltaEvent} for `response.output_text.delta`),
+ *   united in {@link ResponseStreamEvent}; each has an io-ts codec of the same name.
+ * - Operators: the same as `openai-rx/operators`.
+ * - Errors: {@link ResponseStreamError}, {@link StreamInterruptedError}, {@link HTTPError}, {@link DecodeError}…
+ *
+ * ```ts
+ * import { streamResponse } from 'openai-rx';
+ * import { ofType } from 'openai-rx/operators';
+ * import { map } from 'rxjs';
+ *
+ * streamResponse({ model: 'gpt-5.4-nano', input: 'Say hello' })
+ *   .pipe(ofType('response.output_text.delta'), map((e) => e.delta))
+ *   .subscribe((text) => process.stdout.write(text));
+ * ```
+ *
+ * @packageDocumentation
+ * @module openai-rx
+ */
 export * from './errors.js';
 export * from './events/items.js';
 export * from './events/response.js';

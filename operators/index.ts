@@ -1,3 +1,14 @@
+/**
+ * Pipeable operators over the typed events: pick events by type ({@link ofType}), grow the text
+ * ({@link outputText}, {@link accumulateText}), collect tool calls ({@link collectToolCalls}), assemble the
+ * response ({@link accumulateResponse}), resume a cut-off stream ({@link resumeFrom}), convert between the
+ * Responses and Chat Completions shapes ({@link toChatChunks}, {@link fromChatChunks}, {@link toResponsesSSE},
+ * {@link toChatSSE}), and share or bound a stream ({@link fanOut}, {@link bufferLimit}, {@link laneMux}).
+ * Browser-safe; `openai-rx` re-exports all of them.
+ *
+ * @packageDocumentation
+ * @module openai-rx/operators
+ */
 export { ofType } from './ofType.js';
 export { resumeFrom, resumeFromCursor, exponentialBackoff, isRetryableError, type ResumeCursor, type ResumeOptions, type Reconnect, type ResumeDelay, type BackoffOptions } from './resumeFrom.js';
 export { toChatChunks, type ToChatChunksOptions } from './toChatChunks.js';
