@@ -18,6 +18,12 @@ export type ChatCompletionCreateParams = { readonly model?: string; readonly mes
 /**
  * `POST {baseURL}/responses` with `stream: true`, as a cold Observable of typed events. Each subscription
  * sends its own request; unsubscribing aborts it.
+ *
+ * ```ts
+ * streamResponse({ model: 'gpt-5.4-nano', input: 'Say hello' }, { idleTimeout: 30_000 })
+ *   .pipe(ofType('response.output_text.delta'), map((e) => e.delta))
+ *   .subscribe((text) => process.stdout.write(text));
+ * ```
  */
 export function streamResponse(body: ResponseCreateParams, config?: ResponsesStreamConfig): Observable<ResponseStreamEvent> {
   return streamOf('POST', '/responses', { ...body, stream: true }, config, (res) => fromResponsesSSE(res, config));
@@ -26,6 +32,13 @@ export function streamResponse(body: ResponseCreateParams, config?: ResponsesStr
 /**
  * `GET {baseURL}/responses/{id}?stream=true&starting_after=N`: the events of a (background) response
  * after sequence number N, without the ones before.
+ *
+ * ```ts
+ * // A background response picked up where a saved cursor left it (see resumeFrom for reconnecting too).
+ * retrieveResponseStream(saved.responseId, { startingAfter: saved.sequenceNumber })
+ *   .pipe(outputText())
+ *   .subscribe((text) => render(text));
+ * ```
  */
 export function retrieveResponseStream(
   responseId: string,
@@ -59,7 +72,16 @@ function checkCursor(after: unknown): InvalidParameterError | undefined {
   return new InvalidParameterError('startingAfter', `${typeof after === 'number' ? String(after) : typeof after} is not a sequence number (an integer ≥ 0)`);
 }
 
-/** `POST {baseURL}/chat/completions` with `stream: true`, as a cold Observable of chunks. */
+/**
+ * `POST {baseURL}/chat/completions` with `stream: true`, as a cold Observable of chunks. Each subscription
+ * sends its own request; unsubscribing aborts it.
+ *
+ * ```ts
+ * streamChatCompletion({ model: 'gpt-5.4-nano', messages: [{ role: 'user', content: 'Say hello' }] })
+ *   .pipe(map((chunk) => chunk.choices[0]?.delta?.content), filter((text) => typeof text === 'string'))
+ *   .subscribe((text) => process.stdout.write(text));
+ * ```
+ */
 export function streamChatCompletion(body: ChatCompletionCreateParams, config?: ChatStreamConfig): Observable<ChatCompletionChunk> {
   return streamOf('POST', '/chat/completions', { ...body, stream: true }, config, (res) => fromChatCompletionsSSE(res, config));
 }
