@@ -120,10 +120,13 @@ function hasPing(ws: WebSocketLike): ws is NodeWebSocketLike {
  * events sent before it opens are queued.
  *
  * ```ts
- * const socket = connectResponsesSocket({ apiKey });
- * socket.response({ model: 'gpt-5.4-nano', input: 'Hi' }).pipe(ofType('response.output_text.delta')).subscribe(…);
- * requests$.pipe(laneMux(socket)).subscribe(…);   // many lanes at once
- * socket.close();
+ * const socket = connectResponsesSocket();   // OPENAI_API_KEY; wss://api.openai.com/v1/responses
+ * socket.response({ model: 'gpt-5.4-nano', input: 'Hi' })
+ *   .pipe(ofType('response.output_text.delta'), map((e) => e.delta), finalize(() => socket.close()))
+ *   .subscribe((text) => process.stdout.write(text));
+ *
+ * // Many requests at once, one lane per `stream_id` (see laneMux):
+ * requests$.pipe(laneMux(socket)).subscribe((e) => console.log(e.stream_id, e.type));
  * ```
  */
 export function connectResponsesSocket(config: ResponsesSocketConfig = {}): ResponsesSocket {
