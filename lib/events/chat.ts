@@ -50,7 +50,18 @@ export const ChatContentThinkingPart = struct(
 );
 /** A part of a type the library does not read (an image, a future type) passes with its `type`. */
 export interface ChatContentOtherPart { readonly type: string; readonly [key: string]: unknown }
-export type ChatContentPart = t.TypeOf<typeof ChatContentTextPart> | t.TypeOf<typeof ChatContentThinkingPart> | ChatContentOtherPart;
+/**
+ * `text`: a text part of a `content` list.
+ * @interface
+ */
+export type ChatContentTextPart = t.TypeOf<typeof ChatContentTextPart>;
+/**
+ * `thinking`: a reasoning part of a `content` list (Mistral).
+ * @interface
+ */
+export type ChatContentThinkingPart = t.TypeOf<typeof ChatContentThinkingPart>;
+/** A part of a chunk's `content` list. */
+export type ChatContentPart = ChatContentTextPart | ChatContentThinkingPart | ChatContentOtherPart;
 export const ChatContentPart = taggedUnion<ChatContentPart>('content_part', tableOf({ text: ChatContentTextPart, thinking: ChatContentThinkingPart }), true);
 
 /** `content`: a string, or a list of typed parts. */
@@ -71,6 +82,11 @@ export const ChatCompletionChunkAudio = struct(
   { id: opt(t.string), data: opt(t.string), transcript: opt(t.string), expires_at: opt(t.number) },
   'audio',
 );
+/**
+ * Audio output in a chunk's `delta.audio`.
+ * @interface
+ */
+export type ChatCompletionChunkAudio = t.TypeOf<typeof ChatCompletionChunkAudio>;
 
 export const ChatCompletionChunkDelta = struct(
   {
