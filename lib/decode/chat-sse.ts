@@ -37,12 +37,23 @@ export function decodeChunk(u: unknown, validate: ValidateMode, index: number): 
  * Decodes a Chat Completions SSE body (`data:` lines ending with `data: [DONE]`) into chunks.
  * A provider's error (`{"error": …}`, also beside chunk fields, or an `event: error` message, whatever its
  * payload) ends the stream with a `ResponseStreamError` carrying its code, message and param.
+ *
+ * ```ts
+ * fromChatCompletionsSSE(await fetch(url, init), { requireDone: false })   // a provider that omits [DONE]
+ *   .subscribe((chunk) => console.log(chunk.choices[0]?.delta?.content));
+ * ```
  */
 export function fromChatCompletionsSSE(source: StreamSource, options: ChatCompletionsSSEOptions = {}): Observable<ChatCompletionChunk> {
   return chatFromText(textOf(source), options);
 }
 
-/** The same decoder as an operator over body chunks (bytes or text); the source completing ends the body. */
+/**
+ * The same decoder as an operator over body chunks (bytes or text); the source completing ends the body.
+ *
+ * ```ts
+ * body$.pipe(decodeChatCompletionsSSE()).subscribe((chunk) => console.log(chunk.choices[0]?.finish_reason));
+ * ```
+ */
 export function decodeChatCompletionsSSE(options: ChatCompletionsSSEOptions = {}): OperatorFunction<Uint8Array | string, ChatCompletionChunk> {
   return (chunks) => chatFromText(textOfChunks(chunks), options);
 }

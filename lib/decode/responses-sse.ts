@@ -23,7 +23,12 @@ export interface ResponsesSSEOptions extends SSELimits, SequenceOptions {
  * terminal event ends it with `StreamInterruptedError`. Duplicated `sequence_number`s are dropped.
  *
  * ```ts
- * fromResponsesSSE(await fetch(url, init)).pipe(ofType('response.output_text.delta'))
+ * fromResponsesSSE(await fetch(url, init))
+ *   .pipe(ofType('response.output_text.delta'), map((e) => e.delta))
+ *   .subscribe((text) => process.stdout.write(text));
+ *
+ * // A captured stream (`curl -N …`, a test fixture) as a string:
+ * fromResponsesSSE(captured).pipe(outputText()).subscribe((text) => render(text));
  * ```
  */
 export function fromResponsesSSE(source: StreamSource, options: ResponsesSSEOptions = {}): Observable<ResponseStreamEvent> {
@@ -38,6 +43,11 @@ export function fromResponsesSSE(source: StreamSource, options: ResponsesSSEOpti
  * chunks:  --a----b---c--|      (a+b+c = "event: response.created\ndata: {…}\n\n…")
  *   decodeResponsesSSE()
  * events:  -------x---(yz|)
+ * ```
+ *
+ * ```ts
+ * // body$: the body's chunks as an Observable (relayed from another process, a Node stream…)
+ * body$.pipe(decodeResponsesSSE(), ofType('response.completed')).subscribe((e) => console.log(e.response.usage));
  * ```
  */
 export function decodeResponsesSSE(options: ResponsesSSEOptions = {}): OperatorFunction<Uint8Array | string, ResponseStreamEvent> {
