@@ -1,7 +1,13 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { lastValueFrom, toArray } from 'rxjs';
+import { fromResponsesSSE } from '../decode/responses-sse.js';
+import { toChatChunks } from '../../operators/toChatChunks.js';
+import { toChatSSE } from '../../operators/toChatSSE.js';
 import { finalResponseOf, parseTranscript, sequenceOf, type ParsedTranscript } from './transcripts.js';
-import { startResponsesWebSocketServer, type ResponsesWebSocketServer, type ResponsesWebSocketServerOptions } from './ws-server.js';
+import {
+  startResponsesWebSocketServer, type ResponsesWebSocketServer, type ResponsesWebSocketServerOptions, type WebSocketResponseFault, type WebSocketResponseRecord,
+} from './ws-server.js';
 
 /**
  * What to do to one request instead of (or part-way through) answering it normally.
@@ -50,6 +56,13 @@ export interface RecordedRequest {
   readonly outcome: CloseOutcome | undefined;
   /** Which TCP connection (index into `connections`) carried it. */
   readonly connection: number;
+  /**
+   * `websocket` for a `response.create` over WebSocket mode (`method` is then `WS`, `body` the client event,
+   * `status` 200, or that of a `status` fault, and `eventsSent` counts frames). Absent means HTTP.
+   */
+  readonly transport?: 'websocket';
+  /** The `stream_id` of a WebSocket request, if it named one. */
+  readonly lane?: string;
 }
 
 export interface RecordedConnection {
@@ -87,9 +100,19 @@ export interface TestServerOptions {
   readonly onClose?: (request: RecordedRequest) => void;
   /**
    * Also speak WebSocket mode at `ws://<host>:<port>/v1/responses` (the loopback WebSocket server, on this
-   * port), so that one `baseURL` serves both transports, as the API does.
+   * port), so that one `baseURL` serves both transports, as the API does. Unless these options say otherwise,
+   * a `response.create` gets the Responses transcript chosen as over HTTP (the handshake's
+   * `x-openai-rx-transcript` header, the `model`, `defaultTranscript`, the first; a generated answer when there
+   * is none), takes its fault from `faults` like an HTTP request, is written with `chunkDelay` between frames,
+   * and is recorded in `requests` (`transport: 'websocket'`) with `onRequest` / `onClose` called.
    */
   readonly webSocket?: Omit<ResponsesWebSocketServerOptions, 'attach'>;
+  /**
+   * `POST /v1/chat/completions` when no Chat Completions transcript is named or exists: the Responses
+   * transcript chosen as for `/v1/responses`, converted with `toChatChunks({ includeUsage: true })` and
+   * `toChatSSE()`. Default `true`; `false` answers 404 instead.
+   */
+  readonly chatFromResponses?: boolean;
 }
 
 export interface TestServer {
@@ -174,15 +197,42 @@ export async function startTestServer(options: TestServerOptions): Promise<TestS
     waiters.delete(r.index);
   };
 
-  const pick = (kind: 'responses' | 'chat', req: IncomingMessage, body: unknown): Loaded | undefined => {
-    const header = req.headers[TRANSCRIPT_HEADER];
+  const pick = (kind: 'responses' | 'chat', headers: IncomingMessage['headers'], body: unknown): Loaded | undefined => {
+    const header = headers[TRANSCRIPT_HEADER];
     const model = typeof body === 'object' && body !== null ? (body as { model?: unknown }).model : undefined;
-    for (const name of [typeof header === 'string' ? header : undefined, typeof model === 'string' ? model : undefined, options.defaultTranscript]) {
-      const t = name === undefined ? undefined : loaded.get(name);
-      if (t && t.parsed.kind === kind) return t;
+    const names = [typeof header === 'string' ? header : undefined, typeof model === 'string' ? model : undefined, options.defaultTranscript];
+    const named = (k: 'responses' | 'chat') => {
+      for (const name of names) {
+        const t = name === undefined ? undefined : loaded.get(name);
+        if (t && t.parsed.kind === k) return t;
+      }
+      return undefined;
+    };
+    const firstOf = (k: 'responses' | 'chat') => [...loaded.values()].find((t) => t.parsed.kind === k);
+    if (kind === 'chat' && options.chatFromResponses !== false) {
+      // A chat transcript the request names, else a Responses one it names (as chat chunks), else the first of either.
+      const t = named('chat') ?? named('responses') ?? firstOf('chat') ?? firstOf('responses');
+      return t?.parsed.kind === 'responses' ? asChat(t) : t;
     }
-    for (const t of loaded.values()) if (t.parsed.kind === kind) return t;
-    return undefined;
+    return named(kind) ?? firstOf(kind);
+  };
+
+  // Responses transcripts as chat chunks, converted once each (a promise until the first chat request needs it).
+  const chatVersions = new Map<string, Loaded>();
+  const pendingChat = new Map<string, Promise<void>>();
+  const asChat = (t: Loaded): Loaded => chatVersions.get(t.name) ?? { name: t.name, parsed: { kind: 'chat', events: [], responseId: undefined } };
+  const convertToChat = (t: Loaded): Promise<void> => {
+    let p = pendingChat.get(t.name);
+    if (!p) {
+      const sse = t.parsed.events.map((e) => e.raw).join('');
+      p = lastValueFrom(fromResponsesSSE(sse, { validate: 'off', errorEvents: 'value' }).pipe(toChatChunks({ includeUsage: true }), toChatSSE({ onError: 'event' }), toArray()))
+        .then((body) => body.join(''), (e: unknown) => `event: error\ndata: ${JSON.stringify({ error: { message: e instanceof Error ? e.message : String(e), type: 'server_error', code: null } })}\n\n`)
+        .then((sseText) => {
+          chatVersions.set(t.name, { name: t.name, parsed: parseTranscript(sseText) });
+        });
+      pendingChat.set(t.name, p);
+    }
+    return p;
   };
 
   const server = createServer((req, res) => {
@@ -288,7 +338,8 @@ export async function startTestServer(options: TestServerOptions): Promise<TestS
     let transcript: Loaded | undefined;
     let events = [] as ParsedTranscript['events'];
     if (route === 'responses.create' || route === 'chat.create') {
-      transcript = pick(route === 'chat.create' ? 'chat' : 'responses', req, body);
+      if (route === 'chat.create' && options.chatFromResponses !== false) await Promise.all([...loaded.values()].filter((t) => t.parsed.kind === 'responses').map(convertToChat));
+      transcript = pick(route === 'chat.create' ? 'chat' : 'responses', req.headers, body);
       if (!transcript) {
         record.status = 404;
         sendError(res, 404, { message: 'No transcript for this request.' });
@@ -401,6 +452,61 @@ export async function startTestServer(options: TestServerOptions): Promise<TestS
     step();
   }
 
+  // WebSocket mode: the same transcripts, faults, pacing and records as HTTP, unless its own options say otherwise.
+  const wsRecords = new Map<number, Mutable<RecordedRequest>>();
+  function webSocketOptions(ws: Omit<ResponsesWebSocketServerOptions, 'attach'>): ResponsesWebSocketServerOptions {
+    const recordOf = (r: WebSocketResponseRecord): Mutable<RecordedRequest> | undefined => wsRecords.get(r.index);
+    return {
+      ...ws,
+      attach: { server, path: '/v1/responses' },
+      ...(ws.chunkDelay === undefined && options.chunkDelay !== undefined ? { chunkDelay: options.chunkDelay } : {}),
+      respond:
+        ws.respond ??
+        ((request, _index, r) => {
+          const t = pick('responses', r.headers, request);
+          const rec = recordOf(r);
+          if (rec && t) rec.transcript = t.name;
+          return t ? t.parsed.events.map((e) => e.raw).join('') : undefined;
+        }),
+      fault: (request, r) => {
+        const rec = recordOf(r);
+        const f: Fault | WebSocketResponseFault | undefined = ws.fault ? ws.fault(request, r) : (script.shift() ?? (rec ? faultFn?.(rec) : undefined));
+        if (rec) {
+          rec.fault = f;
+          if (f?.type === 'status') rec.status = f.status;
+        }
+        return f;
+      },
+      onResponseStart: (r) => {
+        const index = requests.length;
+        const lane = r.lane;
+        const record: Mutable<RecordedRequest> = {
+          index, requestId: `req_test_${index}`, method: 'WS', path: '/v1/responses', query: {}, headers: redact(r.headers), body: r.request,
+          route: 'responses.create', transcript: undefined, fault: undefined, status: 200, eventsSent: 0, bytesSent: 0,
+          openedAt: r.openedAt, closedAt: undefined, outcome: undefined, connection: -1, transport: 'websocket', ...(lane !== undefined ? { lane } : {}),
+        };
+        requests.push(record);
+        wsRecords.set(r.index, record);
+        notify(arrivals, record);
+        options.onRequest?.(record);
+        ws.onResponseStart?.(r);
+      },
+      onResponseEnd: (r) => {
+        const rec = recordOf(r);
+        if (rec) {
+          wsRecords.delete(r.index);
+          rec.eventsSent = r.framesSent;
+          rec.bytesSent = r.bytesSent;
+          rec.closedAt = r.closedAt;
+          rec.outcome = r.outcome;
+          notify(closings, rec);
+          options.onClose?.(rec);
+        }
+        ws.onResponseEnd?.(r);
+      },
+    };
+  }
+
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
@@ -411,7 +517,7 @@ export async function startTestServer(options: TestServerOptions): Promise<TestS
   const port = (server.address() as AddressInfo).port;
   const host = options.host ?? '127.0.0.1';
   const hostInURL = host.includes(':') ? `[${host}]` : host;
-  const webSocket = options.webSocket ? await startResponsesWebSocketServer({ ...options.webSocket, attach: { server, path: '/v1/responses' } }) : undefined;
+  const webSocket = options.webSocket ? await startResponsesWebSocketServer(webSocketOptions(options.webSocket)) : undefined;
 
   const waitFor = (waiters: Map<number, Array<(r: RecordedRequest) => void>>, index: number, ready: (r: RecordedRequest) => boolean) =>
     new Promise<RecordedRequest>((resolve) => {

@@ -65,8 +65,27 @@ export function finalResponseOf(t: ParsedTranscript): Record<string, unknown> | 
   return undefined;
 }
 
-/** Payloads as Responses SSE text (`event:` line equal to `type`, then `data:`). */
-export function responsesTranscript(events: ReadonlyArray<{ readonly type: string }>): string {
+/**
+ * One event of a transcript written inline: any object with a `type` (a typed `ResponseStreamEvent`, or an
+ * object literal with whatever fields the test needs, unknown event types included).
+ */
+export interface TranscriptEventInput {
+  readonly type: string;
+  readonly [field: string]: unknown;
+}
+
+/**
+ * Payloads as Responses SSE text (`event:` line equal to `type`, then `data:`), in the order given and as
+ * given (a `sequence_number` is not added). Accepts inline object literals:
+ *
+ * ```ts
+ * responsesTranscript([
+ *   { type: 'response.created', sequence_number: 0, response: { id: 'resp_1', status: 'in_progress', output: [] } },
+ *   { type: 'response.completed', sequence_number: 1, response: { id: 'resp_1', status: 'completed', output: [] } },
+ * ]);
+ * ```
+ */
+export function responsesTranscript(events: ReadonlyArray<TranscriptEventInput | { readonly type: string }>): string {
   return events.map((e) => `event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`).join('');
 }
 

@@ -18,6 +18,41 @@ export interface WebSocketServerFaults {
   readonly connectionLimitAfterFrames?: number;
 }
 
+/**
+ * What to do to one `response.create` instead of answering it normally (the WebSocket side of `Fault`):
+ * - `drop`: send `afterEvents` frames of the response (or as many whole frames as fit in `afterBytes`), then
+ *   drop the connection without a close frame (the client sees 1006).
+ * - `stall`: send that many frames, then nothing more for this response (the connection stays open).
+ * - `status`: answer with an `error` event carrying `status` and an OpenAI-style `error` object instead.
+ * - `ok`: answer normally.
+ */
+export type WebSocketResponseFault =
+  | { readonly type: 'drop'; readonly afterEvents?: number; readonly afterBytes?: number }
+  | { readonly type: 'stall'; readonly afterEvents?: number; readonly afterBytes?: number }
+  | { readonly type: 'status'; readonly status: number; readonly code?: string | null; readonly message?: string; readonly errorType?: string }
+  | { readonly type: 'ok' };
+
+/** What the server did with one `response.create` (warm-ups included). */
+export interface WebSocketResponseRecord {
+  /** 0-based, in the order the responses started. */
+  readonly index: number;
+  /** Which connection (0-based, in the order they opened). */
+  readonly connection: number;
+  readonly lane: string | undefined;
+  /** The client event as received. */
+  readonly request: Record<string, unknown>;
+  /** The connection's handshake headers (credentials included: redact before logging). */
+  readonly headers: IncomingHttpHeaders;
+  readonly responseId: string;
+  readonly fault: WebSocketResponseFault | undefined;
+  readonly framesSent: number;
+  readonly bytesSent: number;
+  readonly openedAt: number;
+  readonly closedAt: number | undefined;
+  /** `completed` once its last frame went out; otherwise how its connection ended first. */
+  readonly outcome: 'completed' | 'dropped' | 'client-closed' | 'server-closed' | undefined;
+}
+
 export interface ResponsesWebSocketServerOptions {
   /**
    * The answer to each `response.create` (its response id is replaced by a fresh one, and `stream_id` added).
@@ -29,7 +64,15 @@ export interface ResponsesWebSocketServerOptions {
    * invalid UTF-8 byte in it, as a text or binary frame; `loopback_big_frame: "<n>"` pads the first delta to
    * at least n bytes.
    */
-  readonly respond?: ResponsePlan | ((request: Record<string, unknown>, index: number) => ResponsePlan);
+  readonly respond?: ResponsePlan | ((request: Record<string, unknown>, index: number, record: WebSocketResponseRecord) => ResponsePlan | undefined);
+  /** A fault for each `response.create` (not for `generate: false` warm-ups); `undefined` answers normally. */
+  readonly fault?: (request: Record<string, unknown>, record: WebSocketResponseRecord) => WebSocketResponseFault | undefined;
+  /** Milliseconds between the frames of a response. Default 0 (one frame per response per turn of the event loop). */
+  readonly chunkDelay?: number;
+  /** Called as each response starts (before its fault and answer are chosen). */
+  readonly onResponseStart?: (record: WebSocketResponseRecord) => void;
+  /** Called once each started response has sent its last frame, or its connection ended first. */
+  readonly onResponseEnd?: (record: WebSocketResponseRecord) => void;
   /** Responses run at once per connection (the protocol's 16); more are queued server-side and counted. */
   readonly maxInFlight?: number;
   /** Named lanes per connection (the protocol's 32); one more is `websocket_stream_limit_reached`. */
@@ -81,8 +124,13 @@ interface RawFrame {
   readonly binary: boolean;
 }
 
+type MutableRecord = { -readonly [K in keyof WebSocketResponseRecord]: WebSocketResponseRecord[K] };
+
 interface Run {
   id: string;
+  readonly record: MutableRecord;
+  /** Drop the connection once this many frames of the run went out (a `drop` fault). */
+  dropAt: number | undefined;
   readonly lane: string | undefined;
   frames: Array<string | RawFrame>;
   next: number;
@@ -92,6 +140,11 @@ interface Run {
 
 interface Conn {
   readonly ws: WebSocket;
+  readonly index: number;
+  readonly headers: IncomingHttpHeaders;
+  /** The server dropped it on purpose (a fault): its unfinished responses were `dropped`. */
+  droppedByFault: boolean;
+  timer: NodeJS.Timeout | undefined;
   readonly lanes: Map<string, { queue: Array<Record<string, unknown>>; run: Run | undefined; depth: number }>;
   readonly named: Set<string>;
   readonly known: Set<string>;
@@ -169,7 +222,10 @@ export async function startResponsesWebSocketServer(options: ResponsesWebSocketS
   const handshakes: IncomingHttpHeaders[] = [];
   const conns = new Set<Conn>();
   let responses = 0;
+  let started = 0;
+  let connections = 0;
   let closed = false;
+  const delay = Math.max(0, options.chunkDelay ?? 0);
 
   const attach = options.attach;
   const wss = attach
@@ -194,6 +250,7 @@ export async function startResponsesWebSocketServer(options: ResponsesWebSocketS
     counters.frames++;
     if (faults.dropAfterFrames !== undefined && c.frames >= faults.dropAfterFrames) {
       c.dead = true;
+      c.droppedByFault = true;
       c.ws.terminate();
     }
   };
@@ -205,7 +262,7 @@ export async function startResponsesWebSocketServer(options: ResponsesWebSocketS
     send(c, JSON.stringify(e));
   };
 
-  const planOf = (request: Record<string, unknown>, id: string): Array<Record<string, unknown>> => {
+  const planOf = (request: Record<string, unknown>, id: string, record: WebSocketResponseRecord): Array<Record<string, unknown>> => {
     const metadata = (request['metadata'] ?? {}) as Record<string, unknown>;
     const extra = { metadata, previous_response_id: request['previous_response_id'] ?? null };
     if (request['generate'] === false) {
@@ -216,8 +273,8 @@ export async function startResponsesWebSocketServer(options: ResponsesWebSocketS
       ];
     }
     const r = options.respond;
-    if (r === undefined) return textEvents(id, Number(metadata['loopback_deltas'] ?? 5), extra);
-    const plan = typeof r === 'function' ? r(request, responses) : r;
+    const plan = typeof r === 'function' ? r(request, responses, record) : r;
+    if (plan === undefined) return textEvents(id, Number(metadata['loopback_deltas'] ?? 5), extra);
     if (typeof plan !== 'string') return plan.map((e) => ({ ...e }));
     const t = parseTranscript(plan);
     const old = t.responseId;
@@ -230,13 +287,42 @@ export async function startResponsesWebSocketServer(options: ResponsesWebSocketS
 
   const start = (c: Conn, lane: string | undefined, request: Record<string, unknown>): void => {
     const id = `resp_ws${++responses}`;
-    const events = planOf(request, id);
-    const metadata = (request['metadata'] ?? {}) as Record<string, unknown>;
-    const run: Run = {
-      id, lane, next: 0,
-      frames: withFaults(events.map((e) => frame(e, lane)), metadata),
-      holdAt: metadata['loopback_hold'] === 'true' ? Math.min(2, events.length - 1) : undefined,
+    const record: MutableRecord = {
+      index: started++, connection: c.index, lane, request, headers: c.headers, responseId: id, fault: undefined,
+      framesSent: 0, bytesSent: 0, openedAt: Date.now(), closedAt: undefined, outcome: undefined,
     };
+    options.onResponseStart?.(record);
+    const fault = request['generate'] === false ? undefined : options.fault?.(request, record);
+    record.fault = fault;
+    const metadata = (request['metadata'] ?? {}) as Record<string, unknown>;
+    let frames: Array<string | RawFrame>;
+    let holdAt: number | undefined;
+    let dropAt: number | undefined;
+    if (fault?.type === 'status') {
+      const code = fault.code !== undefined ? fault.code : fault.status === 429 ? 'rate_limit_exceeded' : fault.status >= 500 ? 'server_error' : null;
+      counters.errors[code ?? String(fault.status)] = (counters.errors[code ?? String(fault.status)] ?? 0) + 1;
+      const e = { type: 'error', status: fault.status, error: { type: fault.errorType ?? (fault.status >= 500 ? 'server_error' : 'invalid_request_error'), code, message: fault.message ?? `HTTP ${fault.status} (test server fault)`, param: null } };
+      frames = [frame(e, lane)];
+    } else {
+      const events = planOf(request, id, record);
+      frames = withFaults(events.map((e) => frame(e, lane)), metadata);
+      holdAt = metadata['loopback_hold'] === 'true' ? Math.min(2, events.length - 1) : undefined;
+      if (fault?.type === 'drop' || fault?.type === 'stall') {
+        let k = Math.max(0, fault.afterEvents ?? 0);
+        if (fault.afterBytes !== undefined) {
+          let bytes = 0;
+          k = 0;
+          for (const f of frames) {
+            bytes += typeof f === 'string' ? Buffer.byteLength(f) : f.bytes.byteLength;
+            if (bytes > fault.afterBytes) break;
+            k++;
+          }
+        }
+        if (fault.type === 'drop') dropAt = k;
+        else holdAt = Math.min(holdAt ?? Infinity, k);
+      }
+    }
+    const run: Run = { id, lane, next: 0, frames, holdAt, record, dropAt };
     c.lanes.get(lane ?? '')!.run = run;
     c.active.set(id, run);
     c.known.add(id);
@@ -244,7 +330,15 @@ export async function startResponsesWebSocketServer(options: ResponsesWebSocketS
     pump(c);
   };
 
+  const ended = (run: Run, outcome: NonNullable<WebSocketResponseRecord['outcome']>): void => {
+    if (run.record.outcome !== undefined) return;
+    run.record.outcome = outcome;
+    run.record.closedAt = Date.now();
+    options.onResponseEnd?.(run.record);
+  };
+
   const finish = (c: Conn, run: Run): void => {
+    ended(run, 'completed');
     const key = run.lane ?? '';
     const lane = c.lanes.get(key)!;
     lane.run = undefined;
@@ -277,6 +371,12 @@ export async function startResponsesWebSocketServer(options: ResponsesWebSocketS
       }
       for (const run of [...c.active.values()]) {
         if (run.holdAt !== undefined && run.next >= run.holdAt) continue;
+        if (run.dropAt !== undefined && run.next >= run.dropAt) {
+          c.dead = true;
+          c.droppedByFault = true;
+          c.ws.terminate();
+          return;
+        }
         const text = run.frames[run.next++];
         if (text === undefined) continue;
         if (faults.malformedAfterFrames !== undefined && c.frames === faults.malformedAfterFrames) {
@@ -285,10 +385,13 @@ export async function startResponsesWebSocketServer(options: ResponsesWebSocketS
         if (faults.connectionLimitAfterFrames !== undefined && c.frames >= faults.connectionLimitAfterFrames) {
           sendError(c, 'websocket_connection_limit_reached', 'the connection reached its 60-minute limit', undefined);
           c.dead = true;
+          c.droppedByFault = true;
           c.ws.close(1000, 'connection limit reached');
           return;
         }
         send(c, text);
+        run.record.framesSent++;
+        run.record.bytesSent += typeof text === 'string' ? Buffer.byteLength(text) : text.bytes.byteLength;
         if (c.dead) return;
         if (run.next >= run.frames.length) finish(c, run);
       }
@@ -297,7 +400,8 @@ export async function startResponsesWebSocketServer(options: ResponsesWebSocketS
         if (r.holdAt === undefined || r.next < r.holdAt) return pump(c);
       }
     };
-    setImmediate(tick);
+    if (delay > 0) c.timer = setTimeout(tick, delay);
+    else setImmediate(tick);
   };
 
   const onCreate = (c: Conn, request: Record<string, unknown>): void => {
@@ -361,11 +465,13 @@ export async function startResponsesWebSocketServer(options: ResponsesWebSocketS
   wss.on('connection', (ws, req) => {
     counters.connections++;
     handshakes.push(req.headers);
-    const c: Conn = { ws, lanes: new Map(), named: new Set(), known: new Set(), active: new Map(), running: 0, waiting: [], received: 0, frames: 0, pumping: false, dead: false };
+    const c: Conn = { ws, index: connections++, headers: req.headers, droppedByFault: false, timer: undefined, lanes: new Map(), named: new Set(), known: new Set(), active: new Map(), running: 0, waiting: [], received: 0, frames: 0, pumping: false, dead: false };
     conns.add(c);
     ws.on('close', () => {
       c.dead = true;
+      clearTimeout(c.timer);
       conns.delete(c);
+      for (const run of c.active.values()) ended(run, c.droppedByFault ? 'dropped' : closed ? 'server-closed' : 'client-closed');
     });
     ws.on('message', (data, isBinary) => {
       if (isBinary) return;
@@ -393,12 +499,16 @@ export async function startResponsesWebSocketServer(options: ResponsesWebSocketS
     dropAll() {
       for (const c of conns) {
         c.dead = true;
+        c.droppedByFault = true;
         c.ws.terminate();
       }
     },
     async close() {
       closed = true;
-      for (const c of conns) c.ws.terminate();
+      for (const c of conns) {
+        clearTimeout(c.timer);
+        c.ws.terminate();
+      }
       await new Promise<void>((resolve) => wss.close(() => resolve()));
     },
   };
