@@ -72,7 +72,7 @@ function chatDecoder(options: ChatCompletionsSSEOptions): BodyDecoder<ChatComple
   };
   const interrupted = (reason: string) => new StreamInterruptedError(lastId, count > 0 ? count - 1 : undefined, reason);
   return {
-    message(event, data, unterminated, next) {
+    message(event, data, unterminated, out) {
       if (data === '[DONE]') return 'complete';
       let u: unknown;
       try {
@@ -88,7 +88,7 @@ function chatDecoder(options: ChatCompletionsSSEOptions): BodyDecoder<ChatComple
       const chunk = decodeChunk(u, validate, count);
       lastId = chunk.id;
       count++;
-      next(chunk);
+      out.next(chunk);
       return undefined;
     },
     end: (complete) =>

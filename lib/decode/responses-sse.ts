@@ -4,7 +4,7 @@ import { decodeTyped, type ValidateMode } from '../events/decode.js';
 import { responseEventTable, type ResponseStreamEvent } from '../events/responses.js';
 import type { SSELimits } from '../sse/scanner.js';
 import { textOf, textOfChunks, type BodyEnd, type StreamSource } from '../sse/source.js';
-import { decodeBody, isConnectionFailure, type BodyDecoder } from './body.js';
+import { decodeBody, isConnectionFailure, type BodyDecoder, type ValueSink } from './body.js';
 import { NOT_JSON, providerError } from './provider-error.js';
 import { ResponseStreamTracker, type SequenceOptions } from './tracker.js';
 
@@ -59,34 +59,50 @@ function responsesFromText(text: Observable<string | BodyEnd>, options: Response
 }
 
 function responsesDecoder(options: ResponsesSSEOptions): BodyDecoder<ResponseStreamEvent> {
-  const validate = options.validate ?? 'strict';
-  const tracker = new ResponseStreamTracker(options);
-  return {
-    message(name, data, unterminated, next) {
-      if (data === '[DONE]') return tracker.interrupted('the stream sent [DONE] before a terminal event'); // some proxies add it
-      let u: unknown;
-      try {
-        u = JSON.parse(data);
-      } catch {
-        if (unterminated) throw tracker.interrupted('the stream ended inside an event');
-        u = NOT_JSON;
-      }
-      let event: ResponseStreamEvent;
-      try {
-        if (u === NOT_JSON) throw malformedJSON(data, name);
-        event = decodeTyped(u, responseEventTable, validate, name) as ResponseStreamEvent;
-      } catch (e) {
-        // Not a valid event: a provider's error report in one of its own shapes ends the stream as an `error` event.
-        const report = e instanceof DecodeError ? providerError(name, u, data) : undefined;
-        if (report === undefined) throw e;
-        event = report as ResponseStreamEvent;
-      }
-      if (!tracker.admit(event)) return undefined;
-      next(event);
-      return tracker.terminal(event);
-    },
-    end: (complete) => tracker.interrupted(complete ? undefined : 'the stream ended inside a UTF-8 character'),
-    // A broken connection mid-body is an interruption: resumable from the last sequence number.
-    broken: (e) => (isConnectionFailure(e) ? tracker.interrupted(`the connection broke (${e instanceof Error ? e.message : 'unknown'})`) : (e as Error)),
-  };
+  return new ResponsesDecoder(options.validate ?? 'strict', new ResponseStreamTracker(options));
 }
+
+/** A class (not closures per stream) so that its optimised code survives a full GC between streams. */
+class ResponsesDecoder implements BodyDecoder<ResponseStreamEvent> {
+  constructor(
+    private readonly validate: ValidateMode,
+    private readonly tracker: ResponseStreamTracker,
+  ) {}
+
+  message(name: string | undefined, data: string, unterminated: boolean, out: ValueSink<ResponseStreamEvent>): 'complete' | Error | undefined {
+    const tracker = this.tracker;
+    if (data === '[DONE]') return tracker.interrupted('the stream sent [DONE] before a terminal event'); // some proxies add it
+    let u: unknown;
+    try {
+      u = JSON.parse(data);
+    } catch {
+      if (unterminated) throw tracker.interrupted('the stream ended inside an event');
+      u = NOT_JSON;
+    }
+    let event: ResponseStreamEvent;
+    try {
+      if (u === NOT_JSON) throw malformedJSON(data, name);
+      event = decodeTyped(u, responseEventTable, this.validate, name) as ResponseStreamEvent;
+    } catch (e) {
+      // Not a valid event: a provider's error report in one of its own shapes ends the stream as an `error` event.
+      const report = e instanceof DecodeError ? providerError(name, u, data) : undefined;
+      if (report === undefined) throw e;
+      event = report as ResponseStreamEvent;
+    }
+    if (!tracker.admit(event)) return undefined;
+    out.next(event);
+    return tracker.terminal(event);
+  }
+
+  end(complete: boolean): 'complete' | Error {
+    return this.tracker.interrupted(complete ? undefined : 'the stream ended inside a UTF-8 character');
+  }
+
+  // A broken connection mid-body is an interruption: resumable from the last sequence number.
+  broken(e: unknown): Error {
+    return isConnectionFailure(e) ? this.tracker.interrupted(`the connection broke (${e instanceof Error ? e.message : 'unknown'})`) : (e as Error);
+  }
+}
+
+/** @internal One decoder kept for the life of the module, so that its hidden class survives a full GC (see SSEScannerCore). */
+export const responsesDecoderShape = responsesDecoder({});

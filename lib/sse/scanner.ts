@@ -53,135 +53,174 @@ function classify(head: string, whole: boolean): Line {
   return Line.Dropped;
 }
 
+/** What the scanner hands each message to (the decoders implement it; `createSSEScanner` wraps a function). */
+export interface SSEMessageSink {
+  onMessage(event: string | undefined, data: string, unterminated: boolean): void;
+}
+
 /**
  * Text → SSE messages, by the WHATWG rules (CR, LF and CRLF line ends; comments; multi-line data), with
  * the explicit limits a network edge needs. A CR that ends a chunk ends its line at once (a CR-only
  * server's last event is not held back waiting for a possible LF); an LF starting the next chunk is then
  * the second half of that CRLF. Lines that cannot matter (comments, unknown fields) are never buffered.
+ *
+ * A class rather than closures made per stream: the optimised code of its methods belongs to functions that
+ * live as long as the module, so it survives a full GC between streams (the code of a closure dies with the
+ * closures of its last stream, and each new stream then runs unoptimised until V8 compiles it again).
  */
-export function createSSEScanner(onMessage: SSEMessageHandler, limits: SSELimits = {}): SSEScanner {
-  const maxLine = limits.maxLineLength ?? DEFAULT_MAX_LINE_LENGTH;
-  const maxEvent = limits.maxEventSize ?? DEFAULT_MAX_EVENT_SIZE;
+export class SSEScannerCore implements SSEScanner {
   // The line being read: its fragments (only for kept or undecided lines), their length, its full length.
-  let parts: string[] = [];
-  let partsLength = 0;
-  let lineLength = 0;
-  let kind: Line = Line.Undecided;
+  private parts: string[] = [];
+  private partsLength = 0;
+  private lineLength = 0;
+  private kind: Line = Line.Undecided;
   // The message being read.
-  let data = '';
-  let hasData = false;
-  let event: string | undefined;
-  let afterCR = false;
-  let ending = false;
-  let started = false;
+  private data = '';
+  private hasData = false;
+  private event: string | undefined = undefined;
+  private afterCR = false;
+  private ending = false;
+  private started = false;
+  private readonly maxLine: number;
+  private readonly maxEvent: number;
 
-  const dispatch = (): void => {
-    const name = event;
-    event = undefined;
-    if (!hasData) return;
-    const d = data;
-    data = '';
-    hasData = false;
-    onMessage(name, d, ending);
-  };
+  constructor(
+    private readonly sink: SSEMessageSink,
+    limits: SSELimits = {},
+  ) {
+    this.maxLine = limits.maxLineLength ?? DEFAULT_MAX_LINE_LENGTH;
+    this.maxEvent = limits.maxEventSize ?? DEFAULT_MAX_EVENT_SIZE;
+  }
 
-  const addData = (value: string): void => {
-    data = hasData ? `${data}\n${value}` : value;
-    hasData = true;
-    if (data.length > maxEvent) throw new LimitExceededError('maxEventSize', maxEvent);
-  };
+  private dispatch(): void {
+    const name = this.event;
+    this.event = undefined;
+    if (!this.hasData) return;
+    const d = this.data;
+    this.data = '';
+    this.hasData = false;
+    this.sink.onMessage(name, d, this.ending);
+  }
+
+  private addData(value: string): void {
+    const data = this.hasData ? `${this.data}\n${value}` : value;
+    this.data = data;
+    this.hasData = true;
+    if (data.length > this.maxEvent) throw new LimitExceededError('maxEventSize', this.maxEvent);
+  }
 
   /** One complete line (terminator removed). */
-  const line = (s: string): void => {
-    if (s.length === 0) return dispatch();
+  private line(s: string): void {
+    if (s.length === 0) return this.dispatch();
     const c = s.charCodeAt(0);
     if (c === COLON) return;
     // The usual lines first, without looking for the colon.
-    if (s.startsWith('data:')) return addData(s.charCodeAt(5) === SPACE ? s.slice(6) : s.slice(5));
+    if (s.startsWith('data:')) return this.addData(s.charCodeAt(5) === SPACE ? s.slice(6) : s.slice(5));
     if (s.startsWith('event:')) {
-      event = (s.charCodeAt(6) === SPACE ? s.slice(7) : s.slice(6)) || undefined;
+      this.event = (s.charCodeAt(6) === SPACE ? s.slice(7) : s.slice(6)) || undefined;
       return;
     }
     const colon = s.indexOf(':');
     const name = colon === -1 ? s : s.slice(0, colon);
     // `data` / `event` with no colon: the field with an empty value.
-    if (name === 'data') addData('');
-    else if (name === 'event') event = undefined;
-  };
+    if (name === 'data') this.addData('');
+    else if (name === 'event') this.event = undefined;
+  }
 
   /** The end of the line being read, whose last piece is `text[from, to)`. */
-  const endLine = (text: string, from: number, to: number): void => {
-    const pending = kind;
-    const length = lineLength + (to - from);
-    lineLength = 0;
-    kind = Line.Undecided;
-    if (length > maxLine) throw new LimitExceededError('maxLineLength', maxLine);
+  private endLine(text: string, from: number, to: number): void {
+    const pending = this.kind;
+    const length = this.lineLength + (to - from);
+    this.lineLength = 0;
+    this.kind = Line.Undecided;
+    if (length > this.maxLine) throw new LimitExceededError('maxLineLength', this.maxLine);
     if (pending === Line.Dropped) return;
-    if (parts.length === 0) return line(text.slice(from, to));
+    const parts = this.parts;
+    if (parts.length === 0) return this.line(text.slice(from, to));
     parts.push(text.slice(from, to));
     const s = parts.join('');
-    parts = [];
-    partsLength = 0;
-    line(s);
-  };
+    this.parts = [];
+    this.partsLength = 0;
+    this.line(s);
+  }
 
   /** A piece of a line whose end has not arrived yet. */
-  const holdTail = (tail: string): void => {
-    lineLength += tail.length;
-    if (lineLength > maxLine) throw new LimitExceededError('maxLineLength', maxLine);
-    if (kind === Line.Dropped) return;
-    parts.push(tail);
-    partsLength += tail.length;
-    if (kind === Line.Undecided) {
-      const head = parts.length === 1 ? tail.slice(0, 6) : parts.join('').slice(0, 6);
-      kind = classify(head, head.length === partsLength);
-      if (kind === Line.Dropped) {
-        parts = [];
-        partsLength = 0;
+  private holdTail(tail: string): void {
+    this.lineLength += tail.length;
+    if (this.lineLength > this.maxLine) throw new LimitExceededError('maxLineLength', this.maxLine);
+    if (this.kind === Line.Dropped) return;
+    this.parts.push(tail);
+    this.partsLength += tail.length;
+    if (this.kind === Line.Undecided) {
+      const head = this.parts.length === 1 ? tail.slice(0, 6) : this.parts.join('').slice(0, 6);
+      this.kind = classify(head, head.length === this.partsLength);
+      if (this.kind === Line.Dropped) {
+        this.parts = [];
+        this.partsLength = 0;
         return;
       }
     }
     // A data line still arriving counts towards the event it belongs to.
-    if (kind === Line.Kept && data.length + partsLength > maxEvent + 6) throw new LimitExceededError('maxEventSize', maxEvent);
-  };
+    if (this.kind === Line.Kept && this.data.length + this.partsLength > this.maxEvent + 6) throw new LimitExceededError('maxEventSize', this.maxEvent);
+  }
 
-  return {
-    feed(text) {
-      const len = text.length;
-      if (len === 0) return;
-      let pos = 0;
-      if (!started) {
-        started = true;
-        // Exactly one BOM, and only at the very start (WHATWG): a second one is data.
-        if (text.charCodeAt(0) === 0xfeff) pos = 1;
+  feed(text: string): void {
+    const len = text.length;
+    if (len === 0) return;
+    let pos = 0;
+    if (!this.started) {
+      this.started = true;
+      // Exactly one BOM, and only at the very start (WHATWG): a second one is data.
+      if (text.charCodeAt(0) === 0xfeff) pos = 1;
+    }
+    if (this.afterCR) {
+      this.afterCR = false;
+      if (text.charCodeAt(pos) === LF) pos++;
+    }
+    let lf = text.indexOf('\n', pos);
+    let cr = text.indexOf('\r', pos);
+    while (pos < len) {
+      if (lf !== -1 && lf < pos) lf = text.indexOf('\n', pos);
+      if (cr !== -1 && cr < pos) cr = text.indexOf('\r', pos);
+      const end = cr === -1 ? lf : lf === -1 ? cr : Math.min(lf, cr);
+      if (end === -1) {
+        this.holdTail(pos === 0 ? text : text.slice(pos));
+        return;
       }
-      if (afterCR) {
-        afterCR = false;
-        if (text.charCodeAt(pos) === LF) pos++;
+      this.endLine(text, pos, end);
+      pos = end + 1;
+      if (end === cr) {
+        if (pos === len) this.afterCR = true;
+        else if (text.charCodeAt(pos) === LF) pos++;
       }
-      let lf = text.indexOf('\n', pos);
-      let cr = text.indexOf('\r', pos);
-      while (pos < len) {
-        if (lf !== -1 && lf < pos) lf = text.indexOf('\n', pos);
-        if (cr !== -1 && cr < pos) cr = text.indexOf('\r', pos);
-        const end = cr === -1 ? lf : lf === -1 ? cr : Math.min(lf, cr);
-        if (end === -1) {
-          holdTail(pos === 0 ? text : text.slice(pos));
-          return;
-        }
-        endLine(text, pos, end);
-        pos = end + 1;
-        if (end === cr) {
-          if (pos === len) afterCR = true;
-          else if (text.charCodeAt(pos) === LF) pos++;
-        }
-      }
-    },
-    end() {
-      // A final line and event without their line ends are still a line and an event.
-      ending = true;
-      if (lineLength > 0) endLine('', 0, 0);
-      dispatch();
-    },
-  };
+    }
+  }
+
+  end(): void {
+    // A final line and event without their line ends are still a line and an event.
+    this.ending = true;
+    if (this.lineLength > 0) this.endLine('', 0, 0);
+    this.dispatch();
+  }
 }
+
+/** A message handler function as a sink (called without a `this`, as before). */
+class FunctionSink implements SSEMessageSink {
+  constructor(private readonly handler: SSEMessageHandler) {}
+  onMessage(event: string | undefined, data: string, unterminated: boolean): void {
+    const handler = this.handler;
+    handler(event, data, unterminated);
+  }
+}
+
+/** An SSE scanner calling `onMessage` for each message (its `feed` and `end` may be called detached). */
+export function createSSEScanner(onMessage: SSEMessageHandler, limits: SSELimits = {}): SSEScanner {
+  const scanner = new SSEScannerCore(new FunctionSink(onMessage), limits);
+  return { feed: (text) => scanner.feed(text), end: () => scanner.end() };
+}
+
+// One scanner kept for the life of the module: its hidden class (map) then survives a full GC when no stream
+// is open, and so does the optimised code that checks for it (V8 drops code whose embedded maps are collected).
+/** @internal */
+export const scannerShape = new SSEScannerCore(new FunctionSink(() => undefined));
+scannerShape.feed('data: x\n\n');

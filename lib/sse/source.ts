@@ -121,42 +121,70 @@ function pump(
   utf8: Utf8,
   sink: Sink,
 ): () => void {
-  let done = false;
-  const step = (): void => {
-    read().then(
-      (r) => {
-        if (sink.closed) return;
-        if (r.done) {
-          done = true;
-          sink.next({ complete: utf8.flush() });
-          sink.complete();
-          return;
-        }
-        try {
-          const s = utf8.text(r.value);
-          if (s.length > 0) sink.next(s);
-        } catch (e) {
-          sink.error(e);
-          return;
-        }
-        if (!sink.closed) step();
-      },
-      (e: unknown) => {
-        done = true;
-        if (!sink.closed) sink.error(toNetworkError(e));
-      },
-    );
-  };
-  step();
-  return () => {
-    if (done) return;
-    done = true;
+  const p = new Pump(read, cancel, utf8, sink);
+  p.step();
+  return () => p.teardown();
+}
+
+/**
+ * One body being read. A class rather than closures made per stream, so that the optimised code of the
+ * per-chunk path belongs to functions that live as long as the module and survives a full GC between
+ * streams (see SSEScannerCore); the two callbacks only forward to its methods.
+ */
+class Pump {
+  private done = false;
+  private readonly onValue: (r: IteratorResult<Uint8Array | string>) => void;
+  private readonly onFailure: (e: unknown) => void;
+
+  constructor(
+    private readonly read: () => Promise<IteratorResult<Uint8Array | string>>,
+    private readonly cancel: () => unknown,
+    private readonly utf8: Utf8,
+    private readonly sink: Sink,
+  ) {
+    this.onValue = (r) => this.value(r);
+    this.onFailure = (e) => this.failure(e);
+  }
+
+  step(): void {
+    const read = this.read;
+    read().then(this.onValue, this.onFailure);
+  }
+
+  private value(r: IteratorResult<Uint8Array | string>): void {
+    const sink = this.sink;
+    if (sink.closed) return;
+    if (r.done) {
+      this.done = true;
+      sink.next({ complete: this.utf8.flush() });
+      sink.complete();
+      return;
+    }
     try {
+      const s = this.utf8.text(r.value);
+      if (s.length > 0) sink.next(s);
+    } catch (e) {
+      sink.error(e);
+      return;
+    }
+    if (!sink.closed) this.step();
+  }
+
+  private failure(e: unknown): void {
+    this.done = true;
+    if (!this.sink.closed) this.sink.error(toNetworkError(e));
+  }
+
+  teardown(): void {
+    if (this.done) return;
+    this.done = true;
+    try {
+      const cancel = this.cancel;
       Promise.resolve(cancel()).catch(() => undefined);
     } catch {
       // a reader that cannot cancel is released with the subscription anyway
     }
-  };
+  }
 }
 
 /** A read failure as a NetworkError. Only the error's name is kept: messages can quote URLs or headers. */
@@ -189,3 +217,11 @@ export function textOfChunks(chunks: Observable<Uint8Array | string>): Observabl
     });
   });
 }
+
+/** @internal A reader kept for the life of the module, so that its hidden class (and Utf8's) survives a full GC. */
+export const pumpShape: unknown = new Pump(
+  () => Promise.resolve({ done: true, value: undefined }),
+  () => undefined,
+  new Utf8(),
+  { next: () => undefined, error: () => undefined, complete: () => undefined, closed: true },
+);
