@@ -1,0 +1,85 @@
+// The ```ts examples in the transports' doc comments, verbatim, so that `npm run typecheck` compiles them:
+// test/docs/doc-examples.spec.ts fails when a doc comment's example is not here word for word.
+// Never run: the free identifiers (url, init, saved, render, …) stand for the reader's own code.
+import { filter, finalize, map, type Observable } from 'rxjs';
+import {
+  connectResponsesSocket, decodeChatCompletionsSSE, decodeResponsesSSE, fromChatCompletionsSSE, fromResponsesSSE, laneMux, ofType,
+  outputText, retrieveResponseStream, streamChatCompletion, streamResponse, streamResponseOverSocket,
+  type ResponsesClientEvent, type ResumeCursor,
+} from '../../lib/index.js';
+
+declare const url: string;
+declare const init: RequestInit;
+declare const saved: ResumeCursor;
+declare const captured: string;
+declare const body$: Observable<Uint8Array>;
+declare const requests$: Observable<ResponsesClientEvent>;
+declare function render(text: string): void;
+
+// lib/http/transports.ts
+{
+streamResponse({ model: 'gpt-5.4-nano', input: 'Say hello' }, { idleTimeout: 30_000 })
+  .pipe(ofType('response.output_text.delta'), map((e) => e.delta))
+  .subscribe((text) => process.stdout.write(text));
+}
+
+// lib/http/transports.ts
+{
+// A background response picked up where a saved cursor left it (see resumeFrom for reconnecting too).
+retrieveResponseStream(saved.responseId, { startingAfter: saved.sequenceNumber })
+  .pipe(outputText())
+  .subscribe((text) => render(text));
+}
+
+// lib/http/transports.ts
+{
+streamChatCompletion({ model: 'gpt-5.4-nano', messages: [{ role: 'user', content: 'Say hello' }] })
+  .pipe(map((chunk) => chunk.choices[0]?.delta?.content), filter((text) => typeof text === 'string'))
+  .subscribe((text) => process.stdout.write(text));
+}
+
+// lib/decode/responses-sse.ts
+{
+fromResponsesSSE(await fetch(url, init))
+  .pipe(ofType('response.output_text.delta'), map((e) => e.delta))
+  .subscribe((text) => process.stdout.write(text));
+
+// A captured stream (`curl -N …`, a test fixture) as a string:
+fromResponsesSSE(captured).pipe(outputText()).subscribe((text) => render(text));
+}
+
+// lib/decode/responses-sse.ts
+{
+// body$: the body's chunks as an Observable (relayed from another process, a Node stream…)
+body$.pipe(decodeResponsesSSE(), ofType('response.completed')).subscribe((e) => console.log(e.response.usage));
+}
+
+// lib/decode/chat-sse.ts
+{
+fromChatCompletionsSSE(await fetch(url, init), { requireDone: false })   // a provider that omits [DONE]
+  .subscribe((chunk) => console.log(chunk.choices[0]?.delta?.content));
+}
+
+// lib/decode/chat-sse.ts
+{
+body$.pipe(decodeChatCompletionsSSE()).subscribe((chunk) => console.log(chunk.choices[0]?.finish_reason));
+}
+
+// lib/ws/socket.ts
+{
+const socket = connectResponsesSocket();   // OPENAI_API_KEY; wss://api.openai.com/v1/responses
+socket.response({ model: 'gpt-5.4-nano', input: 'Hi' })
+  .pipe(ofType('response.output_text.delta'), map((e) => e.delta), finalize(() => socket.close()))
+  .subscribe((text) => process.stdout.write(text));
+
+// Many requests at once, one lane per `stream_id` (see laneMux):
+requests$.pipe(laneMux(socket)).subscribe((e) => console.log(e.stream_id, e.type));
+}
+
+// lib/ws/response.ts
+{
+const socket = connectResponsesSocket();
+streamResponseOverSocket(socket, { model: 'gpt-5.4-nano', input: 'Hi' })
+  .pipe(ofType('response.output_text.delta'), map((e) => e.delta))
+  .subscribe();
+}
