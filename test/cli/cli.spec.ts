@@ -108,11 +108,12 @@ describe('openai-rx demo', () => {
     await expect(run(['demo', '--bogus'], io().io)).rejects.toMatchObject({ exitCode: 2 });
   });
 
-  test('an unknown command is an error; no command prints the usage', async () => {
-    await expect(run(['frobnicate'], io().io)).rejects.toThrow(/unknown command "frobnicate"/);
+  test('an unknown command is a usage error (2); no command prints the usage on stderr (2)', async () => {
+    await expect(run(['frobnicate'], io().io)).rejects.toMatchObject({ message: expect.stringMatching(/unknown command "frobnicate"/), exitCode: 2 });
     const h = io();
     expect(await run([], h.io)).toBe(2);
-    expect(h.out()).toMatch(/^usage: openai-rx/);
+    expect(h.err()).toMatch(/^usage: openai-rx/);
+    expect(h.out()).toBe('');
   });
 });
 
@@ -134,11 +135,16 @@ describe('openai-rx replay', () => {
     const h = io();
     expect(await run(['replay', '--json', join(FIXTURES, 'plain-text.sse')], h.io)).toBe(0);
     const s = JSON.parse(h.out());
-    expect(s.text).toBe(finalText(sse));
-    expect(s.status).toBe('completed');
-    expect(s.events).toBe(parseTranscript(sse).events.length);
-    expect(s.eventTypes.reduce((a: number, t: { count: number }) => a + t.count, 0)).toBe(s.events);
-    expect(s.error).toBeUndefined();
+    expect(s.responses).toHaveLength(1);
+    const r = s.responses[0];
+    expect(r.text).toBe(finalText(sse));
+    expect(r.status).toBe('completed');
+    expect(r.events).toBe(parseTranscript(sse).events.length);
+    expect(s.events).toBe(r.events);
+    expect(r.eventTypes.reduce((a: number, t: { count: number }) => a + t.count, 0)).toBe(r.events);
+    expect(r.error).toBeNull();
+    expect(r.broken).toBeNull();
+    expect(s.broken).toBeNull();
   });
 
   test('reads JSON lines from standard input with -', async () => {
@@ -148,7 +154,7 @@ describe('openai-rx replay', () => {
     expect(await run(['replay', '-', '--json'], h.io)).toBe(0);
     const s = JSON.parse(h.out());
     expect(s.format).toBe('jsonl');
-    expect(s.text).toBe(finalText(sse));
+    expect(s.responses[0].text).toBe(finalText(sse));
   });
 
   test('--to chat prints a Chat Completions SSE body of the same text', async () => {
@@ -166,10 +172,10 @@ describe('openai-rx replay', () => {
     const s = JSON.parse(h.out());
     expect(s.kind).toBe('chat');
     const chunks = await lastValueFrom(fromChatCompletionsSSE(readFileSync(join(FIXTURES, 'chat-text.sse'), 'utf8')).pipe(toArray()));
-    expect(s.text).toBe(chunks.map((c) => c.choices[0]?.delta?.content ?? '').join(''));
+    expect(s.responses[0].text).toBe(chunks.map((c) => c.choices[0]?.delta?.content ?? '').join(''));
   });
 
-  test('a missing file, a malformed line and a cut-off capture are one-line errors', async () => {
+  test('a missing file, a malformed line and a capture that stops early are one-line errors (exit 1)', async () => {
     await expect(run(['replay', join(tmp, 'nope.sse')], io().io)).rejects.toThrow(`${join(tmp, 'nope.sse')}: no such file`);
     const broken = write('broken.sse', 'event: response.created\ndata: {"type":"response.created"\n\n');
     await expect(run(['replay', broken], io().io)).rejects.toThrow(new RegExp(`^${broken.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:2: not valid JSON`));
@@ -179,14 +185,17 @@ describe('openai-rx replay', () => {
     const cut = write('cut.sse', parseTranscript(sse).events.slice(0, 6).map((e) => e.raw).join(''));
     const h = io();
     expect(await run(['replay', cut], h.io)).toBe(1);
-    expect(h.err()).toMatch(/^openai-rx: .*cut\.sse: the capture ends before a terminal event \(last sequence_number 5\)\n$/);
+    expect(h.err()).toMatch(/^openai-rx: .*cut\.sse: the capture ends before the response finished \(no terminal event; last sequence_number 5\)\n$/);
     expect(h.out()).toContain('Events');
     await expect(run(['replay'], io().io)).rejects.toMatchObject({ exitCode: 2 });
   });
 
-  test('an event that fails its schema names the line it is on', async () => {
-    const bad = write('schema.jsonl', '{"type":"response.output_text.delta","sequence_number":0,"delta":5}\n');
-    await expect(run(['replay', bad], io().io)).rejects.toThrow(/schema\.jsonl:1: .*response\.output_text\.delta/);
+  test('an event that fails its schema names the line it is on (exit 1), after showing what came before', async () => {
+    const bad = write('schema.jsonl', '{"type":"response.created","sequence_number":0,"response":{"id":"resp_1","object":"response","created_at":1,"status":"in_progress","model":"m","output":[]}}\n{"type":"response.output_text.delta","sequence_number":1,"delta":5}\n');
+    const h = io();
+    expect(await run(['replay', bad], h.io)).toBe(1);
+    expect(h.err()).toMatch(/^openai-rx: .*schema\.jsonl:2: .*response\.output_text\.delta.*\n$/);
+    expect(h.out()).toMatch(/response\.created +1 +0/);
   });
 });
 
@@ -259,7 +268,7 @@ describe('openai-rx serve', () => {
       blocker.close();
     }
     await expect(run(['serve', join(tmp, 'missing.sse')], io().io)).rejects.toThrow(`${join(tmp, 'missing.sse')}: no such file or folder`);
-    await expect(run(['serve', '--port', 'eighty'], io().io)).rejects.toThrow('--port needs a non-negative integer, got "eighty"');
+    await expect(run(['serve', '--port', 'eighty'], io().io)).rejects.toMatchObject({ message: '--port needs a whole number from 0 to 65535 (0 picks a free port), got "eighty"', exitCode: 2 });
   });
 });
 
