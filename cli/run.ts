@@ -35,7 +35,8 @@ exit status:
      and in --json as "error"); a closed pipe (| head) also ends with 0
   1  the work failed: a file that cannot be read, or a broken capture (malformed or invalid
      line, cut in the middle of a line, or ending before its response finished)
-  2  usage: an unknown command or option, a missing or invalid value (e.g. --port -1)
+  2  usage: an unknown command or option, a missing or invalid value (--port -1, --chunk-size 0),
+     or --live without OPENAI_API_KEY
 `;
 
 /** The exit codes, as the help states them. */

@@ -1,8 +1,8 @@
 // `openai-rx serve`: the loopback server as a standalone fake provider, until Ctrl-C.
 import { readdir, stat } from 'node:fs/promises';
 import { basename, extname, join } from 'node:path';
-import { parseTranscript, startTestServer, type Fault, type RecordedRequest } from '../lib/testing/index.js';
-import { CLIError, parse } from './args.js';
+import { startTestServer, type Fault, type RecordedRequest } from '../lib/testing/index.js';
+import { CLIError, parse, usage } from './args.js';
 import type { IO } from './run.js';
 import { parseCapture, readCapture } from './replay.js';
 import { formatBytes, outFor, paint } from './style.js';
@@ -36,31 +36,22 @@ export async function loadTranscripts(paths: readonly string[]): Promise<Record<
   return out;
 }
 
-/** WebSocket `response.create`s get the Responses transcript their `model` names, else the first (as over HTTP); with none, a generated answer. */
-function wsAnswers(transcripts: Record<string, string>): ((request: Record<string, unknown>) => string) | undefined {
-  const responses = new Map(Object.entries(transcripts).filter(([, sse]) => parseTranscript(sse).kind === 'responses'));
-  const first = responses.values().next().value;
-  if (first === undefined) return undefined;
-  return (request) => responses.get(String(request['model'])) ?? first;
-}
-
 function statuses(v: string | undefined): number[] {
   if (v === undefined) return [];
   return v.split(',').map((s) => {
     const n = Number(s.trim());
-    if (!Number.isInteger(n) || n < 400 || n > 599) throw new CLIError(`--status takes HTTP error codes (400-599), got ${JSON.stringify(s)}`, 2);
+    if (!/^\s*\d+\s*$/.test(s) || n < 400 || n > 599) throw usage(`--status takes HTTP error codes (400-599), got ${JSON.stringify(s)}`);
     return n;
   });
 }
 
 export async function runServe(argv: readonly string[], io: ServeIO): Promise<number> {
   const a = parse(argv, { port: 'string', host: 'string', 'drop-after': 'string', 'chunk-size': 'string', delay: 'string', status: 'string', ws: 'boolean' }, Infinity);
-  const port = a.flags.port === undefined ? 4010 : a.int('port');
-  if (port > 65535) throw new CLIError(`--port must be at most 65535, got ${port}`, 2);
+  const port = a.flags.port === undefined ? 4010 : a.int('port', { max: 65535, what: '0 picks a free port' });
   const host = typeof a.flags.host === 'string' ? a.flags.host : '127.0.0.1';
-  const dropAfter = a.flags['drop-after'] === undefined ? undefined : a.int('drop-after');
-  const chunkSize = a.flags['chunk-size'] === undefined ? undefined : a.int('chunk-size');
-  const delay = a.flags.delay === undefined ? undefined : a.int('delay');
+  const dropAfter = a.flags['drop-after'] === undefined ? undefined : a.int('drop-after', { what: 'events before the cut' });
+  const chunkSize = a.flags['chunk-size'] === undefined ? undefined : a.int('chunk-size', { min: 1, what: 'bytes per write' });
+  const delay = a.flags.delay === undefined ? undefined : a.int('delay', { max: 60_000, what: 'milliseconds between writes' });
   const queued = statuses(typeof a.flags.status === 'string' ? a.flags.status : undefined);
   const transcripts = a.positionals.length > 0 ? await loadTranscripts(a.positionals) : embeddedTranscripts();
 
@@ -69,7 +60,8 @@ export async function runServe(argv: readonly string[], io: ServeIO): Promise<nu
   const faults = (r: RecordedRequest): Fault | undefined => {
     const status = queued.shift();
     if (status !== undefined) return { type: 'status', status };
-    if (dropAfter !== undefined && r.route !== 'responses.retrieve') return { type: 'drop', afterEvents: dropAfter };
+    // The first stream of each response is cut; the requests that resume it (GET ?stream=true) are answered in full.
+    if (dropAfter !== undefined && (r.route === 'responses.create' || r.route === 'chat.create')) return { type: 'drop', afterEvents: dropAfter };
     return undefined;
   };
   let server;
@@ -81,14 +73,16 @@ export async function runServe(argv: readonly string[], io: ServeIO): Promise<nu
       faults,
       ...(chunkSize !== undefined ? { chunkSize } : {}),
       ...(delay !== undefined ? { chunkDelay: delay } : {}),
-      ...(a.flags.ws ? { webSocket: { respond: wsAnswers(transcripts) } } : {}),
+      ...(a.flags.ws ? { webSocket: {} } : {}),
       onClose: (r) => {
         const model = (r.body as { model?: unknown } | undefined)?.model;
         const colour = r.status === 200 && r.outcome === 'completed' ? 'green' : r.status === 200 ? 'yellow' : 'red';
+        const what = r.transport === 'websocket' ? `WS response.create${r.lane !== undefined ? ` stream_id=${r.lane}` : ''}` : `${r.method} ${r.path}`;
         log(
-          `${paint(out, 'dim', new Date(r.closedAt ?? Date.now()).toISOString().slice(11, 23))} ${r.method} ${r.path}${r.query['starting_after'] ? `?starting_after=${r.query['starting_after']}` : ''}` +
+          `${paint(out, 'dim', new Date(r.closedAt ?? Date.now()).toISOString().slice(11, 23))} ${what}${r.query['starting_after'] ? `?starting_after=${r.query['starting_after']}` : ''}` +
             `${typeof model === 'string' ? ` model=${model}` : ''} → ${paint(out, colour, String(r.status ?? '-'))}` +
-            `${r.transcript ? ` ${r.transcript}` : ''} ${r.eventsSent} events ${formatBytes(r.bytesSent)} ${r.outcome ?? ''}${r.fault && r.fault.type !== 'ok' ? ` (fault: ${r.fault.type})` : ''} in ${(r.closedAt ?? Date.now()) - r.openedAt} ms`,
+            `${r.transcript ? ` ${r.transcript}` : ''} ${r.eventsSent} ${r.transport === 'websocket' ? 'frames' : 'events'} ${formatBytes(r.bytesSent)} ${r.outcome ?? ''}` +
+            `${r.fault && r.fault.type !== 'ok' ? ` (fault: ${r.fault.type})` : ''} in ${(r.closedAt ?? Date.now()) - r.openedAt} ms`,
         );
       },
     });
@@ -102,11 +96,19 @@ export async function runServe(argv: readonly string[], io: ServeIO): Promise<nu
   const ws = server.webSocket;
 
   log(`${paint(out, 'bold', 'openai-rx serve')}: a fake OpenAI-compatible API at ${paint(out, 'cyan', server.baseURL)}`);
-  if (ws) log(`WebSocket mode at ${paint(out, 'cyan', ws.url)} (the same baseURL)`);
-  log(`transcripts (pick one with "model": NAME or the x-openai-rx-transcript header): ${Object.keys(transcripts).join(', ')}`);
+  if (ws) {
+    log(`WebSocket mode at ${paint(out, 'cyan', ws.url)} (the same baseURL): the same transcripts and faults, logged here too`);
+    const differs = [
+      dropAfter !== undefined ? `--drop-after drops the whole connection (every lane) after ${dropAfter} frames of a response` : '',
+      chunkSize !== undefined ? '--chunk-size does not apply (frames are whole events)' : '',
+      queued.length ? '--status sends an error event with that status instead of the response' : '',
+    ].filter(Boolean);
+    if (differs.length) log(`  over WebSocket: ${differs.join('; ')}`);
+  }
+  log(`transcripts (pick one with "model": NAME or the x-openai-rx-transcript header; chat requests get a Responses one as chat chunks when no chat one is named): ${Object.keys(transcripts).join(', ')}`);
   const faultText = [
     queued.length ? `status ${queued.join(',')} first` : '',
-    dropAfter !== undefined ? `drop after ${dropAfter} events` : '',
+    dropAfter !== undefined ? `drop the first stream of each response after ${dropAfter} events (resumes are not cut)` : '',
     chunkSize !== undefined ? `${chunkSize}-byte chunks` : '',
     delay !== undefined ? `${delay} ms between writes` : '',
   ].filter(Boolean);
