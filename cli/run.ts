@@ -74,6 +74,12 @@ export interface IO {
 
 export async function run(argv: readonly string[], io: IO): Promise<number> {
   const [command, ...rest] = argv;
+  // `openai-rx replay --help` and the like: the help, not an unknown option.
+  const options = rest.includes('--') ? rest.slice(0, rest.indexOf('--')) : rest;
+  if (command !== undefined && !command.startsWith('-') && options.some((r) => r === '--help' || r === '-h')) {
+    io.stdout.write(USAGE);
+    return EXIT_CODES.ok;
+  }
   switch (command) {
     case undefined:
       io.stderr.write(USAGE);

@@ -59,6 +59,9 @@ describe('the built binary', () => {
 
   test('exit statuses: 0 done (a failed response included), 1 broken capture or unreadable file, 2 usage', async () => {
     expect((await exec(['--help'])).code).toBe(0);
+    const help = await exec(['replay', '--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/^usage: openai-rx[\s\S]*exit status:\n  0  done/);
     expect((await exec(['replay', join(FIXTURES, 'failed.sse')])).code).toBe(0);
     expect((await exec(['replay', join(FIXTURES, 'error.sse'), '--json'])).code).toBe(0);
     expect(await exec(['replay', '/nonexistent/capture.sse'])).toEqual({ code: 1, stdout: '', stderr: 'openai-rx: /nonexistent/capture.sse: no such file\n' });
