@@ -1,0 +1,46 @@
+// Shared by the package tests: the repo root, a built dist/ (built once when missing), and `npm pack` run
+// locally (no network, no lifecycle scripts: dist/ is built here first).
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+
+export const ROOT = join(__dirname, '..', '..');
+export const run = promisify(execFile);
+
+/** npm itself: the one running the tests when there is one (npm test), else the one on PATH. */
+export function npm(args: string[], cwd = ROOT): Promise<{ stdout: string; stderr: string }> {
+  const execPath = process.env['npm_execpath'];
+  return execPath && /npm-cli\.js$/.test(execPath)
+    ? run(process.execPath, [execPath, ...args], { cwd, maxBuffer: 64 * 1024 * 1024 })
+    : run('npm', args, { cwd, maxBuffer: 64 * 1024 * 1024 });
+}
+
+/** Builds dist/ unless it is there (scripts/build.mjs replaces it in one step, so a concurrent reader never sees half of it). */
+export async function ensureBuilt(): Promise<void> {
+  if (existsSync(join(ROOT, 'dist', 'types', 'lib', 'index.d.ts')) && existsSync(join(ROOT, 'dist', 'cjs', 'package.json'))) return;
+  await run(process.execPath, [join(ROOT, 'scripts', 'build.mjs')], { cwd: ROOT, maxBuffer: 64 * 1024 * 1024 });
+}
+
+export interface PackedFile {
+  readonly path: string;
+  readonly size: number;
+}
+
+export interface PackResult {
+  readonly filename: string;
+  readonly files: readonly PackedFile[];
+  readonly entryCount: number;
+  readonly unpackedSize: number;
+}
+
+/** `npm pack --json` of the repo root, without scripts (`--dry-run` lists only; else the tarball goes to `destination`). */
+export async function pack(options: { dryRun: true } | { destination: string }): Promise<PackResult> {
+  const args = ['pack', '--json', '--ignore-scripts', '--no-audit', '--no-fund', '--offline'];
+  if ('dryRun' in options) args.push('--dry-run');
+  else args.push('--pack-destination', options.destination);
+  const { stdout } = await npm(args);
+  const [result] = JSON.parse(stdout) as PackResult[];
+  if (!result) throw new Error(`npm pack printed no result: ${stdout}`);
+  return result;
+}
