@@ -10,6 +10,8 @@ const ROOT = join(__dirname, '..', '..');
 const BIN = join(ROOT, 'dist', 'cjs', 'cli', 'main.js');
 const FIXTURES = join(__dirname, '..', 'fixtures');
 const env = { PATH: process.env['PATH'] ?? '' };
+// Spawning node a dozen times on two busy cores can take a while: a generous bound per test.
+jest.setTimeout(120_000);
 const STACK = /\n\s+at |Error:|EPIPE/;
 
 const exec = (args: string[]) =>

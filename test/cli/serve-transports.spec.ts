@@ -8,6 +8,8 @@ import {
 import { run, type IO } from '../../cli/run';
 import { DEMO_ANSWER } from '../../cli/transcripts';
 
+jest.setTimeout(60_000); // two busy cores: generous
+
 async function serve(args: string[]) {
   let stop!: () => void;
   const interrupted = new Promise<void>((r) => (stop = r));
