@@ -4,11 +4,11 @@ import { DecodeError } from '../lib/errors.js';
 import type { ResponseStreamEvent } from '../lib/events/responses.js';
 import { isKnownEvent } from '../lib/events/guards.js';
 import { ResponseStreamTracker } from '../lib/decode/tracker.js';
-import { eventError, isRecord, num, optStr, str, type Rec } from './internal/chat-fields.js';
+import { eventError, isRecord, num, str, type Rec } from './internal/chat-fields.js';
 import { ItemBook } from './internal/items.js';
-import { grow, type Growth } from './internal/grow.js';
 import { isIndex, partText } from './internal/parts.js';
 import { SentText } from './internal/text-sent.js';
+import { ChatToolCalls, callKind, type ToolCallDelta } from './internal/to-chat-calls.js';
 import { completionUsage } from './internal/usage.js';
 
 export interface ToChatChunksOptions {
@@ -29,27 +29,17 @@ interface Delta {
   role?: string;
   content?: string | null;
   refusal?: string;
-  tool_calls?: Array<{ index: number; id?: string; type?: 'function'; function: { name?: string; arguments: string } }>;
+  tool_calls?: ToolCallDelta[];
   annotations?: Array<Record<string, unknown>>;
   [reasoningField: string]: unknown;
 }
 
-interface Call extends Growth {
-  /** The chat `index`, dense in opening order; -1 until the call's first chunk is sent. */
-  k: number;
-  callId: string;
-  name: string;
-  /** How many characters of the arguments were emitted: the `.done` text and final item fill the rest. */
-  sent: number;
-  /** Arguments that arrived before the call could open (its id or name not known yet). */
-  held: string;
-}
-
 /**
  * Turns a Responses event stream into Chat Completions chunks, as a chat client expects them: a role
- * chunk first, text as `content`, refusals as `refusal`, function calls as `tool_calls` (dense indexes
- * in opening order), reasoning as `reasoning_content`, `url_citation` annotations, a `finish_reason`
- * chunk and, with `includeUsage`, a usage chunk. `response.failed` / `error` end it with the
+ * chunk first, text as `content`, refusals as `refusal`, function calls as `tool_calls` of `type: 'function'`
+ * and custom tool calls as `tool_calls` of `type: 'custom'` (`custom: { name, input }`), with dense indexes
+ * across both in opening order, reasoning as `reasoning_content`, `url_citation` annotations, a
+ * `finish_reason` chunk and, with `includeUsage`, a usage chunk. `response.failed` / `error` end it with the
  * transport's `ResponseStreamError` and no finish chunk; events with no chat equivalent are skipped.
  * Text and refusals that only arrive whole (a `.done`, a closed part or item, the final response's
  * `output`, matched to the streamed items by id) are sent as far as the deltas did not carry them, so
@@ -84,12 +74,6 @@ export function toChatChunks(options: ToChatChunksOptions = {}): OperatorFunctio
       let roleSent = false;
       let done = false;
       let failure: Error | undefined;
-      let callCount = 0;
-      // Calls by output index and by item id; by call_id only for an event without a usable output index
-      // (two calls may share a call_id, and each keeps its own arguments).
-      const callsByOutput = new Map<number, Call>();
-      const callsByItem = new Map<string, Call>();
-      const callsById = new Map<string, Call>();
       // Reasoning parts are told apart by (output_index, summary/content index, kind).
       let reasoningSent = false;
       let lastReasoningOutput = -1;
@@ -110,50 +94,14 @@ export function toChatChunks(options: ToChatChunksOptions = {}): OperatorFunctio
         }
         subscriber.next(chunk(delta, finish));
       };
+      // Function and custom tool calls: each sent from when its whole name and real id are known.
+      const calls = new ChatToolCalls((toolCalls) => emit({ tool_calls: toolCalls }), () => id);
       const adopt = (r: unknown): void => {
         // Metadata only: a missing or malformed `response` leaves the defaults.
         if (!isRecord(r)) return;
         if (typeof r['id'] === 'string') id = r['id'];
         if (typeof r['created_at'] === 'number') created = r['created_at'];
         if (typeof r['model'] === 'string') model = r['model'];
-      };
-      // A call is tracked from its first event and sent from when its id and name are both known: the chat
-      // client must get the whole name and the real id on the call's first chunk (the SDK binds a call's
-      // identity there), so a call whose `added` item lacks them waits, holding its arguments, until the
-      // `.done` event or the closed item says them.
-      const track = (outputIndex: number, callId: string, name: string, itemId: string | undefined): Call => {
-        const call: Call = { k: -1, callId, name, sent: 0, held: '', n: 0 };
-        if (outputIndex >= 0) callsByOutput.set(outputIndex, call);
-        if (callId !== '' && !callsById.has(callId)) callsById.set(callId, call);
-        if (itemId !== undefined) callsByItem.set(itemId, call);
-        return call;
-      };
-      const openCall = (call: Call, force: boolean): void => {
-        if (call.k >= 0 || (!force && (call.callId === '' || call.name === ''))) return;
-        call.k = callCount++;
-        if (call.callId === '') call.callId = `call_${id}_${call.k}`; // none ever came
-        emit({ tool_calls: [{ index: call.k, id: call.callId, type: 'function', function: { name: call.name, arguments: '' } }] });
-        const held = call.held;
-        call.held = '';
-        sendArgs(call, held);
-      };
-      const findCall = (outputIndex: number, itemId: string | undefined, callId?: string): Call | undefined =>
-        (outputIndex >= 0 ? callsByOutput.get(outputIndex) : undefined) ??
-        (itemId !== undefined ? callsByItem.get(itemId) : undefined) ??
-        (!isIndex(outputIndex) && callId !== undefined ? callsById.get(callId) : undefined);
-      const sendArgs = (call: Call, args: string): void => {
-        if (args.length === 0) return;
-        if (call.k < 0) {
-          call.held = grow(call, call.held, args);
-          return;
-        }
-        call.sent += args.length;
-        emit({ tool_calls: [{ index: call.k, function: { arguments: args } }] });
-      };
-      // `.done` and the finished item are authoritative: send what the deltas did not carry.
-      const sendRest = (call: Call, full: string): void => {
-        const have = call.sent + call.held.length;
-        if (full.length > have) sendArgs(call, full.slice(have));
       };
       const sendText = (refusal: boolean, oi: number, ci: number, delta: string): void => {
         if (delta.length === 0) return;
@@ -180,19 +128,8 @@ export function toChatChunks(options: ToChatChunksOptions = {}): OperatorFunctio
           if (Array.isArray(content)) for (let ci = 0; ci < content.length; ci++) sendPart(outputIndex, ci, content[ci]);
           return;
         }
-        if (item['type'] !== 'function_call') return;
-        const callId = str(e, item, 'call_id', `${path}.call_id`);
-        const args = str(e, item, 'arguments', `${path}.arguments`);
-        const itemId = optStr(e, item, 'id', `${path}.id`);
-        const name = str(e, item, 'name', `${path}.name`);
-        const call = findCall(outputIndex, itemId, callId) ?? track(outputIndex, callId, name, itemId);
-        // The closed item says the id and name for sure (a call that waited for them opens with them now).
-        if (call.k < 0) {
-          if (callId !== '') call.callId = callId;
-          if (name !== '') call.name = name;
-          openCall(call, true);
-        }
-        sendRest(call, args);
+        const kind = callKind(item['type']);
+        if (kind !== undefined) calls.finish(e, item, kind, outputIndex, path);
       };
       const reasoning = (text: string, outputIndex: number, index: number, kind: number): void => {
         if (reasoningField === false || text.length === 0) return;
@@ -219,7 +156,7 @@ export function toChatChunks(options: ToChatChunksOptions = {}): OperatorFunctio
         }
         const u = includeUsage && isRecord(r['usage']) ? completionUsage(e, r['usage']) : undefined;
         done = true;
-        emit({}, finish === 'stop' && callCount > 0 ? 'tool_calls' : finish);
+        emit({}, finish === 'stop' && calls.count > 0 ? 'tool_calls' : finish);
         if (u !== undefined) subscriber.next({ id, object: 'chat.completion.chunk', created, model, choices: [], usage: u } as unknown as ChatCompletionChunk);
         subscriber.complete();
       };
@@ -262,34 +199,22 @@ export function toChatChunks(options: ToChatChunksOptions = {}): OperatorFunctio
             const item = e['item'];
             if (!isRecord(item)) throw eventError(e, 'item', 'not an object');
             if (isIndex(e['output_index'])) book.noteItem(e['output_index'], item);
-            if (item['type'] !== 'function_call') return;
-            const callId = optStr(e, item, 'call_id', 'item.call_id') ?? '';
-            const name = optStr(e, item, 'name', 'item.name') ?? '';
-            const oi = num(e, e, 'output_index');
-            const itemId = optStr(e, item, 'id', 'item.id');
-            if (findCall(oi, itemId) !== undefined) return; // the same item again
-            openCall(track(oi, callId, name, itemId), false);
+            const kind = callKind(item['type']);
+            if (kind !== undefined) calls.added(e, item, kind);
             return;
           }
-          case 'response.function_call_arguments.delta': {
-            const delta = str(e, e, 'delta');
-            const call = findCall(num(e, e, 'output_index'), optStr(e, e, 'item_id'));
-            // A delta for a call never opened (a resumed stream) waits for the finished item.
-            if (call !== undefined) sendArgs(call, delta);
+          case 'response.function_call_arguments.delta':
+            calls.delta(e, 'function');
             return;
-          }
-          case 'response.function_call_arguments.done': {
-            const args = str(e, e, 'arguments');
-            const call = findCall(num(e, e, 'output_index'), optStr(e, e, 'item_id'));
-            if (call === undefined) return;
-            const name = optStr(e, e, 'name');
-            if (call.k < 0 && name !== undefined && name !== '') {
-              call.name = name;
-              openCall(call, false);
-            }
-            sendRest(call, args);
+          case 'response.custom_tool_call_input.delta':
+            calls.delta(e, 'custom');
             return;
-          }
+          case 'response.function_call_arguments.done':
+            calls.done(e, 'function');
+            return;
+          case 'response.custom_tool_call_input.done':
+            calls.done(e, 'custom');
+            return;
           case 'response.output_item.done': {
             const oi = num(e, e, 'output_index');
             if (isIndex(oi)) book.noteItem(oi, e['item']);
