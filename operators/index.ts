@@ -18,7 +18,7 @@ export {
   collectToolCalls, type ToolCall, type ToolCallType, type ToolCallState, type ParsedArguments, type FunctionToolCall, type CustomToolCall,
   type McpToolCall, type McpApprovalRequestCall, type ClientActionCall, type HostedToolCall, type CollectToolCallsOptions,
 } from './collectToolCalls.js';
-export { accumulateResponse } from './accumulateResponse.js';
+export { accumulateResponse, type AssembledResponse } from './accumulateResponse.js';
 export { fromChatChunks, type FromChatChunksOptions } from './fromChatChunks.js';
 export { toResponsesSSE, type ToResponsesSSEOptions } from './toResponsesSSE.js';
 export { toChatSSE, type ToChatSSEOptions } from './toChatSSE.js';

@@ -5,7 +5,7 @@
 // relative imports as a dev server does), and forwards /v1/* to the loopback HTTP test server, so the page
 // calls the API on its own origin (no CORS). The WebSocket goes straight to the loopback WS server.
 //
-// Needs: `npm run build` (npm ci does it), Chromium at $CHROMIUM_PATH or /usr/bin/chromium (Debian: apt-get install chromium).
+// Needs: dist/ (`npm run test:browser` builds it first when missing or stale, through `pretest:browser`), Chromium at $CHROMIUM_PATH or /usr/bin/chromium (Debian: apt-get install chromium).
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { createServer, request } from 'node:http';
 import { dirname, extname, join, normalize, sep } from 'node:path';
