@@ -1,7 +1,7 @@
 import { toChatChunks } from '../operators/toChatChunks';
 import { DecodeError, ResponseStreamError } from '../lib/errors';
 import type { ResponseStreamEvent } from '../lib/events/responses';
-import { CREATED_AT, MODEL, RESPONSE_ID, call, ev, USAGE } from '../test/chat/build';
+import { CREATED_AT, MODEL, RESPONSE_ID, call, customCall, ev, USAGE } from '../test/chat/build';
 import { at, spaced } from '../test/chat/marbles';
 import { marbleScheduler } from '../test/helpers/marbles';
 
@@ -17,6 +17,9 @@ const role = c({ role: 'assistant', content: '' });
 const roleNull = c({ role: 'assistant', content: null });
 const tc = (index: number, fn: Record<string, unknown>, extra: Record<string, unknown> = {}) => c({ tool_calls: [{ index, ...extra, function: fn }] });
 const open = (index: number, id: string, name: string) => tc(index, { name, arguments: '' }, { id, type: 'function' });
+/** A custom tool call fragment, and a custom call's first fragment (id, type and whole name, input ''). */
+const ctc = (index: number, custom: Record<string, unknown>, extra: Record<string, unknown> = {}) => c({ tool_calls: [{ index, ...extra, custom }] });
+const openCustom = (index: number, id: string, name: string) => ctc(index, { name, input: '' }, { id, type: 'custom' });
 
 describe('toChatChunks', () => {
   it('emits the role chunk once, then text as content, at the frame of each delta', () => {
@@ -297,6 +300,96 @@ describe('toChatChunks', () => {
       expectObservable(src.pipe(toChatChunks())).toBe(at([20, '(rxy)'], [25, '(z|)']), {
         r: roleNull, x: open(0, 'call_A', 'f'), y: tc(0, { arguments: '{"a":1}' }), z: c({}, 'tool_calls'),
       });
+    });
+  });
+
+  describe('custom tool calls (type "custom")', () => {
+    const sql = customCall('call_C', 'run_sql', 'SELECT 1;');
+
+    it('opens with id, type and the whole name, then sends the input pieces at the frames of their deltas; .done and the closed item add nothing more', () => {
+      scheduler().run(({ cold, expectObservable }) => {
+        const src = cold(spaced('abcdefg|'), {
+          a: ev.created(),
+          b: ev.customAdded(0, 'call_C', 'run_sql'),
+          c: ev.input(0, 'SELECT ', 'call_C'),
+          d: ev.input(0, '1;', 'call_C'),
+          e: ev.inputDone(0, 'SELECT 1;', 'call_C'),
+          f: ev.customDone(0, 'call_C', 'run_sql', 'SELECT 1;'),
+          g: ev.completed({ output: [sql] }),
+        });
+        expectObservable(src.pipe(toChatChunks())).toBe(at([5, '(rx)'], [10, 'y'], [15, 'z'], [30, '(f|)']), {
+          r: roleNull, x: openCustom(0, 'call_C', 'run_sql'), y: ctc(0, { input: 'SELECT ' }), z: ctc(0, { input: '1;' }), f: c({}, 'tool_calls'),
+        });
+      });
+    });
+
+    it.each([
+      ['.done', ev.inputDone(0, 'SELECT 1;', 'call_C')],
+      ['the closed item', ev.customDone(0, 'call_C', 'run_sql', 'SELECT 1;')],
+    ])('sends an input that arrives only whole in %s at its frame, once', (_where, whole) => {
+      scheduler().run(({ cold, expectObservable }) => {
+        const src = cold(spaced('abcde|'), { a: ev.created(), b: ev.customAdded(0, 'call_C', 'run_sql'), c: whole, d: ev.customDone(0, 'call_C', 'run_sql', 'SELECT 1;'), e: ev.completed({ output: [sql] }) });
+        expectObservable(src.pipe(toChatChunks())).toBe(at([5, '(rx)'], [10, 'y'], [20, '(f|)']), {
+          r: roleNull, x: openCustom(0, 'call_C', 'run_sql'), y: ctc(0, { input: 'SELECT 1;' }), f: c({}, 'tool_calls'),
+        });
+      });
+    });
+
+    it('emits a custom call that appears only in the terminal output, before the finish chunk', () => {
+      scheduler().run(({ cold, expectObservable }) => {
+        const src = cold(spaced('ab|'), { a: ev.created(), b: ev.completed({ output: [sql] }) });
+        expectObservable(src.pipe(toChatChunks())).toBe(at([5, '(rxyf|)']), { r: roleNull, x: openCustom(0, 'call_C', 'run_sql'), y: ctc(0, { input: 'SELECT 1;' }), f: c({}, 'tool_calls') });
+      });
+    });
+
+    it('numbers function and custom calls densely together, each keeping its own shape, and ignores input aimed at a function call and arguments aimed at a custom call', () => {
+      scheduler().run(({ cold, expectObservable }) => {
+        const src = cold(spaced('abcdefgh|'), {
+          a: ev.created(),
+          b: ev.callAdded(0, 'call_F', 'get_time'),
+          c: ev.customAdded(1, 'call_C', 'run_sql'),
+          d: ev.input(1, 'SELECT 1;', 'call_C'),
+          e: ev.args(0, '{"tz":"UTC"}', 'call_F'),
+          f: ev.input(0, 'stray', 'call_F'),
+          g: ev.args(1, '{}', 'call_C'),
+          h: ev.completed({ output: [call('call_F', 'get_time', '{"tz":"UTC"}'), sql] }),
+        });
+        expectObservable(src.pipe(toChatChunks())).toBe(at([5, '(rx)'], [10, 'y'], [15, 'z'], [20, 'v'], [35, '(f|)']), {
+          r: roleNull,
+          x: open(0, 'call_F', 'get_time'),
+          y: openCustom(1, 'call_C', 'run_sql'),
+          z: ctc(1, { input: 'SELECT 1;' }),
+          v: tc(0, { arguments: '{"tz":"UTC"}' }),
+          f: c({}, 'tool_calls'),
+        });
+      });
+    });
+
+    it('holds a custom call whose added item has no name yet, with its input, until the closed item names it', () => {
+      scheduler().run(({ cold, expectObservable }) => {
+        const nameless = { type: 'response.output_item.added', output_index: 0, item: { id: 'ctc_call_C', type: 'custom_tool_call', status: 'in_progress', call_id: 'call_C', name: '', input: '' } };
+        const src = cold(spaced('abcdef|'), {
+          a: ev.created(),
+          b: nameless as unknown as ResponseStreamEvent,
+          c: ev.input(0, 'SELECT ', 'call_C'),
+          d: ev.inputDone(0, 'SELECT 1;', 'call_C'),
+          e: ev.customDone(0, 'call_C', 'run_sql', 'SELECT 1;'),
+          f: ev.completed({ output: [sql] }),
+        });
+        expectObservable(src.pipe(toChatChunks())).toBe(at([20, '(rxy)'], [25, '(f|)']), {
+          r: roleNull, x: openCustom(0, 'call_C', 'run_sql'), y: ctc(0, { input: 'SELECT 1;' }), f: c({}, 'tool_calls'),
+        });
+      });
+    });
+
+    it('ends with a DecodeError naming the path when a closed custom item\'s input is not a string', () => {
+      const bad = { type: 'response.output_item.done', sequence_number: 4, output_index: 0, item: { ...sql, input: 7 } };
+      let caught: unknown;
+      scheduler().run(({ cold, flush }) => {
+        cold('ab', { a: ev.customAdded(0, 'call_C', 'run_sql'), b: bad as unknown as ResponseStreamEvent }).pipe(toChatChunks()).subscribe({ error: (e) => (caught = e) });
+        flush();
+      });
+      expect(caught).toMatchObject({ eventType: 'response.output_item.done', sequenceNumber: 4, path: 'item.input' });
     });
   });
 });

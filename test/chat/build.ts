@@ -52,6 +52,14 @@ export const ev = {
   argsDone: (outputIndex: number, args: string, callId = '?', name?: string) =>
     e({ type: 'response.function_call_arguments.done', item_id: `fc_${callId}`, output_index: outputIndex, arguments: args, ...(name ? { name } : {}) }),
   callDone: (outputIndex: number, callId: string, name: string, args: string) => e({ type: 'response.output_item.done', output_index: outputIndex, item: call(callId, name, args) }),
+  customAdded: (outputIndex: number, callId: string, name: string) =>
+    e({ type: 'response.output_item.added', output_index: outputIndex, item: { ...customCall(callId, name, ''), status: 'in_progress' } }),
+  input: (outputIndex: number, delta: string, callId = '?') =>
+    e({ type: 'response.custom_tool_call_input.delta', item_id: `ctc_${callId}`, output_index: outputIndex, delta }),
+  inputDone: (outputIndex: number, input: string, callId = '?') =>
+    e({ type: 'response.custom_tool_call_input.done', item_id: `ctc_${callId}`, output_index: outputIndex, input }),
+  customDone: (outputIndex: number, callId: string, name: string, input: string) =>
+    e({ type: 'response.output_item.done', output_index: outputIndex, item: customCall(callId, name, input) }),
   summary: (delta: string, outputIndex = 0, summaryIndex = 0) =>
     e({ type: 'response.reasoning_summary_text.delta', item_id: 'rs_1', output_index: outputIndex, summary_index: summaryIndex, delta }),
   reasoningText: (delta: string, outputIndex = 0, contentIndex = 0) =>
@@ -60,6 +68,10 @@ export const ev = {
 
 export function call(callId: string, name: string, args: string): Record<string, unknown> {
   return { id: `fc_${callId}`, type: 'function_call', status: 'completed', call_id: callId, name, arguments: args };
+}
+
+export function customCall(callId: string, name: string, input: string): Record<string, unknown> {
+  return { id: `ctc_${callId}`, type: 'custom_tool_call', status: 'completed', call_id: callId, name, input };
 }
 
 export interface TranscriptSpec {
