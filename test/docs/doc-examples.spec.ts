@@ -1,10 +1,10 @@
-// Every ```ts example in the transports' doc comments is in doc-examples.ts word for word, where
+// Every ```ts example in the transports' (and openai-rx/testing's) doc comments is in doc-examples.ts word for word, where
 // `npm run typecheck` compiles it: an example that stops compiling, or that changes without its copy, fails.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const root = join(__dirname, '..', '..');
-const FILES = ['lib/http/transports.ts', 'lib/decode/responses-sse.ts', 'lib/decode/chat-sse.ts', 'lib/ws/socket.ts', 'lib/ws/response.ts'];
+const FILES = ['lib/http/transports.ts', 'lib/decode/responses-sse.ts', 'lib/decode/chat-sse.ts', 'lib/ws/socket.ts', 'lib/ws/response.ts', 'lib/testing/index.ts'];
 
 /** The ```ts blocks of a file's doc comments, without the comments' ` * ` margins. */
 function examplesOf(source: string): string[] {

@@ -1,12 +1,13 @@
 // The ```ts examples in the transports' doc comments, verbatim, so that `npm run typecheck` compiles them:
 // test/docs/doc-examples.spec.ts fails when a doc comment's example is not here word for word.
 // Never run: the free identifiers (url, init, saved, render, …) stand for the reader's own code.
-import { filter, finalize, map, type Observable } from 'rxjs';
+import { filter, finalize, lastValueFrom, map, type Observable } from 'rxjs';
 import {
   connectResponsesSocket, decodeChatCompletionsSSE, decodeResponsesSSE, fromChatCompletionsSSE, fromResponsesSSE, laneMux, ofType,
-  outputText, retrieveResponseStream, streamChatCompletion, streamResponse, streamResponseOverSocket,
+  outputText, resumeFrom, retrieveResponseStream, streamChatCompletion, streamResponse, streamResponseOverSocket,
   type ResponsesClientEvent, type ResumeCursor,
 } from '../../lib/index.js';
+import { startTestServer, textTranscript } from '../../lib/testing/index.js';
 
 declare const url: string;
 declare const init: RequestInit;
@@ -82,4 +83,21 @@ const socket = connectResponsesSocket();
 streamResponseOverSocket(socket, { model: 'gpt-5.4-nano', input: 'Hi' })
   .pipe(ofType('response.output_text.delta'), map((e) => e.delta))
   .subscribe();
+}
+
+// lib/testing/index.ts
+{
+const server = await startTestServer({
+  transcripts: { hello: textTranscript({ deltas: ['Hel', 'lo', '!'] }) },   // chosen by `model`
+  faults: [{ type: 'drop', afterEvents: 5 }],   // the first request is cut off mid-answer
+});
+const config = { baseURL: server.baseURL, apiKey: 'test' };
+const text = await lastValueFrom(
+  streamResponse({ model: 'hello', input: 'Hi' }, config).pipe(
+    resumeFrom((c) => retrieveResponseStream(c.responseId, { startingAfter: c.sequenceNumber }, config), { delay: 0 }),
+    outputText(),
+  ),
+);
+// text === 'Hello!'; server.requests: the dropped POST, then the resuming GET
+await server.close();
 }
