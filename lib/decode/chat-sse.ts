@@ -1,10 +1,10 @@
-import type { Observable, OperatorFunction } from 'rxjs';
+import { Observable, type OperatorFunction, type Subscription } from 'rxjs';
 import { DecodeError, malformedJSON, ResponseStreamError, StreamInterruptedError } from '../errors.js';
 import { describeFailure, type ValidateMode } from '../events/decode.js';
 import { ChatCompletionChunk } from '../events/chat.js';
 import type { SSELimits } from '../sse/scanner.js';
 import { textOf, textOfChunks, type BodyEnd, type StreamSource } from '../sse/source.js';
-import { decodeBody, isConnectionFailure, type BodyDecoder } from './body.js';
+import { decodeBody, isConnectionFailure, type BodyDecoder, type ValueSink } from './body.js';
 import { NOT_JSON, providerError, type ProviderErrorEvent } from './provider-error.js';
 
 export interface ChatCompletionsSSEOptions extends SSELimits {
@@ -63,38 +63,62 @@ function chatFromText(text: Observable<string | BodyEnd>, options: ChatCompletio
 }
 
 function chatDecoder(options: ChatCompletionsSSEOptions): BodyDecoder<ChatCompletionChunk> {
-  const validate = options.validate ?? 'strict';
-  let lastId: string | undefined;
-  let count = 0;
-  const streamError = (e: ProviderErrorEvent, u: unknown): ResponseStreamError => {
-    const id = typeof u === 'object' && u !== null ? (u as { id?: unknown }).id : undefined;
-    return new ResponseStreamError('error', e.code, e.message, e.param, undefined, typeof id === 'string' && id !== '' ? id : lastId, e);
-  };
-  const interrupted = (reason: string) => new StreamInterruptedError(lastId, count > 0 ? count - 1 : undefined, reason);
-  return {
-    message(event, data, unterminated, out) {
-      if (data === '[DONE]') return 'complete';
-      let u: unknown;
-      try {
-        u = JSON.parse(data);
-      } catch {
-        if (unterminated) throw interrupted('the stream ended inside a chunk');
-        u = NOT_JSON;
-      }
-      // A provider's error, in any of its shapes (also beside chunk fields, as OpenRouter sends it).
-      const report = providerError(event, u, data);
-      if (report !== undefined) return streamError(report, u);
-      if (u === NOT_JSON) throw malformedJSON(data, 'chat.completion.chunk', count);
-      const chunk = decodeChunk(u, validate, count);
-      lastId = chunk.id;
-      count++;
-      out.next(chunk);
-      return undefined;
-    },
-    end: (complete) =>
-      options.requireDone === false && complete
-        ? 'complete'
-        : interrupted(complete ? 'the stream ended without data: [DONE]' : 'the stream ended inside a UTF-8 character'),
-    broken: (e) => (isConnectionFailure(e) ? interrupted('the connection broke') : (e as Error)),
-  };
+  return new ChatDecoder(options.validate ?? 'strict', options.requireDone !== false);
 }
+
+/** A class (not closures per stream) so that its optimised code survives a full GC between streams (see SSEScannerCore). */
+class ChatDecoder implements BodyDecoder<ChatCompletionChunk> {
+  private lastId: string | undefined = undefined;
+  private count = 0;
+
+  constructor(
+    private readonly validate: ValidateMode,
+    private readonly requireDone: boolean,
+  ) {}
+
+  private streamError(e: ProviderErrorEvent, u: unknown): ResponseStreamError {
+    const id = typeof u === 'object' && u !== null ? (u as { id?: unknown }).id : undefined;
+    return new ResponseStreamError('error', e.code, e.message, e.param, undefined, typeof id === 'string' && id !== '' ? id : this.lastId, e);
+  }
+
+  private interrupted(reason: string): StreamInterruptedError {
+    return new StreamInterruptedError(this.lastId, this.count > 0 ? this.count - 1 : undefined, reason);
+  }
+
+  message(event: string | undefined, data: string, unterminated: boolean, out: ValueSink<ChatCompletionChunk>): 'complete' | Error | undefined {
+    if (data === '[DONE]') return 'complete';
+    let u: unknown;
+    try {
+      u = JSON.parse(data);
+    } catch {
+      if (unterminated) throw this.interrupted('the stream ended inside a chunk');
+      u = NOT_JSON;
+    }
+    // A provider's error, in any of its shapes (also beside chunk fields, as OpenRouter sends it).
+    const report = providerError(event, u, data);
+    if (report !== undefined) return this.streamError(report, u);
+    if (u === NOT_JSON) throw malformedJSON(data, 'chat.completion.chunk', this.count);
+    const chunk = decodeChunk(u, this.validate, this.count);
+    this.lastId = chunk.id;
+    this.count++;
+    out.next(chunk);
+    return undefined;
+  }
+
+  end(complete: boolean): 'complete' | Error {
+    return !this.requireDone && complete
+      ? 'complete'
+      : this.interrupted(complete ? 'the stream ended without data: [DONE]' : 'the stream ended inside a UTF-8 character');
+  }
+
+  broken(e: unknown): Error {
+    return isConnectionFailure(e) ? this.interrupted('the connection broke') : (e as Error);
+  }
+}
+
+/** @internal One decoding kept open for the life of the module (see `responsesShapes`). */
+export const chatShapes: Subscription = new Observable<string>(() => undefined).pipe(decodeChatCompletionsSSE()).subscribe({
+  next: () => undefined,
+  error: () => undefined,
+  complete: () => undefined,
+});

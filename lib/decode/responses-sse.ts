@@ -1,4 +1,4 @@
-import type { Observable, OperatorFunction } from 'rxjs';
+import { Observable, type OperatorFunction, type Subscription } from 'rxjs';
 import { DecodeError, malformedJSON } from '../errors.js';
 import { decodeTyped, type ValidateMode } from '../events/decode.js';
 import { responseEventTable, type ResponseStreamEvent } from '../events/responses.js';
@@ -104,5 +104,14 @@ class ResponsesDecoder implements BodyDecoder<ResponseStreamEvent> {
   }
 }
 
-/** @internal One decoder kept for the life of the module, so that its hidden class survives a full GC (see SSEScannerCore). */
-export const responsesDecoderShape = responsesDecoder({});
+/**
+ * @internal One decoding kept open (on a body that never sends anything) for the life of the module: the hidden
+ * classes (maps) of what a stream is made of (its RxJS subscribers, the decoding, the scanner, the decoder, the
+ * tracker) then survive a full GC while no stream is open, and so does the optimised code that checks for them
+ * (V8 drops code whose embedded maps are collected). Nothing of a user's stream is kept.
+ */
+export const responsesShapes: Subscription = new Observable<string>(() => undefined).pipe(decodeResponsesSSE()).subscribe({
+  next: () => undefined,
+  error: () => undefined,
+  complete: () => undefined,
+});
