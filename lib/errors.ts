@@ -235,3 +235,18 @@ export class ResponseMismatchError extends OpenAIRxError {
     super(`the stream carries response ${JSON.stringify(receivedResponseId)} where ${JSON.stringify(expectedResponseId)} was being resumed${eventType ? ` (event type ${JSON.stringify(eventType)})` : ''}`);
   }
 }
+
+/** The durable event log failed: `reason` says how (see `EventLog`); `retryable` when trying again can help. */
+export class EventLogError extends OpenAIRxError {
+  override readonly name = 'EventLogError';
+  readonly code = 'event_log_error';
+  override readonly retryable: boolean;
+  constructor(
+    readonly reason: 'lease_held' | 'fenced' | 'limit' | 'unavailable' | 'not_found',
+    message: string,
+    readonly responseId?: string,
+  ) {
+    super(`${reason}: ${message}${responseId !== undefined ? ` (response ${responseId})` : ''}`);
+    this.retryable = reason === 'unavailable' || reason === 'lease_held';
+  }
+}

@@ -1,0 +1,62 @@
+import type { ResponseStreamEvent } from '../events/responses.js';
+
+// The contract of a durable event log: the events of response streams, keyed by response id (and the
+// application's `owner`), written by one leased producer at a time and read by any number of readers,
+// from any process connected to the same store. `memoryEventLog` and `redisEventLog` implement it and pass
+// one shared contract suite.
+
+/** Who may read and write a stream: keys derive from it, so another owner's stream is simply not found. */
+export interface LogScope {
+  readonly responseId: string;
+  /** Supplied by the application (e.g. a hash of the caller's credentials). Default `''`. */
+  readonly owner?: string;
+}
+
+/** A producer's hold on a stream. `token` fences: appends with an older token are refused atomically. */
+export interface Lease {
+  readonly token: number;
+  /** Epoch ms when the lease lapses unless renewed. */
+  readonly expiresAt: number;
+}
+
+/** How a stream ended in the log: at a terminal event, or closed by `cancel`. */
+export type LogEnd = 'completed' | 'cancelled';
+
+/** What a reader sees of a stream right now. */
+export interface LogState {
+  /** Highest stored `sequence_number`, `undefined` while none. */
+  readonly lastSequenceNumber: number | undefined;
+  /** Set once the stream ended (terminal event stored, or cancelled). */
+  readonly end: LogEnd | undefined;
+  /** The current lease, `undefined` when none is held or it lapsed. */
+  readonly lease: Lease | undefined;
+}
+
+export interface EventLog {
+  /**
+   * Claims the lease on a stream for `leaseMs`. Succeeds when no live lease is held (a lapsed one may be
+   * taken over); the new token is greater than every earlier one. Fails with `EventLogError('lease_held')`.
+   */
+  acquire(scope: LogScope, leaseMs: number): Promise<Lease>;
+  /** Extends a held lease. Fails with `EventLogError('fenced')` when `token` is no longer the current one. */
+  renew(scope: LogScope, token: number, leaseMs: number): Promise<Lease>;
+  /** Gives the lease up (after the terminal event, or on unsubscribe). A stale token is ignored. */
+  release(scope: LogScope, token: number): Promise<void>;
+  /**
+   * Appends events in order, atomically with the fencing check: all or none. Events at or below the stored
+   * `lastSequenceNumber` are skipped (a replay after takeover). A terminal event ends the stream and starts
+   * its retention TTL. Fails with `EventLogError('fenced')`, `('limit')` past the per-stream limits, or
+   * `('unavailable')` when the store cannot be reached.
+   */
+  append(scope: LogScope, token: number, events: readonly ResponseStreamEvent[]): Promise<void>;
+  /** Stored events with `sequence_number` > `after` (all when `undefined`), at most `limit`, in order. */
+  read(scope: LogScope, after: number | undefined, limit?: number): Promise<ResponseStreamEvent[]>;
+  /** Resolves when the stream has events after `after`, has ended, or `timeoutMs` passed (then `false`). */
+  wait(scope: LogScope, after: number | undefined, timeoutMs: number, signal?: AbortSignal): Promise<boolean>;
+  /** The stream's state; `undefined` when it does not exist (or belongs to another owner). */
+  state(scope: LogScope): Promise<LogState | undefined>;
+  /** Ends the stream as cancelled, so every reader ends. */
+  cancel(scope: LogScope): Promise<void>;
+  /** Releases the log's own resources (connections it opened, timers). */
+  close(): Promise<void>;
+}
