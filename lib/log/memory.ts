@@ -1,0 +1,228 @@
+import { EventLogError } from '../errors.js';
+import type { ResponseStreamEvent } from '../events/responses.js';
+import { isTerminalEvent, scopeKey } from './scope.js';
+import type { EventLog, Lease, LogEnd, LogScope, LogState } from './types.js';
+
+export interface MemoryEventLogOptions {
+  /** How long an ended stream (terminal event or cancel) is kept, in ms. Default 24 h. */
+  readonly ttlMs?: number;
+  /** Most events one stream may hold; an append past it fails with `EventLogError('limit')`. Default 100 000. */
+  readonly maxEvents?: number;
+  /** Most bytes (UTF-8 JSON of the events) one stream may hold; past it: `EventLogError('limit')`. Default 64 MiB. */
+  readonly maxBytes?: number;
+  /** The clock leases are measured with, in epoch ms. Default `Date.now`. */
+  readonly now?: () => number;
+}
+
+interface Stream {
+  readonly events: ResponseStreamEvent[];
+  bytes: number;
+  last: number | undefined;
+  end: LogEnd | undefined;
+  lease: Lease | undefined;
+  ttl: ReturnType<typeof setTimeout> | undefined;
+}
+
+const DAY = 24 * 60 * 60 * 1000;
+const encoder = new TextEncoder();
+const sizeOf = (e: ResponseStreamEvent): number => encoder.encode(JSON.stringify(e)).length;
+
+/**
+ * The embedded event log: the streams live in this process's memory, so readers and writers must share
+ * it (one server, tests, a worker that replays to reconnecting browsers). Implements {@link EventLog}:
+ * leases with increasing fencing tokens, fenced all-or-none appends that skip replayed sequence numbers,
+ * terminal events and `cancel` end a stream, which is then kept `ttlMs` (timers are `unref`'d and cleared
+ * by `close()`). Events without a numeric `sequence_number` cannot be placed and are not stored.
+ *
+ * ```ts
+ * const log = memoryEventLog({ ttlMs: 60 * 60 * 1000 });
+ * streamResponse({ model, input, background: true }, config).pipe(persistTo(log)).subscribe();
+ * // elsewhere, later, or after a reconnect:
+ * fromEventLog(log, responseId, { startingAfter: 41 }).subscribe(render);
+ * ```
+ */
+export function memoryEventLog(options: MemoryEventLogOptions = {}): EventLog {
+  const ttlMs = options.ttlMs ?? DAY;
+  const maxEvents = options.maxEvents ?? 100_000;
+  const maxBytes = options.maxBytes ?? 64 * 1024 * 1024;
+  const now = options.now ?? Date.now;
+  const streams = new Map<string, Stream>();
+  const waiters = new Map<string, Set<() => void>>();
+  let tokens = 0;
+  let closed = false;
+
+  const live = (s: Stream): Lease | undefined => (s.lease !== undefined && s.lease.expiresAt > now() ? s.lease : undefined);
+  const ensureOpen = (scope: LogScope): void => {
+    if (closed) throw new EventLogError('unavailable', 'the log is closed', scope.responseId);
+  };
+  const notify = (key: string): void => {
+    const set = waiters.get(key);
+    if (!set) return;
+    waiters.delete(key);
+    for (const wake of set) wake();
+  };
+  const ended = (key: string, s: Stream, end: LogEnd): void => {
+    s.end = end;
+    if (s.ttl === undefined) {
+      s.ttl = setTimeout(() => {
+        if (streams.get(key) === s) streams.delete(key);
+      }, ttlMs);
+      (s.ttl as { unref?: () => void }).unref?.();
+    }
+    notify(key);
+  };
+  const fencedStream = (scope: LogScope, token: number): Stream => {
+    const s = streams.get(scopeKey(scope));
+    const lease = s && live(s);
+    if (!s || !lease || lease.token !== token) {
+      throw new EventLogError('fenced', `token ${token} does not hold the lease`, scope.responseId);
+    }
+    return s;
+  };
+
+  return {
+    async acquire(scope, leaseMs) {
+      ensureOpen(scope);
+      const key = scopeKey(scope);
+      let s = streams.get(key);
+      if (s && live(s)) throw new EventLogError('lease_held', 'another producer holds the lease', scope.responseId);
+      if (!s) {
+        s = { events: [], bytes: 0, last: undefined, end: undefined, lease: undefined, ttl: undefined };
+        streams.set(key, s);
+      }
+      s.lease = { token: ++tokens, expiresAt: now() + leaseMs };
+      return s.lease;
+    },
+
+    async renew(scope, token, leaseMs) {
+      ensureOpen(scope);
+      const s = fencedStream(scope, token);
+      s.lease = { token, expiresAt: now() + leaseMs };
+      return s.lease;
+    },
+
+    async release(scope, token) {
+      ensureOpen(scope);
+      const s = streams.get(scopeKey(scope));
+      if (s?.lease?.token === token) s.lease = undefined;
+    },
+
+    async append(scope, token, events) {
+      ensureOpen(scope);
+      const s = fencedStream(scope, token);
+      if (s.end !== undefined) return; // after the terminal event nothing more belongs to the stream
+      const fresh: ResponseStreamEvent[] = [];
+      let last = s.last;
+      let bytes = 0;
+      let terminal = false;
+      for (const e of events) {
+        const n = e.sequence_number;
+        if (typeof n !== 'number' || !Number.isFinite(n) || (last !== undefined && n <= last)) continue;
+        fresh.push(e);
+        bytes += sizeOf(e);
+        last = n;
+        if (isTerminalEvent(e)) {
+          terminal = true;
+          break;
+        }
+      }
+      if (fresh.length === 0) return;
+      if (s.events.length + fresh.length > maxEvents) {
+        throw new EventLogError('limit', `the stream would hold ${s.events.length + fresh.length} events (maxEvents ${maxEvents})`, scope.responseId);
+      }
+      if (s.bytes + bytes > maxBytes) {
+        throw new EventLogError('limit', `the stream would hold ${s.bytes + bytes} bytes (maxBytes ${maxBytes})`, scope.responseId);
+      }
+      s.events.push(...fresh);
+      s.bytes += bytes;
+      s.last = last;
+      const key = scopeKey(scope);
+      if (terminal) ended(key, s, 'completed');
+      else notify(key);
+    },
+
+    async read(scope, after, limit) {
+      ensureOpen(scope);
+      const s = streams.get(scopeKey(scope));
+      if (!s) return [];
+      let i = 0;
+      if (after !== undefined) {
+        // Binary search: stored sequence numbers increase.
+        let hi = s.events.length;
+        while (i < hi) {
+          const mid = (i + hi) >>> 1;
+          if ((s.events[mid]!.sequence_number as number) <= after) i = mid + 1;
+          else hi = mid;
+        }
+      }
+      return s.events.slice(i, limit === undefined ? undefined : i + Math.max(0, limit));
+    },
+
+    wait(scope, after, timeoutMs, signal) {
+      return new Promise<boolean>((resolve, reject) => {
+        try {
+          ensureOpen(scope);
+        } catch (e) {
+          reject(e);
+          return;
+        }
+        const key = scopeKey(scope);
+        const ready = (): boolean => {
+          const s = streams.get(key);
+          return s !== undefined && (s.end !== undefined || (s.last !== undefined && (after === undefined || s.last > after)));
+        };
+        if (ready()) return resolve(true);
+        if (signal?.aborted) return resolve(false);
+        let set = waiters.get(key);
+        if (!set) waiters.set(key, (set = new Set()));
+        const done = (value: boolean): void => {
+          clearTimeout(timer);
+          signal?.removeEventListener('abort', onAbort);
+          const current = waiters.get(key);
+          current?.delete(wake);
+          if (current?.size === 0) waiters.delete(key);
+          resolve(value);
+        };
+        const wake = (): void => {
+          if (closed) return done(false);
+          if (ready()) return done(true);
+          // Woken for events at or below `after`: wait on.
+          let again = waiters.get(key);
+          if (!again) waiters.set(key, (again = new Set()));
+          again.add(wake);
+        };
+        const onAbort = (): void => done(false);
+        const timer = setTimeout(() => done(false), Math.max(0, timeoutMs));
+        signal?.addEventListener('abort', onAbort, { once: true });
+        set.add(wake);
+      });
+    },
+
+    async state(scope): Promise<LogState | undefined> {
+      ensureOpen(scope);
+      const s = streams.get(scopeKey(scope));
+      if (!s) return undefined;
+      return { lastSequenceNumber: s.last, end: s.end, lease: s && live(s) };
+    },
+
+    async cancel(scope) {
+      ensureOpen(scope);
+      const key = scopeKey(scope);
+      let s = streams.get(key);
+      if (!s) {
+        // Cancelled before its producer started: the producer's acquire finds it ended, readers end at once.
+        s = { events: [], bytes: 0, last: undefined, end: undefined, lease: undefined, ttl: undefined };
+        streams.set(key, s);
+      }
+      s.lease = undefined; // the producer's next append or renew is fenced off
+      if (s.end === undefined) ended(key, s, 'cancelled');
+    },
+
+    async close() {
+      closed = true;
+      for (const s of streams.values()) if (s.ttl !== undefined) clearTimeout(s.ttl);
+      streams.clear();
+      for (const key of [...waiters.keys()]) notify(key);
+    },
+  };
+}
