@@ -36,9 +36,10 @@ export interface EventLog {
   /**
    * Claims the lease on a stream for `leaseMs`. Succeeds when no live lease is held (a lapsed one may be
    * taken over); the new token is greater than every earlier one. Fails with `EventLogError('lease_held')`.
+   * The stream exists from then on (`state` shows the lease, `lastSequenceNumber` still `undefined`).
    */
   acquire(scope: LogScope, leaseMs: number): Promise<Lease>;
-  /** Extends a held lease. Fails with `EventLogError('fenced')` when `token` is no longer the current one. */
+  /** Extends a held lease. Fails with `EventLogError('fenced')` when `token` is no longer the current one (or its lease lapsed). */
   renew(scope: LogScope, token: number, leaseMs: number): Promise<Lease>;
   /** Gives the lease up (after the terminal event, or on unsubscribe). A stale token is ignored. */
   release(scope: LogScope, token: number): Promise<void>;
@@ -51,11 +52,18 @@ export interface EventLog {
   append(scope: LogScope, token: number, events: readonly ResponseStreamEvent[]): Promise<void>;
   /** Stored events with `sequence_number` > `after` (all when `undefined`), at most `limit`, in order. */
   read(scope: LogScope, after: number | undefined, limit?: number): Promise<ResponseStreamEvent[]>;
-  /** Resolves when the stream has events after `after`, has ended, or `timeoutMs` passed (then `false`). */
+  /**
+   * Resolves when the stream has events after `after`, has ended, or `timeoutMs` passed (then `false`). Also
+   * on a stream that does not exist yet (it resolves at its first event). An abort of `signal` settles it at
+   * once (`false`; the contract suite also accepts a rejection).
+   */
   wait(scope: LogScope, after: number | undefined, timeoutMs: number, signal?: AbortSignal): Promise<boolean>;
   /** The stream's state; `undefined` when it does not exist (or belongs to another owner). */
   state(scope: LogScope): Promise<LogState | undefined>;
-  /** Ends the stream as cancelled, so every reader ends. */
+  /**
+   * Ends the stream as cancelled, so every reader ends, and drops the lease, so the producer's next append or
+   * renew is fenced. A completed stream stays completed; a stream not started yet is created ended.
+   */
   cancel(scope: LogScope): Promise<void>;
   /** Releases the log's own resources (connections it opened, timers). */
   close(): Promise<void>;
