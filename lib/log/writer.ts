@@ -1,0 +1,190 @@
+import { asyncScheduler, type SchedulerLike, type Subscription } from 'rxjs';
+import { EventLogError } from '../errors.js';
+import type { ResponseStreamEvent } from '../events/responses.js';
+import type { EventLog, Lease, LogScope } from './types.js';
+
+/** How a leased writer batches, bounds and keeps its lease: shared by `persistTo` and `fromEventLog`'s takeover. */
+export interface LogWriterOptions {
+  /** Lease length in ms; renewed every third of it. Default 10 000. */
+  readonly leaseMs?: number;
+  /** Longest a lone event waits before it is sent, in ms. Default 5. */
+  readonly maxBatchDelay?: number;
+  /** Most events one append carries. Default 500. */
+  readonly maxBatchSize?: number;
+  /** Most events queued (not yet sent) before the writer fails with `EventLogError('limit')`. Default 10 000. */
+  readonly maxPending?: number;
+  /** Where the batch delay and lease renewals are timed. Default `asyncScheduler`. */
+  readonly scheduler?: SchedulerLike;
+}
+
+/** What the log's promises are used as: `then(onFulfilled, onRejected)` only, so that a fake log may settle synchronously. */
+type Thenable<T> = { then(ok: (v: T) => void, fail: (e: unknown) => void): unknown };
+
+function call<T>(f: () => Promise<T>, ok: (v: T) => void, fail: (e: unknown) => void): void {
+  let p: Thenable<T>;
+  try {
+    p = f();
+  } catch (e) {
+    fail(e);
+    return;
+  }
+  p.then(ok, fail);
+}
+
+/** Any failure of the store as the typed error: `EventLogError` as is, anything else as `'unavailable'`. */
+export function asEventLogError(e: unknown, responseId: string): EventLogError {
+  if (e instanceof EventLogError) return e;
+  const message = e instanceof Error ? e.message : String(e);
+  return new EventLogError('unavailable', message, responseId);
+}
+
+/**
+ * Writes one stream's events to a log under a lease: acquires it, renews it every third of `leaseMs`,
+ * appends in batches (while one append is in flight the next events queue and go together; a lone event
+ * waits at most `maxBatchDelay`), and releases it at the end. Every failure goes once to `onError` as an
+ * `EventLogError`, after which the writer is stopped. The log's promises are only ever `then`ed (never
+ * awaited), so a test's fake log may settle them on the TestScheduler's clock.
+ */
+export class LogWriter {
+  private readonly leaseMs: number;
+  private readonly maxBatchDelay: number;
+  private readonly maxBatchSize: number;
+  private readonly maxPending: number;
+  private readonly scheduler: SchedulerLike;
+  private readonly queue: ResponseStreamEvent[] = [];
+  private lease: Lease | undefined;
+  private inFlight = false;
+  private delayed: Subscription | undefined;
+  private renewal: Subscription | undefined;
+  private onIdle: (() => void) | undefined;
+  private stopped = false;
+
+  constructor(
+    private readonly log: EventLog,
+    private readonly scope: LogScope,
+    options: LogWriterOptions,
+    private readonly onError: (e: EventLogError) => void,
+  ) {
+    this.leaseMs = options.leaseMs ?? 10_000;
+    this.maxBatchDelay = options.maxBatchDelay ?? 5;
+    this.maxBatchSize = Math.max(1, options.maxBatchSize ?? 500);
+    this.maxPending = options.maxPending ?? 10_000;
+    this.scheduler = options.scheduler ?? asyncScheduler;
+  }
+
+  /** Claims the lease; events pushed before it is granted wait in the queue. */
+  acquire(onAcquired?: () => void): void {
+    call(
+      () => this.log.acquire(this.scope, this.leaseMs),
+      (lease) => {
+        if (this.stopped) {
+          call(() => this.log.release(this.scope, lease.token), () => undefined, () => undefined);
+          return;
+        }
+        this.lease = lease;
+        this.scheduleRenewal();
+        onAcquired?.();
+        this.pump();
+        this.checkIdle();
+      },
+      (e) => this.fail(e),
+    );
+  }
+
+  /** Queues an event for the next append. */
+  push(e: ResponseStreamEvent): void {
+    if (this.stopped) return;
+    this.queue.push(e);
+    if (this.queue.length > this.maxPending) {
+      this.fail(new EventLogError('limit', `more than ${this.maxPending} events wait for the log (maxPending)`, this.scope.responseId));
+      return;
+    }
+    this.pump();
+  }
+
+  /** Calls `done` once every pushed event is acknowledged, then releases the lease (without waiting for it). */
+  finish(done: () => void): void {
+    if (this.stopped) return;
+    this.onIdle = () => {
+      this.stop(true);
+      done();
+    };
+    this.delayed?.unsubscribe();
+    this.delayed = undefined;
+    this.checkIdle();
+    if (!this.stopped) this.send();
+  }
+
+  /** Stops: clears the timers, drops the queue and, when `release`, gives the lease up. Idempotent. */
+  stop(release: boolean): void {
+    if (this.stopped) return;
+    this.stopped = true;
+    this.delayed?.unsubscribe();
+    this.renewal?.unsubscribe();
+    this.queue.length = 0;
+    const lease = this.lease;
+    if (release && lease) call(() => this.log.release(this.scope, lease.token), () => undefined, () => undefined);
+  }
+
+  private fail(e: unknown): void {
+    if (this.stopped) return;
+    this.stop(true);
+    this.onError(asEventLogError(e, this.scope.responseId));
+  }
+
+  private pump(): void {
+    if (this.stopped || !this.lease || this.inFlight || this.queue.length === 0) return;
+    if (this.onIdle) return this.send(); // finishing: no reason to wait
+    if (this.delayed) return;
+    if (this.maxBatchDelay <= 0) return this.send();
+    this.delayed = this.scheduler.schedule(() => {
+      this.delayed = undefined;
+      this.send();
+    }, this.maxBatchDelay);
+  }
+
+  private send(): void {
+    if (this.stopped || !this.lease || this.inFlight || this.queue.length === 0) return;
+    const token = this.lease.token;
+    const batch = this.queue.splice(0, this.maxBatchSize);
+    this.inFlight = true;
+    call(
+      () => this.log.append(this.scope, token, batch),
+      () => {
+        this.inFlight = false;
+        if (this.stopped) return;
+        // Events that queued meanwhile go at once: they have waited one round trip already.
+        if (this.queue.length > 0) this.send();
+        else this.checkIdle();
+      },
+      (e) => {
+        this.inFlight = false;
+        this.fail(e);
+      },
+    );
+  }
+
+  private checkIdle(): void {
+    if (this.onIdle && this.lease && !this.inFlight && this.queue.length === 0) {
+      const idle = this.onIdle;
+      this.onIdle = undefined;
+      idle();
+    }
+  }
+
+  private scheduleRenewal(): void {
+    this.renewal = this.scheduler.schedule(() => {
+      const lease = this.lease;
+      if (this.stopped || !lease) return;
+      call(
+        () => this.log.renew(this.scope, lease.token, this.leaseMs),
+        (renewed) => {
+          if (this.stopped) return;
+          this.lease = renewed;
+          this.scheduleRenewal();
+        },
+        (e) => this.fail(e),
+      );
+    }, Math.max(1, Math.floor(this.leaseMs / 3)));
+  }
+}
