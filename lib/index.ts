@@ -42,3 +42,4 @@ export {
 } from './http/transports.js';
 export * from '../operators/index.js';
 export * from './ws/index.js';
+export * from './log/index.js';

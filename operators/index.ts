@@ -25,3 +25,4 @@ export { toChatSSE, type ToChatSSEOptions } from './toChatSSE.js';
 export { laneMux, type LaneMuxOptions, type LaneMuxOutput } from './laneMux.js';
 export { bufferLimit } from './bufferLimit.js';
 export { fanOut } from './fanOut.js';
+export { persistTo, type PersistToOptions } from './persistTo.js';

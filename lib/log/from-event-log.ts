@@ -1,0 +1,173 @@
+import { Observable, type Subscription } from 'rxjs';
+import { EventLogError, StreamInterruptedError } from '../errors.js';
+import type { ResponseStreamEvent } from '../events/responses.js';
+import type { ClientConfig } from '../http/config.js';
+import { retrieveResponseStream } from '../http/transports.js';
+import { isTerminalEvent } from './scope.js';
+import type { EventLog, LogScope } from './types.js';
+import { asEventLogError, LogWriter, type LogWriterOptions } from './writer.js';
+
+export interface FromEventLogOptions extends LogWriterOptions {
+  /** Deliver only events with a `sequence_number` above this one (a cursor saved by the reader). */
+  readonly startingAfter?: number;
+  /** The application's owner of the stream. Default `''`. */
+  readonly owner?: string;
+  /** How long to wait for a stream that does not exist yet, in ms, before `EventLogError('not_found')`. Default 5000. */
+  readonly notFoundTimeout?: number;
+  /**
+   * Where to continue the stream when its producer's lease lapses before a terminal event: this reader takes
+   * the lease over, continues the provider's stream with `retrieveResponseStream` after the last stored
+   * event, appends what arrives (batched like `persistTo`, under `leaseMs`) and delivers it. Without it, a
+   * lapsed producer ends the stream with a retryable `StreamInterruptedError`.
+   */
+  readonly upstream?: ClientConfig;
+  /** Events read per round trip. Default 500. */
+  readonly pageSize?: number;
+  /** Longest single wait for news, in ms (the lease is checked again after it). Default 1000. */
+  readonly pollMs?: number;
+}
+
+const seqOf = (e: ResponseStreamEvent): number | undefined => (typeof e.sequence_number === 'number' ? e.sequence_number : undefined);
+
+/**
+ * The events of a response stream from an {@link EventLog}: the stored ones after `startingAfter`, then the
+ * live ones as they are appended, each `sequence_number` exactly once and in order, completing after the
+ * terminal event. Works whether the response has finished, is in progress, or has not started yet (it
+ * waits up to `notFoundTimeout`, then fails with `EventLogError('not_found')`). A stream ended by
+ * `cancel` completes after its stored events (without a terminal event: check `log.state` to tell).
+ * When the producer's lease lapses before a terminal event, the reader takes over with `upstream`, or
+ * else fails with `StreamInterruptedError` (retryable, with the last sequence number) within about the
+ * lease time. Unsubscribing aborts the waits, stops the timers and releases a lease taken over.
+ *
+ * ```ts
+ * fromEventLog(log, responseId, { startingAfter: saved, owner: userId, upstream: config })
+ *   .pipe(outputText())
+ *   .subscribe(render);
+ * ```
+ */
+export function fromEventLog(log: EventLog, responseId: string, options: FromEventLogOptions = {}): Observable<ResponseStreamEvent> {
+  const scope: LogScope = { responseId, owner: options.owner };
+  const notFoundTimeout = options.notFoundTimeout ?? 5000;
+  const pageSize = Math.max(1, options.pageSize ?? 500);
+  const pollMs = Math.max(1, options.pollMs ?? 1000);
+  return new Observable<ResponseStreamEvent>((subscriber) => {
+    const controller = new AbortController();
+    let last = options.startingAfter;
+    let writer: LogWriter | undefined;
+    let upstream: Subscription | undefined;
+    const stopped = (): boolean => subscriber.closed || controller.signal.aborted;
+
+    /** Delivers `e` unless seen; `true` when it was the terminal event (and the stream completed). */
+    const deliver = (e: ResponseStreamEvent): boolean => {
+      const n = seqOf(e);
+      if (n === undefined || (last !== undefined && n <= last)) return false;
+      last = n;
+      subscriber.next(e);
+      return isTerminalEvent(e);
+    };
+
+    /** Delivers what is stored after `last`; `true` at the terminal event. */
+    const drain = async (): Promise<boolean> => {
+      for (;;) {
+        const page = await log.read(scope, last, pageSize);
+        for (const e of page) {
+          if (stopped()) return true;
+          if (deliver(e)) return true;
+        }
+        if (page.length < pageSize) return false;
+      }
+    };
+
+    const takeOver = async (config: ClientConfig): Promise<'followed' | 'taken'> => {
+      const taken = await new Promise<boolean>((resolve, reject) => {
+        const w = new LogWriter(log, scope, options, (e) => {
+          if (writer === undefined && e.reason === 'lease_held') return resolve(false); // another reader was first
+          if (writer === undefined) return reject(e);
+          upstream?.unsubscribe();
+          subscriber.error(e);
+        });
+        w.acquire(() => {
+          writer = w;
+          resolve(true);
+        });
+        controller.signal.addEventListener('abort', () => w.stop(true), { once: true });
+      });
+      if (!taken || stopped()) return 'followed';
+      // The old producer is fenced off now: what is stored is final up to here.
+      if (await drain()) {
+        writer?.finish(() => undefined);
+        if (!stopped()) subscriber.complete();
+        return 'taken';
+      }
+      const st = await log.state(scope);
+      if (st?.end !== undefined) {
+        writer?.stop(true);
+        if (!stopped()) subscriber.complete();
+        return 'taken';
+      }
+      if (stopped()) return 'taken';
+      const w = writer!;
+      upstream = retrieveResponseStream(responseId, { startingAfter: last }, config).subscribe({
+        next: (e) => {
+          const n = seqOf(e);
+          if (n === undefined || (last !== undefined && n <= last)) return;
+          w.push(e);
+          deliver(e);
+        },
+        error: (err: unknown) => w.finish(() => subscriber.error(err)),
+        complete: () => w.finish(() => subscriber.complete()),
+      });
+      return 'taken';
+    };
+
+    const run = async (): Promise<void> => {
+      // Not started yet: wait for it, up to notFoundTimeout.
+      let state = await log.state(scope);
+      const deadline = Date.now() + notFoundTimeout;
+      while (state === undefined) {
+        const remaining = deadline - Date.now();
+        if (remaining <= 0) throw new EventLogError('not_found', `no stream after ${notFoundTimeout} ms`, responseId);
+        await log.wait(scope, undefined, Math.min(remaining, pollMs), controller.signal);
+        if (stopped()) return;
+        state = await log.state(scope);
+      }
+      for (;;) {
+        if (stopped()) return;
+        if (await drain()) {
+          if (!stopped()) subscriber.complete();
+          return;
+        }
+        if (stopped()) return;
+        const st = await log.state(scope);
+        if (stopped()) return;
+        if (st === undefined) throw new EventLogError('not_found', 'the stream expired while it was read', responseId);
+        if (st.lastSequenceNumber !== undefined && (last === undefined || st.lastSequenceNumber > last)) continue;
+        if (st.end !== undefined) {
+          // Completed: the terminal event is stored (at or below the cursor when the reader started after it).
+          subscriber.complete();
+          return;
+        }
+        if (st.lease === undefined) {
+          if (options.upstream === undefined) {
+            throw new StreamInterruptedError(responseId, last, "the producer's lease lapsed before a terminal event");
+          }
+          if ((await takeOver(options.upstream)) === 'taken') return;
+          continue;
+        }
+        const untilLapse = st.lease.expiresAt - Date.now();
+        await log.wait(scope, last, Math.min(pollMs, Math.max(1, untilLapse + 5)), controller.signal);
+      }
+    };
+
+    run().catch((e: unknown) => {
+      if (stopped()) return;
+      subscriber.error(e instanceof StreamInterruptedError || e instanceof EventLogError ? e : asEventLogError(e, responseId));
+    });
+
+    return () => {
+      controller.abort();
+      upstream?.unsubscribe();
+      writer?.stop(true);
+    };
+  });
+}
