@@ -3,3 +3,4 @@ export { memoryEventLog, type MemoryEventLogOptions } from './memory.js';
 export { fromEventLog, type FromEventLogOptions } from './from-event-log.js';
 export { cancelResponse } from './cancel.js';
 export type { LogWriterOptions } from './writer.js';
+export { redisEventLog, type RedisEventLogOptions } from './redis.js';

@@ -1,0 +1,117 @@
+// The Lua scripts of `redisEventLog` (lib/log/redis.ts): every write to a stream runs as one script, so the
+// fencing check, the duplicate skip, the limits, the write and the keys' expiries happen atomically.
+//
+// Keys, all of one response and so all in one Redis Cluster hash slot (they share a `{hash tag}`):
+//   KEYS[1]  meta    hash:   fence (highest token issued), holder + until (the live lease), last (highest stored
+//                            sequence_number), count, bytes (JSON bytes stored), end ('completed' | 'cancelled')
+//   KEYS[2]  events  stream: one entry per event, id `<sequence_number>-1`, field `e` = the event's JSON
+//   KEYS[3]  end     stream: one entry once the stream ended, so a reader's XREAD BLOCK wakes on a cancel too
+//
+// Times are Redis's own clock (TIME), so that leases mean the same to every process. Each script returns an
+// array whose first element says how it went: 'ok', 'fenced', 'lease_held' or 'limit'.
+
+const PRELUDE = `
+local function now_ms()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+local function int(n) return string.format('%d', n) end
+local function expire_all(ms)
+  for i = 1, #KEYS do redis.call('PEXPIRE', KEYS[i], ms) end
+end
+`;
+
+/** ARGV: leaseMs, liveTtlMs. Returns {'ok', token, expiresAt} or {'lease_held', until}. */
+export const ACQUIRE = `${PRELUDE}
+local now = now_ms()
+local m = redis.call('HMGET', KEYS[1], 'holder', 'until', 'fence', 'end')
+local holder = tonumber(m[1]) or 0
+if holder > 0 and (tonumber(m[2]) or 0) > now then return {'lease_held', m[2]} end
+-- Greater than every earlier token of this stream, and than any token of an expired earlier life of its keys.
+local token = math.max((tonumber(m[3]) or 0) + 1, now)
+local expires = now + tonumber(ARGV[1])
+redis.call('HSET', KEYS[1], 'fence', int(token), 'holder', int(token), 'until', int(expires))
+if not m[4] then expire_all(math.max(tonumber(ARGV[2]), 2 * tonumber(ARGV[1]))) end
+return {'ok', int(token), int(expires)}
+`;
+
+/** ARGV: token, leaseMs, liveTtlMs. Returns {'ok', token, expiresAt} or {'fenced'}. */
+export const RENEW = `${PRELUDE}
+local now = now_ms()
+local m = redis.call('HMGET', KEYS[1], 'holder', 'until', 'end')
+if tonumber(m[1]) ~= tonumber(ARGV[1]) or (tonumber(m[2]) or 0) <= now then return {'fenced'} end
+local expires = now + tonumber(ARGV[2])
+redis.call('HSET', KEYS[1], 'until', int(expires))
+if not m[3] then expire_all(math.max(tonumber(ARGV[3]), 2 * tonumber(ARGV[2]))) end
+return {'ok', m[1], int(expires)}
+`;
+
+/** ARGV: token. A stale token is ignored. Returns {'ok'}. */
+export const RELEASE = `
+if tonumber(redis.call('HGET', KEYS[1], 'holder')) == tonumber(ARGV[1]) then
+  redis.call('HDEL', KEYS[1], 'holder', 'until')
+end
+return {'ok'}
+`;
+
+/**
+ * ARGV: token, liveTtlMs, endTtlMs, maxEvents, maxBytes, then per event: sequence_number, '1' when terminal
+ * else '0', JSON. Returns {'ok', stored}, {'fenced'} or {'limit', what, would}.
+ */
+export const APPEND = `${PRELUDE}
+local now = now_ms()
+local m = redis.call('HMGET', KEYS[1], 'holder', 'until', 'end', 'last', 'count', 'bytes')
+if tonumber(m[1]) ~= tonumber(ARGV[1]) or (tonumber(m[2]) or 0) <= now then return {'fenced'} end
+if m[3] then return {'ok', '0'} end
+local last = tonumber(m[4])
+local count = tonumber(m[5]) or 0
+local bytes = tonumber(m[6]) or 0
+local picked = {}
+local added = 0
+local terminal = false
+for i = 6, #ARGV, 3 do
+  local seq = tonumber(ARGV[i])
+  if last == nil or seq > last then
+    picked[#picked + 1] = i
+    last = seq
+    added = added + string.len(ARGV[i + 2])
+    if ARGV[i + 1] == '1' then
+      terminal = true
+      break
+    end
+  end
+end
+if #picked == 0 then return {'ok', '0'} end
+if count + #picked > tonumber(ARGV[4]) then return {'limit', 'events', int(count + #picked)} end
+if bytes + added > tonumber(ARGV[5]) then return {'limit', 'bytes', int(bytes + added)} end
+for _, i in ipairs(picked) do
+  redis.call('XADD', KEYS[2], ARGV[i] .. '-1', 'e', ARGV[i + 2])
+end
+redis.call('HSET', KEYS[1], 'last', ARGV[picked[#picked]], 'count', int(count + #picked), 'bytes', int(bytes + added))
+if terminal then
+  redis.call('HSET', KEYS[1], 'end', 'completed')
+  redis.call('XADD', KEYS[3], '*', 'end', 'completed')
+  expire_all(tonumber(ARGV[3]))
+else
+  expire_all(tonumber(ARGV[2]))
+end
+return {'ok', int(#picked)}
+`;
+
+/** ARGV: endTtlMs. Ends the stream as cancelled (creating it when it does not exist) unless it already ended. */
+export const CANCEL = `
+redis.call('HDEL', KEYS[1], 'holder', 'until')
+if not redis.call('HGET', KEYS[1], 'end') then
+  redis.call('HSET', KEYS[1], 'end', 'cancelled')
+  redis.call('XADD', KEYS[3], '*', 'end', 'cancelled')
+  for i = 1, #KEYS do redis.call('PEXPIRE', KEYS[i], tonumber(ARGV[1])) end
+end
+return {'ok'}
+`;
+
+/** Returns {} when the stream does not exist, else {'ok', holder, until, end, last, now} ('' for none). */
+export const STATE = `${PRELUDE}
+if redis.call('EXISTS', KEYS[1]) == 0 then return {} end
+local m = redis.call('HMGET', KEYS[1], 'holder', 'until', 'end', 'last')
+return {'ok', m[1] or '', m[2] or '', m[3] or '', m[4] or '', int(now_ms())}
+`;

@@ -1,0 +1,309 @@
+import type { Cluster, Redis, RedisOptions } from 'ioredis';
+import { EventLogError } from '../errors.js';
+import type { ResponseStreamEvent } from '../events/responses.js';
+import { ACQUIRE, APPEND, CANCEL, RELEASE, RENEW, STATE } from './redis-scripts.js';
+import { isTerminalEvent } from './scope.js';
+import type { EventLog, Lease, LogEnd, LogScope, LogState } from './types.js';
+
+export interface RedisEventLogOptions {
+  /** Where to connect when no `client` is given, e.g. `redis://:password@host:6379/0`. Default `redis://127.0.0.1:6379`. */
+  readonly url?: string;
+  /**
+   * A client the application already has (an ioredis `Redis` or `Cluster`). The log uses it as it is, opens
+   * only duplicates of it for blocking reads, and `close()` leaves it open.
+   */
+  readonly client?: Redis | Cluster;
+  /** Put before every key (no braces: the keys' hash tag is the log's own). Default `'openai-rx:log:'`. */
+  readonly keyPrefix?: string;
+  /** How long an ended stream (terminal event or cancel) is kept, in ms. Default 24 h. */
+  readonly ttlMs?: number;
+  /** The expiry of a live stream's keys, pushed back by every acquire, renew and append. Default 24 h. */
+  readonly liveTtlMs?: number;
+  /** Most events one stream may hold; an append past it fails with `EventLogError('limit')`. Default 100 000. */
+  readonly maxEvents?: number;
+  /** Most bytes (UTF-8 JSON of the events) one stream may hold; past it: `EventLogError('limit')`. Default 64 MiB. */
+  readonly maxBytes?: number;
+  /**
+   * How long one command (and connecting) may take before it fails with `EventLogError('unavailable')`, in ms.
+   * Default 5000.
+   */
+  readonly commandTimeoutMs?: number;
+}
+
+const DAY = 24 * 60 * 60 * 1000;
+const DEFAULT_PREFIX = 'openai-rx:log:';
+/** Idle blocking connections kept for the next `wait`. */
+const POOL = 4;
+// A specifier bundlers do not follow: ioredis is loaded (in Node) on first use only, so that the main entry,
+// which exports this function, stays loadable in a browser.
+const IOREDIS = 'ioredis';
+type IORedisModule = typeof import('ioredis');
+
+async function loadIORedis(): Promise<IORedisModule['Redis']> {
+  const mod = (await import(/* webpackIgnore: true */ /* @vite-ignore */ IOREDIS)) as IORedisModule & { default?: { Redis?: unknown } };
+  return (mod.Redis ?? mod.default?.Redis ?? mod.default) as IORedisModule['Redis'];
+}
+
+/** Escapes what would change a key's meaning: `{` `}` (the hash tag), `:` (the separator) and `%` itself. */
+const escapeKey = (s: string): string => s.replace(/[%{}:]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+
+/** The keys of one response's stream: they share the hash tag `{owner:responseId}`, so one Cluster slot. */
+export function redisStreamKeys(keyPrefix: string, scope: LogScope): { meta: string; events: string; end: string } {
+  const base = `${keyPrefix}{${escapeKey(scope.owner ?? '')}:${escapeKey(scope.responseId)}}`;
+  return { meta: `${base}:meta`, events: `${base}:events`, end: `${base}:end` };
+}
+
+const unavailable = (e: unknown, scope?: LogScope): EventLogError =>
+  e instanceof EventLogError ? e : new EventLogError('unavailable', `Redis: ${e instanceof Error ? e.message : String(e)}`, scope?.responseId);
+
+/** The sequence number an event is stored under; events without a non-negative integer one cannot be placed. */
+const placeable = (e: ResponseStreamEvent): boolean => Number.isSafeInteger(e.sequence_number) && (e.sequence_number as number) >= 0;
+
+/**
+ * The event log in Redis (7 or later; Redis Cluster too): one Redis stream per response (`XADD`, `XRANGE`,
+ * `XREAD BLOCK`), so producers and readers in any number of processes share it. Implements {@link EventLog}:
+ * every write is one Lua script that checks the lease's fencing token, skips replayed sequence numbers,
+ * enforces `maxEvents` / `maxBytes` and sets the keys' expiries, all atomically. Every key expires: a live
+ * stream after `liveTtlMs` without a write, an ended one `ttlMs` after its end. The keys of a response derive
+ * from its id and `owner` and share a `{hash tag}` (one Cluster slot), so another owner's stream is not
+ * found. When Redis cannot be reached, every call fails with `EventLogError('unavailable')` within about
+ * `commandTimeoutMs` (the client reconnects in the background). Events without a non-negative integer
+ * `sequence_number` cannot be placed and are not stored.
+ *
+ * ioredis is loaded on first use, so importing `openai-rx` in a browser does not pull it in.
+ *
+ * ```ts
+ * const log = redisEventLog({ url: process.env.REDIS_URL, keyPrefix: 'myapp:' });
+ * streamResponse({ model, input, background: true }, config).pipe(persistTo(log)).subscribe();
+ * // in another process, later, or after a reconnect:
+ * fromEventLog(log, responseId, { startingAfter: 41 }).subscribe(render);
+ * await log.close();
+ * ```
+ */
+export function redisEventLog(options: RedisEventLogOptions = {}): EventLog {
+  const keyPrefix = options.keyPrefix ?? DEFAULT_PREFIX;
+  if (/[{}]/.test(keyPrefix)) throw new TypeError('redisEventLog: keyPrefix must not contain { or } (the keys carry their own hash tag)');
+  const ttlMs = Math.max(1, Math.round(options.ttlMs ?? DAY));
+  const liveTtlMs = Math.max(1, Math.round(options.liveTtlMs ?? DAY));
+  const maxEvents = options.maxEvents ?? 100_000;
+  const maxBytes = options.maxBytes ?? 64 * 1024 * 1024;
+  const timeoutMs = options.commandTimeoutMs ?? 5000;
+  const owned = options.client === undefined;
+  const blocking: Redis[] = []; // idle blocking connections
+  const busy = new Set<Redis>();
+  const shas = new Map<string, string>();
+  let main: Promise<Redis | Cluster> | undefined;
+  let closed = false;
+
+  const ownOptions: RedisOptions = {
+    lazyConnect: true,
+    connectTimeout: timeoutMs,
+    commandTimeout: timeoutMs,
+    maxRetriesPerRequest: 1,
+    // Keeps reconnecting in the background (a restarted Redis is used again); commands wait at most their timeout.
+    retryStrategy: (times: number) => Math.min(100 * times, 1000),
+  };
+
+  const client = (): Promise<Redis | Cluster> => {
+    if (options.client) return Promise.resolve(options.client);
+    main ??= loadIORedis().then((RedisClass) => {
+      const c = new RedisClass(options.url ?? 'redis://127.0.0.1:6379', ownOptions);
+      c.on('error', () => undefined); // reported through the failing commands; not an unhandled 'error' event
+      return c;
+    });
+    return main;
+  };
+
+  /** `p`, or `EventLogError('unavailable')` after `ms`; a late rejection of `p` is swallowed. */
+  const timed = <T>(p: Promise<T>, scope: LogScope | undefined, ms = timeoutMs): Promise<T> =>
+    new Promise<T>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new EventLogError('unavailable', `Redis did not answer within ${ms} ms`, scope?.responseId)), ms);
+      p.then(
+        (v) => {
+          clearTimeout(timer);
+          resolve(v);
+        },
+        (e) => {
+          clearTimeout(timer);
+          reject(unavailable(e, scope));
+        },
+      );
+    });
+
+  const ensureOpen = (scope: LogScope): void => {
+    if (closed) throw new EventLogError('unavailable', 'the log is closed', scope.responseId);
+  };
+
+  /** Runs a script by its SHA, loading it (EVAL) when Redis does not know it (first use, restart, another node). */
+  const run = async (script: string, scope: LogScope, args: (string | number)[]): Promise<string[]> => {
+    ensureOpen(scope);
+    const k = redisStreamKeys(keyPrefix, scope);
+    const keys = [k.meta, k.events, k.end];
+    const c = await timed(client(), scope);
+    const sha = shas.get(script);
+    const call = async (): Promise<unknown> => {
+      if (sha !== undefined) {
+        try {
+          return await c.evalsha(sha, keys.length, ...keys, ...args);
+        } catch (e) {
+          if (!(e instanceof Error && e.message.startsWith('NOSCRIPT'))) throw e;
+        }
+      }
+      const result = await c.eval(script, keys.length, ...keys, ...args);
+      if (sha === undefined) shas.set(script, await c.script('LOAD', script) as string);
+      return result;
+    };
+    return (await timed(call(), scope, 2 * timeoutMs)) as string[];
+  };
+
+  const fenced = (scope: LogScope, token: number): EventLogError =>
+    new EventLogError('fenced', `token ${token} does not hold the lease`, scope.responseId);
+
+  const lease = (r: string[]): Lease => ({ token: Number(r[1]), expiresAt: Number(r[2]) });
+
+  /** A connection for XREAD BLOCK: a duplicate that fails fast instead of reconnecting or queueing. */
+  const takeBlocking = async (scope: LogScope): Promise<Redis> => {
+    for (let c = blocking.pop(); c !== undefined; c = blocking.pop()) {
+      if (c.status === 'ready') return c;
+      c.disconnect();
+    }
+    const base = await timed(client(), scope);
+    const override: Partial<RedisOptions> = {
+      lazyConnect: true,
+      connectTimeout: timeoutMs,
+      commandTimeout: undefined,
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      autoResendUnfulfilledCommands: false,
+      retryStrategy: () => null,
+    };
+    const c = ('isCluster' in base && base.isCluster ? (base as Cluster).duplicate(undefined, { redisOptions: override }) : (base as Redis).duplicate(override)) as Redis;
+    c.on('error', () => undefined);
+    busy.add(c);
+    try {
+      await timed(c.connect(), scope);
+    } catch (e) {
+      busy.delete(c);
+      c.disconnect();
+      throw e;
+    }
+    busy.delete(c);
+    return c;
+  };
+
+  const xreadIds = (after: number | undefined): string => (after === undefined || after < 0 ? '0-0' : `${Math.floor(after)}-1`);
+
+  return {
+    async acquire(scope, leaseMs) {
+      const r = await run(ACQUIRE, scope, [Math.max(1, Math.round(leaseMs)), liveTtlMs]);
+      if (r[0] === 'lease_held') throw new EventLogError('lease_held', 'another producer holds the lease', scope.responseId);
+      return lease(r);
+    },
+
+    async renew(scope, token, leaseMs) {
+      const r = await run(RENEW, scope, [token, Math.max(1, Math.round(leaseMs)), liveTtlMs]);
+      if (r[0] === 'fenced') throw fenced(scope, token);
+      return lease(r);
+    },
+
+    async release(scope, token) {
+      await run(RELEASE, scope, [token]);
+    },
+
+    async append(scope, token, events) {
+      const args: (string | number)[] = [token, liveTtlMs, ttlMs, maxEvents, maxBytes];
+      for (const e of events) {
+        if (!placeable(e)) continue;
+        args.push(String(e.sequence_number), isTerminalEvent(e) ? '1' : '0', JSON.stringify(e));
+      }
+      const r = await run(APPEND, scope, args);
+      if (r[0] === 'fenced') throw fenced(scope, token);
+      if (r[0] === 'limit') {
+        const what = r[1] === 'events' ? `${r[2]} events (maxEvents ${maxEvents})` : `${r[2]} bytes (maxBytes ${maxBytes})`;
+        throw new EventLogError('limit', `the stream would hold ${what}`, scope.responseId);
+      }
+    },
+
+    async read(scope, after, limit) {
+      ensureOpen(scope);
+      if (limit !== undefined && limit <= 0) return [];
+      const { events } = redisStreamKeys(keyPrefix, scope);
+      const start = after === undefined || after < 0 ? '-' : `${Math.floor(after) + 1}-0`;
+      const c = await timed(client(), scope);
+      const entries = await timed(
+        limit === undefined ? c.xrange(events, start, '+') : c.xrange(events, start, '+', 'COUNT', Math.floor(limit)),
+        scope,
+      );
+      return entries.map(([, fields]) => JSON.parse(fields[fields.indexOf('e') + 1] as string) as ResponseStreamEvent);
+    },
+
+    async wait(scope, after, waitMs, signal) {
+      ensureOpen(scope);
+      if (signal?.aborted) return false;
+      const { events, end } = redisStreamKeys(keyPrefix, scope);
+      const ids = [xreadIds(after), '0-0'];
+      // Without blocking first: already there, or already ended (the `end` stream has an entry).
+      const c = await timed(client(), scope);
+      const now = await timed(c.xread('COUNT', 1, 'STREAMS', events, end, ...ids), scope);
+      if (now !== null && now.length > 0) return true;
+      const deadline = Date.now() + waitMs;
+      while (!closed && !signal?.aborted) {
+        const remaining = deadline - Date.now();
+        if (remaining <= 0) return false;
+        const conn = await takeBlocking(scope);
+        if (closed || signal?.aborted) {
+          conn.disconnect();
+          return false;
+        }
+        busy.add(conn);
+        const onAbort = (): void => conn.disconnect();
+        signal?.addEventListener('abort', onAbort, { once: true });
+        try {
+          const got = await timed(conn.xread('COUNT', 1, 'BLOCK', Math.max(1, Math.ceil(remaining)), 'STREAMS', events, end, ...ids), scope, remaining + timeoutMs);
+          if (got !== null && got.length > 0) return true;
+        } catch (e) {
+          if (closed || signal?.aborted) return false;
+          conn.disconnect();
+          throw e;
+        } finally {
+          signal?.removeEventListener('abort', onAbort);
+          busy.delete(conn);
+          if (conn.status === 'ready' && !closed && blocking.length < POOL) blocking.push(conn);
+          else conn.disconnect();
+        }
+      }
+      return false;
+    },
+
+    async state(scope): Promise<LogState | undefined> {
+      const r = await run(STATE, scope, []);
+      if (r.length === 0) return undefined;
+      const [, holder, until, endOf, last, now] = r as [string, string, string, string, string, string];
+      const live = holder !== '' && until !== '' && Number(until) > Number(now);
+      return {
+        lastSequenceNumber: last === '' ? undefined : Number(last),
+        end: endOf === '' ? undefined : (endOf as LogEnd),
+        lease: live ? { token: Number(holder), expiresAt: Number(until) } : undefined,
+      };
+    },
+
+    async cancel(scope) {
+      await run(CANCEL, scope, [ttlMs]);
+    },
+
+    async close() {
+      if (closed) return;
+      closed = true;
+      for (const c of [...blocking, ...busy]) c.disconnect();
+      blocking.length = 0;
+      busy.clear();
+      if (owned && main !== undefined) {
+        const c = await main.catch(() => undefined);
+        if (c) {
+          await timed(c.quit(), undefined).catch(() => undefined);
+          c.disconnect();
+        }
+      }
+    },
+  };
+}

@@ -1,0 +1,331 @@
+// redisEventLog against a real redis-server (test/log/redis-server.ts): the shared EventLog contract, then
+// what only Redis has: hash slots, expiries, fencing inside the script, a server that dies and comes back, an
+// application's own client, and several log instances (as several processes) on one server.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Cluster, Redis } from 'ioredis';
+import { EventLogError } from '../../lib/errors';
+import { redisEventLog, redisStreamKeys } from '../../lib/log/redis';
+import type { EventLog, LogScope } from '../../lib/log/types';
+import { completed, created, delta, describeEventLogContract } from './contract';
+import { type RedisServer, startRedisServer } from './redis-server';
+
+jest.setTimeout(60_000);
+
+let server: RedisServer;
+let admin: Redis;
+beforeAll(async () => {
+  server = await startRedisServer();
+  admin = new Redis(server.url, { lazyConnect: true });
+  await admin.connect();
+});
+afterAll(async () => {
+  await admin?.quit();
+  await server?.stop();
+});
+
+describeEventLogContract('redisEventLog', async (limits) => {
+  const log = redisEventLog({ url: server.url, ...limits });
+  return { log, cleanup: () => log.close() };
+});
+
+let n = 0;
+const scope = (owner?: string): LogScope => ({ responseId: `resp_redis_${process.pid}_${++n}`, ...(owner === undefined ? {} : { owner }) });
+const seqs = (events: readonly { sequence_number?: number }[]) => events.map((e) => e.sequence_number);
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/** Every key under a prefix (SCAN, not KEYS). */
+async function keysUnder(redis: Redis, prefix: string): Promise<string[]> {
+  const found: string[] = [];
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+    cursor = next;
+    found.push(...keys);
+  } while (cursor !== '0');
+  return found.sort();
+}
+
+async function reasonOf(p: Promise<unknown>): Promise<string> {
+  try {
+    await p;
+  } catch (e) {
+    expect(e).toBeInstanceOf(EventLogError);
+    return (e as EventLogError).reason;
+  }
+  throw new Error('expected a rejection');
+}
+
+describe('redisEventLog on a Redis Cluster (one node owning every slot)', () => {
+  let dir: string;
+  let node: RedisServer;
+  let cluster: Cluster;
+  let direct: Redis;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'openai-rx-cluster-'));
+    node = await startRedisServer({ clusterDir: dir });
+    cluster = new Cluster([{ host: '127.0.0.1', port: node.port }], { lazyConnect: true });
+    await cluster.connect();
+    direct = new Redis(node.url, { lazyConnect: true });
+    await direct.connect();
+  });
+  afterAll(async () => {
+    await cluster?.quit();
+    await direct?.quit();
+    await node?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  // Every script and XREAD names all its keys, and they share a hash tag: a cross-slot command would fail here.
+  describeEventLogContract('redisEventLog with an ioredis Cluster client', async (limits) => {
+    const log = redisEventLog({ client: cluster, ...limits });
+    return { log, cleanup: () => log.close() };
+  });
+
+  test('all keys of one response are in one hash slot (CLUSTER KEYSLOT), tagged {owner:responseId}; owners and ids with braces and colons stay apart', async () => {
+    const prefix = `slot${n}:`;
+    const log = redisEventLog({ client: cluster, keyPrefix: prefix });
+    try {
+      const odd: LogScope[] = [{ responseId: 'b:c', owner: 'a' }, { responseId: 'c', owner: 'a:b' }, { responseId: 'x}y{', owner: '{z}' }];
+      for (const s of [scope('alice'), ...odd]) {
+        const { token } = await log.acquire(s, 60_000);
+        await log.append(s, token, [created(s.responseId), delta(1)]);
+        await log.cancel(s);
+        const keys = Object.values(redisStreamKeys(prefix, s));
+        const slots = await Promise.all(keys.map((k) => direct.cluster('KEYSLOT', k)));
+        expect(new Set(slots).size).toBe(1);
+        for (const k of keys) expect(await direct.exists(k)).toBe(1);
+      }
+      // Three different streams, not one: each kept its own two events.
+      for (const s of odd) expect(seqs(await log.read(s, undefined))).toEqual([0, 1]);
+      const keys = await keysUnder(direct, prefix);
+      expect(keys.length).toBe(4 * 3);
+      for (const k of keys) expect(k).toMatch(/^slot\d+:\{[^{}]*\}:(meta|events|end)$/);
+    } finally {
+      await log.close();
+    }
+    expect(cluster.status).toBe('ready');
+  });
+});
+
+describe('redisEventLog: keys', () => {
+  test('a keyPrefix with braces is refused', () => {
+    expect(() => redisEventLog({ url: server.url, keyPrefix: '{app}:' })).toThrow(TypeError);
+  });
+});
+
+describe('redisEventLog: expiry', () => {
+  let log: EventLog | undefined;
+  afterEach(() => log?.close());
+
+  test('every key has an expiry at every step: after acquire, while streaming, after the end', async () => {
+    const prefix = `ttl${n}:`;
+    log = redisEventLog({ url: server.url, keyPrefix: prefix });
+    const everyKeyExpires = async () => {
+      const keys = await keysUnder(admin, prefix);
+      expect(keys.length).toBeGreaterThan(0);
+      for (const k of keys) expect(await admin.pttl(k)).toBeGreaterThan(0);
+    };
+    const s = scope();
+    const { token } = await log.acquire(s, 60_000);
+    await everyKeyExpires();
+    await log.append(s, token, [created(s.responseId), delta(1)]);
+    await everyKeyExpires();
+    await log.renew(s, token, 60_000);
+    await log.append(s, token, [completed(s.responseId, 2)]);
+    await log.release(s, token);
+    await everyKeyExpires();
+    const c = scope();
+    await log.cancel(c);
+    await everyKeyExpires();
+    expect((await keysUnder(admin, prefix)).length).toBe(3 + 2); // completed: meta, events, end; cancelled: meta, end
+  });
+
+  test('an ended stream vanishes after ttlMs; a live one after liveTtlMs without writes', async () => {
+    const prefix = `gone${n}:`;
+    log = redisEventLog({ url: server.url, keyPrefix: prefix, ttlMs: 300, liveTtlMs: 600 });
+    const ended = scope();
+    const live = scope();
+    const a = await log.acquire(ended, 100);
+    await log.append(ended, a.token, [created(ended.responseId), completed(ended.responseId, 1)]);
+    const b = await log.acquire(live, 100);
+    await log.append(live, b.token, [created(live.responseId)]);
+    expect((await keysUnder(admin, prefix)).length).toBe(5);
+    const deadline = Date.now() + 30_000;
+    while ((await keysUnder(admin, prefix)).length > 0 && Date.now() < deadline) await sleep(100);
+    expect(await keysUnder(admin, prefix)).toEqual([]);
+    expect(await log.state(ended)).toBeUndefined();
+    expect(await log.read(live, undefined)).toEqual([]);
+  });
+});
+
+describe('redisEventLog: fencing', () => {
+  let log: EventLog;
+  afterEach(() => log?.close());
+
+  test("a stale producer's append is refused inside the script: nothing of its batch is written, not even keys", async () => {
+    const prefix = `fence${n}:`;
+    log = redisEventLog({ url: server.url, keyPrefix: prefix });
+    const s = scope();
+    const old = await log.acquire(s, 50);
+    await log.append(s, old.token, [created(s.responseId)]);
+    await sleep(300);
+    const next = await log.acquire(s, 60_000);
+    const { events, meta } = redisStreamKeys(prefix, s);
+    const before = { len: await admin.xlen(events), meta: await admin.hgetall(meta) };
+    expect(await reasonOf(log.append(s, old.token, [delta(1), delta(2), completed(s.responseId, 3)]))).toBe('fenced');
+    expect({ len: await admin.xlen(events), meta: await admin.hgetall(meta) }).toEqual(before);
+    await log.append(s, next.token, [delta(1)]);
+    expect(seqs(await log.read(s, undefined))).toEqual([0, 1]);
+    // A stream nobody acquired: a fenced append leaves no key behind.
+    const none = scope();
+    expect(await reasonOf(log.append(none, 1, [created(none.responseId)]))).toBe('fenced');
+    expect(await keysUnder(admin, redisStreamKeys(prefix, none).meta.replace(/:meta$/, ''))).toEqual([]);
+  });
+});
+
+describe('redisEventLog: clients and instances', () => {
+  test("an application's own client is used and left open by close(); blocking reads use duplicates of it", async () => {
+    const own = new Redis(server.url, { lazyConnect: true });
+    await own.connect();
+    try {
+      const log = redisEventLog({ client: own });
+      const s = scope();
+      const { token } = await log.acquire(s, 60_000);
+      const waiting = log.wait(s, undefined, 60_000);
+      await sleep(50);
+      await log.append(s, token, [created(s.responseId)]);
+      expect(await waiting).toBe(true);
+      await log.close();
+      expect(own.status).toBe('ready');
+      expect(await own.exists(redisStreamKeys('openai-rx:log:', s).events)).toBe(1);
+      await expect(log.read(s, undefined)).rejects.toMatchObject({ reason: 'unavailable' });
+    } finally {
+      await own.quit();
+    }
+  });
+
+  test("two log instances (as two processes) see each other's appends, leases and cancels; a reader's wait wakes on the other's append", async () => {
+    const producer = redisEventLog({ url: server.url });
+    const reader = redisEventLog({ url: server.url });
+    try {
+      const s = scope('tenant');
+      const lease = await producer.acquire(s, 60_000);
+      expect(await reasonOf(reader.acquire(s, 60_000))).toBe('lease_held');
+      expect((await reader.state(s))?.lease?.token).toBe(lease.token);
+      const waiting = reader.wait(s, undefined, 60_000);
+      await sleep(50);
+      await producer.append(s, lease.token, [created(s.responseId), delta(1)]);
+      expect(await waiting).toBe(true);
+      expect(seqs(await reader.read(s, undefined))).toEqual([0, 1]);
+      const next = reader.wait(s, 1, 60_000);
+      await sleep(50);
+      await producer.append(s, lease.token, [delta(2)]);
+      expect(await next).toBe(true);
+      const ending = reader.wait(s, 2, 60_000);
+      await sleep(50);
+      await reader.cancel(s);
+      expect(await ending).toBe(true);
+      expect(await reasonOf(producer.append(s, lease.token, [delta(3)]))).toBe('fenced');
+      expect(await producer.state(s)).toEqual({ lastSequenceNumber: 2, end: 'cancelled', lease: undefined });
+    } finally {
+      await producer.close();
+      await reader.close();
+    }
+  });
+
+  test('many concurrent waits, on one instance, all wake', async () => {
+    const log = redisEventLog({ url: server.url });
+    try {
+      const s = scope();
+      const { token } = await log.acquire(s, 60_000);
+      const waits = Array.from({ length: 8 }, () => log.wait(s, undefined, 60_000));
+      await sleep(100);
+      await log.append(s, token, [created(s.responseId)]);
+      expect(await Promise.all(waits)).toEqual(Array(8).fill(true));
+    } finally {
+      await log.close();
+    }
+  });
+
+  test('close() settles pending waits (false) and later calls fail with unavailable', async () => {
+    const log = redisEventLog({ url: server.url });
+    const s = scope();
+    const waiting = log.wait(s, undefined, 60_000);
+    await sleep(100);
+    await log.close();
+    expect(await waiting).toBe(false);
+    expect(await reasonOf(log.state(s))).toBe('unavailable');
+  });
+});
+
+describe('redisEventLog: Redis dies and comes back', () => {
+  let dir: string;
+  let crashing: RedisServer;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'openai-rx-redis-'));
+    crashing = await startRedisServer({ persistDir: dir });
+  });
+  afterAll(async () => {
+    await crashing?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('killed mid-stream: calls and a pending wait fail with unavailable in bounded time, no unhandled rejection; restarted: the same log goes on and no acknowledged event is lost', async () => {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (e: unknown) => unhandled.push(e);
+    process.on('unhandledRejection', onUnhandled);
+    const log = redisEventLog({ url: crashing.url, commandTimeoutMs: 1000 });
+    try {
+      const s = scope();
+      const { token } = await log.acquire(s, 600_000);
+      await log.append(s, token, [created(s.responseId), delta(1)]);
+      const waiting = log.wait(s, 1, 600_000).then(() => 'resolved', (e: unknown) => e);
+      await sleep(100);
+      await crashing.kill();
+
+      const started = Date.now();
+      expect(await reasonOf(log.append(s, token, [delta(2)]))).toBe('unavailable');
+      expect(await reasonOf(log.read(s, undefined))).toBe('unavailable');
+      expect(await reasonOf(log.state(s))).toBe('unavailable');
+      expect(await reasonOf(log.wait(s, 1, 600_000))).toBe('unavailable');
+      const pending = await waiting;
+      expect(pending).toBeInstanceOf(EventLogError);
+      expect((pending as EventLogError).reason).toBe('unavailable');
+      expect((pending as EventLogError).retryable).toBe(true);
+      expect(Date.now() - started).toBeLessThan(30_000);
+
+      await crashing.restart();
+      // The client reconnects in the background: the producer retries until Redis answers again.
+      const deadline = Date.now() + 30_000;
+      for (;;) {
+        try {
+          await log.append(s, token, [delta(1), delta(2)]);
+          break;
+        } catch (e) {
+          if (!(e instanceof EventLogError) || e.reason !== 'unavailable' || Date.now() > deadline) throw e;
+          await sleep(200);
+        }
+      }
+      await log.append(s, token, [completed(s.responseId, 3)]);
+      expect(seqs(await log.read(s, undefined))).toEqual([0, 1, 2, 3]);
+      expect((await log.state(s))?.end).toBe('completed');
+      await sleep(50);
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+      await log.close();
+    }
+  });
+
+  test('a log whose Redis is not there at all fails with unavailable, does not hang, and closes cleanly', async () => {
+    const log = redisEventLog({ url: 'redis://127.0.0.1:1', commandTimeoutMs: 500 });
+    const s = scope();
+    const started = Date.now();
+    expect(await reasonOf(log.acquire(s, 1000))).toBe('unavailable');
+    expect(await reasonOf(log.wait(s, undefined, 60_000))).toBe('unavailable');
+    expect(Date.now() - started).toBeLessThan(30_000);
+    await log.close();
+  });
+});
