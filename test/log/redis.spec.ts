@@ -1,13 +1,14 @@
 // redisEventLog against a real redis-server (test/log/redis-server.ts): the shared EventLog contract, then
 // what only Redis has: hash slots, expiries, fencing inside the script, a server that dies and comes back, an
 // application's own client, and several log instances (as several processes) on one server.
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Cluster, Redis } from 'ioredis';
 import { EventLogError } from '../../lib/errors';
 import { redisEventLog, redisStreamKeys } from '../../lib/log/redis';
-import type { EventLog, LogScope } from '../../lib/log/types';
+import type { EventLog, Lease, LogScope } from '../../lib/log/types';
 import { completed, created, delta, describeEventLogContract } from './contract';
 import { type RedisServer, startRedisServer } from './redis-server';
 
@@ -257,6 +258,62 @@ describe('redisEventLog: clients and instances', () => {
     await log.close();
     expect(await waiting).toBe(false);
     expect(await reasonOf(log.state(s))).toBe('unavailable');
+  });
+});
+
+describe('redisEventLog across processes', () => {
+  test('a child process produces while this one tails with wait/read; kill -9 of the child: its lease lapses, a new producer takes over with a greater token', async () => {
+    const leaseMs = 5000;
+    const s: LogScope = { responseId: `resp_child_${process.pid}_${++n}` };
+    const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, 'redis-producer.ts'), server.url, s.responseId, String(leaseMs)], {
+      cwd: join(__dirname, '..', '..'),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (err += d));
+    const log = redisEventLog({ url: server.url });
+    try {
+      // Tails as a reader in another process would: wait, then read what came, until 10 events arrived.
+      const seen: number[] = [];
+      const deadline = Date.now() + 45_000;
+      while (seen.length < 10) {
+        if (Date.now() > deadline) throw new Error(`no events from the child: ${err}`);
+        if (await log.wait(s, seen.at(-1), 5000)) for (const e of await log.read(s, seen.at(-1))) seen.push(e.sequence_number as number);
+      }
+      expect(seen).toEqual(seen.map((_, i) => i));
+      const childToken = Number(out.trim());
+      expect(childToken).toBeGreaterThan(0);
+      expect(await reasonOf(log.acquire(s, 60_000))).toBe('lease_held');
+
+      child.kill('SIGKILL');
+      await exited;
+      // Nothing released the lease: it lapses after leaseMs, then the stream can be taken over.
+      let next: Lease | undefined;
+      const until = Date.now() + 60_000;
+      while (!next) {
+        try {
+          next = await log.acquire(s, 60_000);
+        } catch (e) {
+          if (!(e instanceof EventLogError) || e.reason !== 'lease_held' || Date.now() > until) throw e;
+          await sleep(250);
+        }
+      }
+      expect(next.token).toBeGreaterThan(childToken);
+      const last = (await log.state(s))?.lastSequenceNumber as number;
+      const stored = await log.read(s, undefined);
+      expect(seqs(stored)).toEqual(stored.map((_, i) => i));
+      // The new producer replays from where it knows (duplicates skipped) and ends the stream.
+      await log.append(s, next.token, [delta(last), delta(last + 1), completed(s.responseId, last + 2)]);
+      expect(await log.state(s)).toMatchObject({ lastSequenceNumber: last + 2, end: 'completed' });
+      expect(seqs(await log.read(s, last - 1))).toEqual([last, last + 1, last + 2]);
+    } finally {
+      child.kill('SIGKILL');
+      await exited;
+      await log.close();
+    }
   });
 });
 
