@@ -1,0 +1,295 @@
+// Issue 15, "streams that outlive the process", across real processes: this jest process (B) runs redis-server
+// (test/log/redis-server.ts) and the loopback fake provider; process A (test/log/persist-producer.ts, run with
+// tsx) streams a background response from the provider through persistTo into Redis. B's readers
+// (fromEventLog over their own redisEventLog) started before A's response exists and after must deliver every
+// event exactly once, in order. A is killed with SIGKILL at seeded points: a reader with `upstream` takes over
+// and ends with exactly the recording; without it, the readers end with StreamInterruptedError within about the
+// lease time. Redis killed and restarted under A and B: typed errors, no hang, no unhandled rejection, no
+// acknowledged event lost. No bound here depends on speed: they are generous, and the kill points are watched
+// in the log rather than timed.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { lastValueFrom, type Observable, toArray } from 'rxjs';
+import { EventLogError, StreamInterruptedError } from '../../lib/errors';
+import type { ResponseStreamEvent } from '../../lib/events/responses';
+import { fromEventLog } from '../../lib/log/from-event-log';
+import { redisEventLog } from '../../lib/log/redis';
+import type { EventLog, LogScope } from '../../lib/log/types';
+import { type Fault, startTestServer, type TestServer } from '../../lib/testing/index';
+import { fixture, payloads } from '../helpers/fixtures';
+import { type RedisServer, startRedisServer } from './redis-server';
+
+jest.setTimeout(120_000);
+
+const LEASE_MS = 3000; // renewed every second: a busy machine's pauses do not lapse it, a killed producer's lapses soon
+const CHUNK_DELAY = 5; // ms between the provider's events: a stream of ~400 events takes a few seconds
+const SEED = 15;
+
+const sse = fixture('long-text');
+const recorded = payloads(sse);
+const responseId = (recorded[0]!['response'] as { id: string }).id;
+const N = recorded.length;
+
+/** mulberry32: the kill points are the same on every run (and printed in the test names). */
+function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+const rnd = seeded(SEED);
+/** `k` points spread over the stream (one in each k-th of it, up to just before the terminal event). */
+const points = (k: number): number[] => Array.from({ length: k }, (_, i) => 1 + Math.floor(((i + rnd()) * (N - 3)) / k));
+// With upstream: right after response.created, then three seeded points; without: three seeded points.
+const TAKEOVER_POINTS = [0, ...points(3)];
+const INTERRUPT_POINTS = points(3);
+
+/** Each run has a transcript name (the `model`) of its own, so that its create request gets its own fault. */
+const stallAt = new Map<string, number>();
+const transcripts: Record<string, string> = { long: sse };
+const runName = (name: string, stallAfter?: number): string => {
+  transcripts[name] = sse;
+  if (stallAfter !== undefined) stallAt.set(name, Math.min(stallAfter, N - 1)); // never the terminal event
+  return name;
+};
+for (const [i, p] of TAKEOVER_POINTS.entries()) runName(`up_${i}`, p + 40);
+for (const [i, p] of INTERRUPT_POINTS.entries()) runName(`int_${i}`, p + 40);
+runName('restart', 250);
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+let redis: RedisServer;
+let provider: TestServer;
+let log: EventLog; // process B's
+const children = new Set<ChildProcess>();
+
+beforeAll(async () => {
+  redis = await startRedisServer();
+  const faults = (r: { route: string; body: unknown }): Fault | undefined => {
+    if (r.route !== 'responses.create') return undefined;
+    const after = stallAt.get((r.body as { model?: string } | undefined)?.model ?? '');
+    // The stall only guarantees that A is still streaming when the test kills it at the point before it.
+    return after === undefined ? undefined : { type: 'stall', afterEvents: after };
+  };
+  provider = await startTestServer({ transcripts, chunkDelay: CHUNK_DELAY, faults });
+  log = redisEventLog({ url: redis.url });
+});
+afterAll(async () => {
+  for (const c of children) c.kill('SIGKILL');
+  await log?.close();
+  await provider?.close();
+  await redis?.stop();
+});
+
+interface Producer {
+  readonly child: ChildProcess;
+  readonly lines: string[];
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  stderr(): string;
+}
+
+/** Process A: persist-producer.ts under tsx, streaming transcript `model` into `url` as `owner`. */
+function startProducer(url: string, model: string, owner: string): Producer {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, 'persist-producer.ts'), url, provider.baseURL, model, owner, String(LEASE_MS)], {
+    cwd: join(__dirname, '..', '..'),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.add(child);
+  const lines: string[] = [];
+  let out = '';
+  let err = '';
+  child.stdout!.on('data', (d) => {
+    out += d;
+    const parts = out.split('\n');
+    out = parts.pop()!;
+    lines.push(...parts);
+  });
+  child.stderr!.on('data', (d) => (err += d));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => {
+      children.delete(child);
+      resolve({ code, signal });
+    }),
+  );
+  return { child, lines, exited, stderr: () => err };
+}
+
+/** Resolves once the log holds events up to `seq` (watched with wait, not timed); fails after `ms`. */
+async function untilStored(l: EventLog, s: LogScope, seq: number, p: Producer, ms = 60_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const last = (await l.state(s))?.lastSequenceNumber;
+    if (last !== undefined && last >= seq) return;
+    if (Date.now() > deadline || p.child.exitCode !== null) throw new Error(`stream ${s.owner} never reached ${seq} (at ${last}): ${p.lines.slice(-3).join(' | ')} ${p.stderr()}`);
+    await l.wait(s, last, 1000);
+  }
+}
+
+interface Outcome {
+  readonly events: ResponseStreamEvent[];
+  readonly error: unknown;
+  readonly at: number;
+}
+
+/** Everything a reader delivers, and how it ended (an error is a value here). */
+function collect(o: Observable<ResponseStreamEvent>): Promise<Outcome> {
+  const events: ResponseStreamEvent[] = [];
+  return new Promise((resolve) =>
+    o.subscribe({
+      next: (e) => events.push(e),
+      error: (error: unknown) => resolve({ events, error, at: Date.now() }),
+      complete: () => resolve({ events, error: undefined, at: Date.now() }),
+    }),
+  );
+}
+
+const config = () => ({ baseURL: provider.baseURL, apiKey: 'sk-test' });
+const seqs = (events: readonly { sequence_number?: unknown }[]) => events.map((e) => e.sequence_number);
+
+test('a reader started before the response exists, one started mid-stream and one after the end each deliver every event exactly once, in order', async () => {
+  const owner = 'plain';
+  const before = collect(fromEventLog(log, responseId, { owner, notFoundTimeout: 60_000 }));
+  const a = startProducer(redis.url, 'long', owner);
+  await untilStored(log, { responseId, owner }, Math.floor(N / 3), a);
+  const during = collect(fromEventLog(log, responseId, { owner }));
+  expect(await a.exited).toEqual({ code: 0, signal: null });
+  expect(a.lines.at(-1)).toBe('done');
+  const after = collect(fromEventLog(log, responseId, { owner }));
+  for (const r of [await before, await during, await after]) {
+    expect(r.error).toBeUndefined();
+    expect(r.events).toEqual(recorded);
+  }
+  expect(await log.state({ responseId, owner })).toMatchObject({ lastSequenceNumber: N - 1, end: 'completed', lease: undefined });
+});
+
+test(`kill -9 of process A at ${TAKEOVER_POINTS.join(', ')} (seed ${SEED}): B's readers with upstream take over and end with exactly the recording`, async () => {
+  const streamsBefore = provider.requests.filter((r) => r.route === 'responses.stream').length;
+  const runs = TAKEOVER_POINTS.map(async (point, i) => {
+    const owner = `up_${i}`;
+    const s = { responseId, owner };
+    const options = { owner, upstream: config(), leaseMs: LEASE_MS, notFoundTimeout: 60_000 };
+    const before = collect(fromEventLog(log, responseId, options));
+    const a = startProducer(redis.url, `up_${i}`, owner);
+    await untilStored(log, s, point, a);
+    a.child.kill('SIGKILL');
+    expect((await a.exited).signal).toBe('SIGKILL');
+    const killedAt = (await log.state(s))?.lastSequenceNumber as number;
+    expect(killedAt).toBeLessThan(N - 1);
+    const after = collect(fromEventLog(log, responseId, options));
+    for (const r of [await before, await after]) {
+      expect(r.error).toBeUndefined();
+      expect(seqs(r.events)).toEqual(seqs(recorded));
+      expect(r.events).toEqual(recorded);
+    }
+    // The log now holds the whole stream, ended: a reader without upstream replays it from Redis alone.
+    const replay = await lastValueFrom(fromEventLog(log, responseId, { owner }).pipe(toArray()));
+    expect(replay).toEqual(recorded);
+    expect((await log.state(s))?.end).toBe('completed');
+    return killedAt;
+  });
+  const killedAt = await Promise.all(runs);
+  // One takeover per run: of its two readers, one got the lease and continued upstream, the other followed the log.
+  const resumed = provider.requests.filter((r) => r.route === 'responses.stream').slice(streamsBefore);
+  expect(resumed).toHaveLength(TAKEOVER_POINTS.length);
+  expect(resumed.map((r) => Number(r.query['starting_after'])).sort((x, y) => x - y)).toEqual([...killedAt].sort((x, y) => x - y));
+});
+
+test(`kill -9 of process A at ${INTERRUPT_POINTS.join(', ')} (seed ${SEED}): B's readers without upstream end with a retryable StreamInterruptedError within about the lease time`, async () => {
+  const runs = INTERRUPT_POINTS.map(async (point, i) => {
+    const owner = `int_${i}`;
+    const s = { responseId, owner };
+    const before = collect(fromEventLog(log, responseId, { owner, notFoundTimeout: 60_000 }));
+    const a = startProducer(redis.url, `int_${i}`, owner);
+    await untilStored(log, s, point, a);
+    a.child.kill('SIGKILL');
+    const killed = Date.now();
+    await a.exited;
+    const after = collect(fromEventLog(log, responseId, { owner }));
+    const last = (await log.state(s))?.lastSequenceNumber as number;
+    for (const r of [await before, await after]) {
+      expect(r.error).toBeInstanceOf(StreamInterruptedError);
+      expect((r.error as StreamInterruptedError).retryable).toBe(true);
+      expect((r.error as StreamInterruptedError).lastSequenceNumber).toBe(last);
+      expect(r.events).toEqual(recorded.slice(0, last + 1));
+      // The lease lapses LEASE_MS after its last renewal (at most LEASE_MS after the kill); generous slack for a busy machine.
+      expect(r.at - killed).toBeLessThan(LEASE_MS + 20_000);
+    }
+  });
+  await Promise.all(runs);
+});
+
+describe('Redis killed and restarted under both processes', () => {
+  let dir: string;
+  let crashing: RedisServer;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'openai-rx-mp-'));
+    crashing = await startRedisServer({ persistDir: dir }); // AOF, fsync always: what Redis acknowledged survives
+  });
+  afterAll(async () => {
+    await crashing?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('typed errors in A and B, no hang, no unhandled rejection; after the restart no acknowledged event is lost and a reader with upstream finishes the stream', async () => {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (e: unknown) => unhandled.push(e);
+    process.on('unhandledRejection', onUnhandled);
+    const b = redisEventLog({ url: crashing.url, commandTimeoutMs: 1000 });
+    const owner = 'restart';
+    const s = { responseId, owner };
+    try {
+      const reading = collect(fromEventLog(b, responseId, { owner, notFoundTimeout: 60_000 }));
+      const a = startProducer(crashing.url, 'restart', owner);
+      await untilStored(b, s, 100, a);
+      await crashing.kill();
+      const killed = Date.now();
+
+      // B's reader and A's persistTo both end with the typed error, in bounded time.
+      const r = await reading;
+      expect(r.error).toBeInstanceOf(EventLogError);
+      expect((r.error as EventLogError).reason).toBe('unavailable');
+      expect((r.error as EventLogError).retryable).toBe(true);
+      expect(r.at - killed).toBeLessThan(30_000);
+      expect(await a.exited).toEqual({ code: 0, signal: null });
+      expect(a.lines.at(-1)).toBe('error EventLogError unavailable');
+      expect(Date.now() - killed).toBeLessThan(30_000);
+      const acked = Math.max(...a.lines.filter((l) => l.startsWith('ack ')).map((l) => Number(l.slice(4))));
+      expect(acked).toBeGreaterThanOrEqual(100);
+      expect(r.events).toEqual(recorded.slice(0, r.events.length));
+
+      await crashing.restart();
+      // The log's client reconnects in the background: read once Redis answers again.
+      let stored: ResponseStreamEvent[] | undefined;
+      const deadline = Date.now() + 30_000;
+      while (!stored) {
+        try {
+          stored = await b.read(s, undefined);
+        } catch (e) {
+          if (!(e instanceof EventLogError) || e.reason !== 'unavailable' || Date.now() > deadline) throw e;
+          await sleep(200);
+        }
+      }
+      // Nothing A saw acknowledged, nor anything B delivered, is lost; what is stored is the recording's prefix.
+      expect(stored.length).toBeGreaterThanOrEqual(acked + 1);
+      expect(stored.length).toBeGreaterThanOrEqual(r.events.length);
+      expect(stored).toEqual(recorded.slice(0, stored.length));
+
+      // A is gone and its lease lapses: a reader with upstream continues the stream to its end.
+      const resumed = await collect(fromEventLog(b, responseId, { owner, upstream: config(), leaseMs: LEASE_MS }));
+      expect(resumed.error).toBeUndefined();
+      expect(resumed.events).toEqual(recorded);
+      expect((await b.state(s))?.end).toBe('completed');
+      await sleep(100);
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+      await b.close();
+    }
+  });
+});
