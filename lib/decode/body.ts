@@ -86,10 +86,3 @@ export function isConnectionFailure(e: unknown): boolean {
   if (e instanceof OpenAIRxError) return false;
   return !(e instanceof TypeError || e instanceof RangeError || e instanceof ReferenceError || e instanceof SyntaxError);
 }
-
-/** @internal A decoding kept for the life of the module, so that its hidden class survives a full GC (see SSEScannerCore). */
-export const bodyDecodingShape: unknown = new BodyDecoding(
-  { next: () => undefined, error: () => undefined, complete: () => undefined } as unknown as Subscriber<never>,
-  { message: () => undefined, end: () => 'complete', broken: (e) => e as Error },
-  {},
-);

@@ -218,9 +218,3 @@ export function createSSEScanner(onMessage: SSEMessageHandler, limits: SSELimits
   const scanner = new SSEScannerCore(new FunctionSink(onMessage), limits);
   return { feed: (text) => scanner.feed(text), end: () => scanner.end() };
 }
-
-// One scanner kept for the life of the module: its hidden class (map) then survives a full GC when no stream
-// is open, and so does the optimised code that checks for it (V8 drops code whose embedded maps are collected).
-/** @internal */
-export const scannerShape = new SSEScannerCore(new FunctionSink(() => undefined));
-scannerShape.feed('data: x\n\n');
