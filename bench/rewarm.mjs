@@ -2,7 +2,7 @@
 // `gc()` before each run (or none: --steady), and prints per-contender medians, spread and the ratio to the floor.
 //
 //   node --expose-gc bench/rewarm.mjs [--workload tools|text] [--mode memory|http] [--runs 40] [--warm 3]
-//        [--dists a=<dist>,b=<dist>] [--only <substring,...>] [--alone] [--steady] [--cpu] [--keep-maps] [--keep-alive] [--per-run] [--json out.json]
+//        [--dists a=<dist>,b=<dist>] [--only <substring,...>] [--alone] [--steady] [--cpu] [--keep-maps] [--keep-alive] [--keep-rx] [--keep-streams] [--per-run] [--json out.json]
 //
 // The contenders are those of bench/contenders.mjs (the dist of OPENAI_RX_DIST, else ./dist). For an A/B of two
 // builds, run this once per build, alternating processes (see RESULTS.md); the ratio to the floor, measured in
@@ -103,6 +103,15 @@ function stalledFetch() {
     });
     return new Response(body, { status: 200, headers: { 'content-type': 'text/event-stream' } });
   };
+}
+
+// --keep-streams (an experiment): a fetch Response whose body is being read and stalls, held for the whole
+// run (Node's web-stream objects only, no openai-rx and no RxJS objects).
+if (flag('--keep-streams')) {
+  const res = await stalledFetch()();
+  const reader = res.body.getReader();
+  await reader.read();
+  keptRx.push(res, reader, reader.read());
 }
 
 try {

@@ -1,4 +1,4 @@
-// openai-rx benchmark: node --expose-gc bench/run.mjs [--quick] [--only <section|contender>] [--runs N] [--mode memory|http|both] [--gc-between] [--check]
+// openai-rx benchmark: node --expose-gc bench/run.mjs [--quick] [--only <section|contender>] [--runs N] [--mode memory|http|both] [--gc-between] [--gc-column <workloads>|all|none] [--check]
 // --check: exit 1 when a target is missed (or a load stream fails), for CI.
 // Sections: text, tools, chat, scaling, memory, load, lanes. Prints a table, writes bench-results.json.
 import { spawn } from 'node:child_process';
@@ -21,6 +21,13 @@ const RUNS = Number(opt('--runs', QUICK ? 2 : 3));
 const MODES = opt('--mode', 'both') === 'both' ? ['memory', 'http'] : [opt('--mode')];
 const OUT = opt('--json', 'bench-results.json');
 const GC_BETWEEN = flag('--gc-between');
+// Workloads whose baselines and openai-rx contenders also get, in every round, one run right after a forced full GC,
+// shown next to the steady figures ("after GC" columns): by default the short tools workload, where re-warming
+// after a collection is a visible share of a stream (bench/rewarm.mjs measures it alone).
+const GC_COLUMN = (() => {
+  const v = opt('--gc-column', 'tools');
+  return v === 'all' ? ['text', 'tools', 'chat'] : v === 'none' ? [] : v.split(',');
+})();
 // The SDKs take 5-15x longer per run: they get fewer rounds so that the whole bench stays under five minutes.
 const SDK_RUNS = Math.min(RUNS, Number(opt('--sdk-runs', 2)));
 const SIZES = QUICK
@@ -124,7 +131,8 @@ async function measureWorkload(w, warm, contenders, args, runs = RUNS) {
     const chunks = chunk(w.bytes, 7);
     const warmChunks = chunk(warm.bytes, 7);
     const list = contenders.filter((c) => (!c.workloads || c.workloads.includes(w.name)) && contenderOn(c));
-    const state = list.map((c) => ({ c, times: [], peaks: [], skip: c.need?.(), error: undefined }));
+    const state = list.map((c) => ({ c, times: [], gcTimes: [], peaks: [], skip: c.need?.(), error: undefined }));
+    const gcColumn = GC_COLUMN.includes(w.name) && !GC_BETWEEN && globalThis.gc !== undefined;
     // warm-up on a smaller copy of the workload (checked too), then RUNS rounds, round-robin
     for (const s of state) {
       if (s.skip) continue;
@@ -143,6 +151,15 @@ async function measureWorkload(w, warm, contenders, args, runs = RUNS) {
         if (s.skip || s.error) continue;
         if (s.c.group === 'sdk' && run >= SDK_RUNS) continue;
         try {
+          // the after-GC run first (a full GC, then this contender's stream), then the steady one right after it
+          if (gcColumn && s.c.group !== 'sdk') {
+            gc();
+            const t0 = now();
+            const r = await runOnce(s, mode, chunks, baseURL);
+            const t = now() - t0;
+            check(w, r);
+            s.gcTimes.push(t);
+          }
           if (GC_BETWEEN) gc();
           const t0 = now();
           const r = await runOnce(s, mode, chunks, baseURL);
@@ -171,13 +188,16 @@ async function measureWorkload(w, warm, contenders, args, runs = RUNS) {
     // "x floor" is against the faster of the two baselines (the hand-written decoder, eventsource-parser + JSON.parse)
     const base = state.filter((s) => (s.c.group === 'floor' || s.c.group === 'baseline') && s.times.length).map((s) => median(s.times));
     const floorMs = base.length ? Math.min(...base) : undefined;
+    const gcBase = state.filter((s) => (s.c.group === 'floor' || s.c.group === 'baseline') && s.gcTimes.length).map((s) => median(s.gcTimes));
+    const gcFloorMs = gcBase.length ? Math.min(...gcBase) : undefined;
     for (const s of state) {
       const ms = s.times.length ? median(s.times) : undefined;
+      const gcMs = s.gcTimes.length ? median(s.gcTimes) : undefined;
       rows.push({
         workload: w.name, mode, contender: s.c.name, group: s.c.group, validate: s.c.validate, pipeline: !!s.c.pipeline,
         status: s.skip ?? (s.error ? `FAILED: ${s.error}` : 'ok'),
         ms, eventsPerSec: ms && w.events / (ms / 1000), mbPerSec: ms && w.bytes.length / MB / (ms / 1000),
-        ratio: ms && floorMs ? ms / floorMs : undefined, peakHeapMB: s.peaks.length ? median(s.peaks) : undefined, runs: s.times, retries: s.retries ?? 0,
+        ratio: ms && floorMs ? ms / floorMs : undefined, gcMs, gcRatio: gcMs && gcFloorMs ? gcMs / gcFloorMs : undefined, gcRuns: s.gcTimes, peakHeapMB: s.peaks.length ? median(s.peaks) : undefined, runs: s.times, retries: s.retries ?? 0,
       });
     }
   }
@@ -186,11 +206,12 @@ async function measureWorkload(w, warm, contenders, args, runs = RUNS) {
 
 function printRows(title, w, rows) {
   console.log(`\n## ${title} — ${w.events.toLocaleString('en')} events, ${(w.bytes.length / MB).toFixed(1)} MB`);
-  const head = ['mode', 'contender', 'ms', 'events/s', 'MB/s', 'x floor', 'peak heap MB'];
+  const gcCols = rows.some((r) => r.gcMs !== undefined);
+  const head = ['mode', 'contender', 'ms', 'events/s', 'MB/s', 'x floor', ...(gcCols ? ['ms after GC', 'x floor after GC'] : []), 'peak heap MB'];
   const body = rows.map((r) =>
     r.status === 'ok'
-      ? [r.mode, r.contender, fmt(r.ms, 0), Math.round(r.eventsPerSec).toLocaleString('en'), fmt(r.mbPerSec), fmt(r.ratio, 2), fmt(r.peakHeapMB)]
-      : [r.mode, r.contender, r.status, '', '', '', ''],
+      ? [r.mode, r.contender, fmt(r.ms, 0), Math.round(r.eventsPerSec).toLocaleString('en'), fmt(r.mbPerSec), fmt(r.ratio, 2), ...(gcCols ? [fmt(r.gcMs, 0), fmt(r.gcRatio, 2)] : []), fmt(r.peakHeapMB)]
+      : [r.mode, r.contender, r.status, '', '', '', ...(gcCols ? ['', ''] : []), ''],
   );
   table(head, body);
 }
@@ -368,6 +389,7 @@ function targets(all) {
       const ai = pick(wl, mode, (r) => r.contender.startsWith('AI SDK'));
       const add = (what, value, limit, better) => out.push({ mode, workload: wl, target: what, value, limit, holds: value === undefined ? undefined : better === 'le' ? value <= limit : value >= limit });
       add('pipeline strict ≤ 1.5x floor', strict?.ratio, 1.5, 'le');
+      if (strict?.gcRatio !== undefined) add('pipeline strict ≤ 1.5x floor, after a GC', strict.gcRatio, 1.5, 'le');
       add('pipeline off ≤ 1.2x floor', off?.ratio, 1.2, 'le');
       add('openai SDK / pipeline strict ≥ 4x', sdk && strict && sdk.ms / strict.ms, 4, 'ge');
       add('AI SDK / pipeline strict ≥ 3x', ai && strict && ai.ms / strict.ms, 3, 'ge');
@@ -382,7 +404,7 @@ function targets(all) {
 const t0 = now();
 const m = results.machine;
 console.log(`# openai-rx benchmark — ${results.date.slice(0, 10)} — ${m.cpu}, ${m.cores} cores, Node ${m.node}${QUICK ? ' — QUICK' : ''}`);
-console.log(`median of ${RUNS} runs (tools: ${RUNS * 3}; SDKs: best of ${SDK_RUNS}) after a warm-up, ${GC_BETWEEN ? 'a forced full GC before each' : 'no forced GC between them'}; peak heap from one more run after a GC; bodies fed in seeded 1–16 KiB chunks; "x floor" = time / the faster of the two baselines (hand-written decoder, eventsource-parser + JSON.parse) in the same workload and mode`);
+console.log(`median of ${RUNS} runs (tools: ${RUNS * 3}; SDKs: best of ${SDK_RUNS}) after a warm-up, ${GC_BETWEEN ? 'a forced full GC before each' : `no forced GC between them${GC_COLUMN.length ? ` ("after GC": ${GC_COLUMN.join(', ')}, one more run each round right after a forced full GC, against the baselines' after-GC runs)` : ''}`}; peak heap from one more run after a GC; bodies fed in seeded 1–16 KiB chunks; "x floor" = time / the faster of the two baselines (hand-written decoder, eventsource-parser + JSON.parse) in the same workload and mode`);
 if (MODES.includes('http') || sectionOn('load') || sectionOn('lanes')) await startServer();
 const all = [];
 try {

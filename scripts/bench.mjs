@@ -1,4 +1,4 @@
-// npm run bench [-- --quick] [-- --only <section|contender>] [-- --runs N] [-- --mode memory|http|both] [-- --gc-between] [-- --check]
+// npm run bench [-- --quick] [-- --only <section|contender>] [-- --runs N] [-- --mode memory|http|both] [-- --gc-between] [-- --gc-column <workloads>|all|none] [-- --check]
 // --check: exit 1 when a benchmark target is missed (the default prints it and exits 0).
 // Builds dist first when any source is newer than it, then runs bench/run.mjs with --expose-gc.
 import { execFileSync, spawnSync } from 'node:child_process';
