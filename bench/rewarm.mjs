@@ -5,8 +5,8 @@
 //        [--dists a=<dist>,b=<dist>] [--only <substring,...>] [--alone] [--steady] [--cpu] [--keep-maps] [--keep-alive] [--keep-rx] [--keep-streams] [--per-run] [--json out.json]
 //
 // The contenders are those of bench/contenders.mjs (the dist of OPENAI_RX_DIST, else ./dist). For an A/B of two
-// builds, run this once per build, alternating processes (see RESULTS.md); the ratio to the floor, measured in
-// the same process and the same rounds, is what to compare. Profile with `node --expose-gc --cpu-prof` or
+// builds, --dists runs both in one process and the same rounds, or run this once per build, alternating processes
+// (see RESULTS.md); the ratio to the floor, measured in the same rounds, is what to compare. Profile with `node --expose-gc --cpu-prof` or
 // `--trace-deopt` on it.
 import { spawn } from 'node:child_process';
 import { chunk, workload } from './workloads.mjs';
