@@ -8,6 +8,7 @@ import {
 } from '../lib/index.js';
 import { startResponsesWebSocketServer, startTestServer, textTranscript, type ResponsesWebSocketServer, type TestServer } from '../lib/testing/index.js';
 
+import { demoDurable, durableStep, DURABLE_DROP_AFTER, type DurableResult } from './demo-durable.js';
 import { clearProgress, formatBytes, paint, progress, table, type Out } from './style.js';
 import { embeddedTranscripts } from './transcripts.js';
 
@@ -43,6 +44,7 @@ export interface DemoResult {
   readonly chatSSE: string;
   readonly resumed: { readonly text: string; readonly cursor: ResumeCursor | undefined; readonly sequence: readonly number[] };
   readonly lanes: Readonly<Record<string, string>>;
+  readonly durable: DurableResult;
 }
 
 /** Where the pipelines go: the loopback servers or the API. */
@@ -50,7 +52,7 @@ interface Backend {
   readonly label: string;
   readonly http: ClientConfig;
   readonly socket: () => ResponsesSocket;
-  readonly model: (step: 'text' | 'tools' | 'tool-answer' | 'background' | 'lanes') => string;
+  readonly model: (step: 'text' | 'tools' | 'tool-answer' | 'background' | 'lanes' | 'durable') => string;
   /** Makes the first connection of the resume step break mid-stream. */
   readonly cut: MonoTypeOperatorFunction<ResponseStreamEvent>;
   close(): Promise<void>;
@@ -95,7 +97,7 @@ function countingFetch(counter: { bytes: number }): typeof fetch {
 
 async function offlineBackend(chunkDelay: number, counter: { bytes: number }): Promise<Backend & { server: TestServer; ws: ResponsesWebSocketServer }> {
   const server = await startTestServer({
-    transcripts: embeddedTranscripts(),
+    transcripts: { ...embeddedTranscripts(), 'demo-durable': demoDurable() },
     chunkDelay,
     // The first request for the background response is cut half-way through an event.
     faults: (r) => (r.route === 'responses.create' && (r.body as { model?: unknown } | undefined)?.model === 'demo-background' ? { type: 'drop', afterEvents: DROP_AFTER } : undefined),
@@ -325,12 +327,16 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
       return { value: texts, produced: `laneMux: 3 lanes, ${switches} interleavings` };
     });
 
+    // 6. A stream recorded to the event log outlives its producer: a reader of the log finishes it.
+    heading(6, 'A stream that outlives its producer', `persistTo(memoryEventLog()), producer dropped after ${DURABLE_DROP_AFTER} events; fromEventLog({ upstream }) finishes it`);
+    const durable = await step('durable log', (count) => durableStep({ out, http: backend.http, model: backend.model('durable'), count, view: liveWriter(out) }));
+
     const ms = Date.now() - started;
     const total = steps.reduce((a, s) => a + s.events, 0);
     w(`\n${paint(out, 'bold', 'Summary')}\n`);
     w(table(steps.map((s) => [s.step, String(s.events), s.bytes ? formatBytes(s.bytes) : '—', `${s.ms} ms`, s.produced]), ['step', 'events', 'bytes', 'time', 'result']));
     w(`${paint(out, 'green', '✓')} ${total} events in ${ms} ms${options.live ? '' : ', offline'}\n`);
-    return { steps, ms, text, toolCalls, toolAnswer, chatChunks: chunks, chatSSE: sse, resumed, lanes };
+    return { steps, ms, text, toolCalls, toolAnswer, chatChunks: chunks, chatSSE: sse, resumed, lanes, durable };
   } finally {
     await backend.close();
   }

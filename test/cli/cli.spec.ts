@@ -9,6 +9,7 @@ import { connectResponsesSocket, fromChatCompletionsSSE, HTTPError, outputText, 
 import { parseTranscript, startTestServer } from '../../lib/testing/index';
 import { CLIError } from '../../cli/args';
 import { runDemo } from '../../cli/demo';
+import { demoDurable } from '../../cli/demo-durable';
 import { run, type IO } from '../../cli/run';
 import { DEMO_ANSWER, DEMO_CALLS, demoBackground, embeddedTranscripts } from '../../cli/transcripts';
 
@@ -65,13 +66,20 @@ describe('openai-rx demo', () => {
       translate: 'Bonjour, or more formally: bonne matinée.',
       title: 'Every Token, As It Happens',
     });
-    expect(r.steps.map((s) => s.step)).toEqual(['SSE text', 'tool calls', 'tool outputs', 'chat chunks', 'resume', 'WebSocket lanes']);
+    // The producer was dropped mid-answer; the reader of the log took over and ended with the whole recording.
+    expect(r.durable.sequence).toEqual(parseTranscript(demoDurable()).events.map((e) => e.payload?.['sequence_number']));
+    expect(r.durable.equalsRecording).toBe(true);
+    expect(r.durable.text).toBe(finalText(demoDurable()));
+    expect(r.durable.storedAtDrop).toBe(9);
+    expect(r.steps.map((s) => s.step)).toEqual(['SSE text', 'tool calls', 'tool outputs', 'chat chunks', 'resume', 'WebSocket lanes', 'durable log']);
     expect(r.steps.every((s) => s.events > 0)).toBe(true);
     const text = out.text();
     expect(text).not.toMatch(ANSI);
     expect(text).toContain(DEMO_ANSWER);
     expect(text).toMatch(/Summary\nstep +events +bytes +time +result/);
     expect(text).toContain('resuming after sequence 11');
+    expect(text).toMatch(/producer dropped after seq \d+; its lease lapsed and this reader took over \(\d+ ms\)/);
+    expect(text).toMatch(/log: seq 0…41, each once; the reader's 172 characters equal the recording ✓/);
   });
 
   test('colours its output on a terminal', async () => {
@@ -90,6 +98,7 @@ describe('openai-rx demo', () => {
       expect(out).toMatch(/dropped; resuming after sequence \d+/);
       expect(out).toContain('each number once, in order');
       expect(out).toMatch(/laneMux: 3 lanes/);
+      expect(out).toMatch(/the reader's \d+ characters equal the recording ✓/);
       expect(out).not.toContain('offline');
       expect(out).not.toContain('SECRET');
       // every request went to the stand-in, with the key; the resume asked for the events after the cut
