@@ -1,0 +1,331 @@
+// Durable streams end to end: events/s through persistTo(redisEventLog) → Redis → fromEventLog in another
+// process, and the latency they add (producer's upstream event → tailing reader), at 1 and at 1,000
+// concurrent streams; against the pub/sub-per-chunk design (one PUBLISH round trip per event).
+//
+//   node scripts/build.mjs && node --expose-gc bench/durable.mjs [--quick] [--streams 1,1000] [--rate 25] [--json out.json]
+//   (OPENAI_RX_DIST=/path/to/dist to measure another build; REDIS_SERVER=/path/to/redis-server)
+//
+// It starts its own redis-server (loopback, random port, persistence off) and a producer child process. The
+// producer stamps every event with its send time (`t`, ms of CLOCK_MONOTONIC, which both processes share) as it
+// hands it to persistTo; the reader (this process) measures now − t at delivery.
+// - throughput: the producer emits as fast as the log acknowledges (at most --window events unacknowledged),
+//   events/s = all events / (first send → last reader's completion).
+// - latency: the producer paces each stream at --rate events/s (1 stream: --rate1), i.e. well below capacity.
+// - baseline: the same events, each in its own PUBLISH round trip (a stream awaits each reply; streams run
+//   concurrently on one connection); the reader PSUBSCRIBEs.
+import { fork, spawn } from 'node:child_process';
+import { createServer, Socket } from 'node:net';
+import { cpus, loadavg } from 'node:os';
+import { writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Subject, lastValueFrom, merge, tap, count as rxCount } from 'rxjs';
+
+const argv = process.argv.slice(2);
+const flag = (n) => argv.includes(n);
+const opt = (n, d) => (argv.includes(n) ? argv[argv.indexOf(n) + 1] : d);
+const QUICK = flag('--quick');
+const nowMs = () => Number(process.hrtime.bigint()) / 1e6;
+const gc = globalThis.gc ?? (() => {});
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+async function loadRx() {
+  const root = process.env.OPENAI_RX_DIST ? new URL(`file://${process.env.OPENAI_RX_DIST.replace(/\/?$/, '/')}`) : new URL('../dist/', import.meta.url);
+  return import(new URL('esm/lib/index.js', root).href);
+}
+
+// ---- events (shapes as on the wire; `t` is the bench's stamp) ----
+const WORDS = 'Reactive streams turn each server-sent event into a value you can map filter and combine '.split(' ');
+const response = (id, status) => ({ id, object: 'response', created_at: 1764400000, status, model: 'bench-model', output: [], usage: null, background: true });
+function eventOf(id, seq, total) {
+  if (seq === 0) return { type: 'response.created', response: response(id, 'queued'), sequence_number: 0 };
+  if (seq === total - 1) return { type: 'response.completed', response: response(id, 'completed'), sequence_number: seq };
+  return { type: 'response.output_text.delta', item_id: `msg_${id}`, output_index: 0, content_index: 0, delta: `${WORDS[seq % WORDS.length]} `, logprobs: [], sequence_number: seq };
+}
+
+// =====================================================================================================
+// The producer (child process): `node bench/durable.mjs --child`, driven over IPC.
+// =====================================================================================================
+async function child() {
+  const job = await new Promise((r) => process.once('message', r));
+  const { Redis } = await import('ioredis');
+  const ids = Array.from({ length: job.streams }, (_, i) => `resp_${job.run}_${i}`);
+  const total = job.events; // per stream, created and completed included
+  let sent = 0;
+  let acked = 0;
+  let wake;
+  const ackWaiters = () => {
+    const w = wake;
+    wake = undefined;
+    w?.();
+  };
+
+  if (job.design === 'pubsub') {
+    const c = new Redis(job.url, { enableAutoPipelining: false });
+    await c.ping();
+    process.send({ ready: true });
+    await new Promise((r) => process.once('message', r));
+    const t0 = nowMs();
+    await Promise.all(ids.map(async (id) => {
+      for (let s = 0; s < total; s++) {
+        const e = eventOf(id, s, total);
+        e.t = nowMs();
+        await c.publish(`bench:${id}`, JSON.stringify(e));
+      }
+    }));
+    await new Promise((r) => process.send({ done: true, t0, sent: ids.length * total, ms: nowMs() - t0, cpu: process.cpuUsage() }, r));
+    await c.quit();
+    return;
+  }
+
+  const rx = await loadRx();
+  const base = rx.redisEventLog({ url: job.url });
+  // Counts acknowledged events, so that the producer keeps at most `window` of them unacknowledged.
+  const log = {
+    ...base,
+    async append(scope, token, events) {
+      await base.append(scope, token, events);
+      acked += events.length;
+      ackWaiters();
+    },
+  };
+  await base.state({ responseId: 'warm' }); // connect, load nothing
+  const subjects = ids.map(() => new Subject());
+  const options = { maxBatchDelay: job.maxBatchDelay, maxPending: 1_000_000 };
+  const done = lastValueFrom(merge(...subjects.map((s) => s.pipe(rx.persistTo(log, options)))).pipe(rxCount()));
+  process.send({ ready: true });
+  await new Promise((r) => process.once('message', r));
+  const t0 = nowMs();
+  const next = new Array(ids.length).fill(0);
+  const emit = (i) => {
+    const e = eventOf(ids[i], next[i], total);
+    e.t = nowMs();
+    next[i]++;
+    sent++;
+    subjects[i].next(e);
+    if (next[i] === total) subjects[i].complete();
+  };
+  if (job.mode === 'throughput') {
+    const burst = Math.max(1, Math.floor(job.window / 4 / ids.length));
+    while (sent < ids.length * total) {
+      for (let i = 0; i < ids.length; i++) for (let k = 0; k < burst && next[i] < total; k++) emit(i);
+      if (sent - acked > job.window) await new Promise((r) => (wake = r));
+      else await new Promise((r) => setImmediate(r));
+    }
+  } else {
+    // Paced: stream i emits event n at start + offset_i + n / rate.
+    const period = 1000 / job.rate;
+    const offsets = ids.map(() => Math.random() * period);
+    while (sent < ids.length * total) {
+      const elapsed = nowMs() - t0;
+      for (let i = 0; i < ids.length; i++) while (next[i] < total && offsets[i] + next[i] * period <= elapsed) emit(i);
+      await sleep(1);
+    }
+  }
+  await done;
+  await new Promise((r) => process.send({ done: true, t0, sent, ms: nowMs() - t0, cpu: process.cpuUsage() }, r));
+  await base.close();
+}
+
+// =====================================================================================================
+// The bench (parent): redis-server, the readers, the table.
+// =====================================================================================================
+async function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.on('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+async function ping(port) {
+  return new Promise((resolve) => {
+    const socket = new Socket();
+    let data = '';
+    const done = (v) => {
+      socket.destroy();
+      resolve(v);
+    };
+    socket.setTimeout(1000, () => done(false));
+    socket.on('error', () => done(false));
+    socket.on('data', (c) => {
+      data += c;
+      if (data.includes('\r\n')) done(data.startsWith('+PONG'));
+    });
+    socket.connect(port, '127.0.0.1', () => socket.write('PING\r\n'));
+  });
+}
+
+async function startRedis() {
+  const port = await freePort();
+  const bin = process.env.REDIS_SERVER ?? 'redis-server';
+  const proc = spawn(bin, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no', '--loglevel', 'warning', '--maxclients', '10000'], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const deadline = Date.now() + 20_000;
+  while (!(await ping(port))) {
+    if (proc.exitCode !== null) throw new Error(`${bin} exited (${proc.exitCode})`);
+    if (Date.now() > deadline) throw new Error(`${bin} did not answer on port ${port}`);
+    await sleep(50);
+  }
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    async stop() {
+      if (proc.exitCode !== null) return;
+      const exited = new Promise((r) => proc.once('exit', r));
+      proc.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+const pct = (sorted, p) => (sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]);
+
+let runs = 0;
+/** One run: a producer child with `job`, the readers here; events/s and latencies. */
+async function measure(rx, url, job) {
+  const run = `${job.design}${job.mode[0]}${job.streams}_${++runs}_${process.pid}`;
+  const ids = Array.from({ length: job.streams }, (_, i) => `resp_${run}_${i}`);
+  const expected = job.streams * job.events;
+  const lat = new Float64Array(expected);
+  let n = 0;
+  const onEvent = (e) => {
+    lat[n++] = nowMs() - e.t;
+  };
+  gc();
+  const producer = fork(fileURLToPath(import.meta.url), ['--child'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv: [] });
+  const messages = [];
+  let notify;
+  producer.on('message', (m) => {
+    messages.push(m);
+    notify?.();
+  });
+  const nextMessage = async () => {
+    while (messages.length === 0) await new Promise((r) => (notify = r));
+    return messages.shift();
+  };
+  const failed = new Promise((_, reject) => producer.once('exit', (code) => code !== 0 && reject(new Error(`producer exited ${code}`))));
+  failed.catch(() => undefined);
+  producer.send({ ...job, run, url });
+  await Promise.race([nextMessage(), failed]); // ready
+
+  let reading;
+  let cleanup = async () => undefined;
+  if (job.design === 'pubsub') {
+    const { Redis } = await import('ioredis');
+    const sub = new Redis(url);
+    let ended = 0;
+    let allEnded;
+    const finished = new Promise((r) => (allEnded = r));
+    sub.on('pmessage', (_p, _ch, msg) => {
+      const e = JSON.parse(msg);
+      onEvent(e);
+      if (e.type === 'response.completed' && ++ended === job.streams) allEnded(nowMs());
+    });
+    await sub.psubscribe(`bench:resp_${run}_*`);
+    reading = finished;
+    cleanup = async () => sub.quit();
+  } else {
+    const log = rx.redisEventLog({ url });
+    await log.state({ responseId: 'warm' });
+    reading = lastValueFrom(merge(...ids.map((id) => rx.fromEventLog(log, id, { notFoundTimeout: 60_000 }).pipe(tap(onEvent)))), { defaultValue: undefined }).then(() => nowMs());
+    cleanup = async () => log.close();
+  }
+  const redisCpu = async () => {
+    const { Redis } = await import('ioredis');
+    const c = new Redis(url);
+    const info = await c.info('cpu');
+    await c.quit();
+    return Number(/used_cpu_user:([\d.]+)/.exec(info)[1]) + Number(/used_cpu_sys:([\d.]+)/.exec(info)[1]);
+  };
+  const redis0 = await redisCpu();
+  const cpu0 = process.cpuUsage();
+  producer.send({ go: true });
+  const [end, report] = await Promise.race([Promise.all([reading, nextMessage()]), failed]);
+  const cpu = process.cpuUsage(cpu0);
+  const redisSec = (await redisCpu()) - redis0;
+  await cleanup();
+  await new Promise((r) => (producer.exitCode !== null ? r() : producer.once('exit', r)));
+  if (n !== expected) throw new Error(`${run}: the readers got ${n} of ${expected} events`);
+  const sorted = Array.from(lat).sort((a, b) => a - b);
+  return { ...job, events: expected, eventsPerSec: expected / ((end - report.t0) / 1000), p50: pct(sorted, 0.5), p99: pct(sorted, 0.99), max: sorted[sorted.length - 1], ms: end - report.t0,
+    cpuReader: (cpu.user + cpu.system) / 1e6, cpuProducer: (report.cpu.user + report.cpu.system) / 1e6, cpuRedis: redisSec };
+}
+
+async function main() {
+  const rx = await loadRx();
+  const STREAMS = opt('--streams', '1,1000').split(',').map(Number);
+  const RATE = Number(opt('--rate', 25)); // events/s per stream in the latency run at many streams
+  const RATE1 = Number(opt('--rate1', 1000)); // and at 1 stream
+  const WINDOW = Number(opt('--window', 20_000));
+  const BATCH_DELAY = Number(opt('--max-batch-delay', 5)); // persistTo's default
+  const size = (streams, mode) => {
+    // events per stream (created … completed)
+    if (mode === 'latency') return Math.max(3, Math.round((streams === 1 ? RATE1 : RATE) * (QUICK ? 2 : 4)));
+    const total = QUICK ? 50_000 : 200_000;
+    return Math.max(3, Math.round(total / streams));
+  };
+  const redis = await startRedis();
+  const rows = [];
+  try {
+    for (const streams of STREAMS) {
+      const jobs = [
+        { design: 'durable', mode: 'throughput', streams, events: size(streams, 'throughput'), window: WINDOW, maxBatchDelay: BATCH_DELAY },
+        { design: 'pubsub', mode: 'throughput', streams, events: size(streams, 'throughput') },
+        { design: 'durable', mode: 'latency', streams, events: size(streams, 'latency'), rate: streams === 1 ? RATE1 : RATE, window: WINDOW, maxBatchDelay: BATCH_DELAY },
+      ];
+      for (const job of jobs) {
+        process.stderr.write(`  ${job.design} ${job.mode} × ${streams} streams (${job.streams * job.events} events)…\n`);
+        rows.push(await measure(rx, redis.url, job));
+      }
+    }
+  } finally {
+    await redis.stop();
+  }
+
+  const f = (x, d = 1) => (x === undefined || Number.isNaN(x) ? '—' : x.toFixed(d));
+  const k = (x) => (x >= 1000 ? `${f(x / 1000, 1)}k` : f(x, 0));
+  const table = [['design', 'streams', 'run', 'events', 'events/s', 'p50 ms', 'p99 ms', 'max ms', 'wall s', 'CPU s producer/reader/redis']];
+  for (const r of rows) {
+    const run = r.mode === 'latency' ? `paced ${r.rate}/s/stream` : `as fast as acked`;
+    table.push([r.design === 'durable' ? 'persistTo → Redis → fromEventLog' : 'PUBLISH per event (baseline)', String(r.streams), r.design === 'pubsub' ? 'one round trip each' : run, String(r.events), k(r.eventsPerSec), f(r.p50, 2), f(r.p99, 2), f(r.max, 1), f(r.ms / 1000, 2), `${f(r.cpuProducer, 2)} / ${f(r.cpuReader, 2)} / ${f(r.cpuRedis, 2)}`]);
+  }
+  const widths = table[0].map((_, c) => Math.max(...table.map((row) => row[c].length)));
+  const line = (row) => row.map((c, i) => (i >= 3 ? c.padStart(widths[i]) : c.padEnd(widths[i]))).join('  ');
+  console.log(`\nDurable streams end to end (${cpus().length} cores, ${cpus()[0]?.model ?? '?'}, load ${loadavg().map((x) => x.toFixed(1)).join(' ')}; redis-server on this machine; persistTo maxBatchDelay ${BATCH_DELAY} ms)\n`);
+  console.log(line(table[0]));
+  console.log(widths.map((w) => '-'.repeat(w)).join('  '));
+  for (const row of table.slice(1)) console.log(line(row));
+
+  const get = (design, mode, streams) => rows.find((r) => r.design === design && r.mode === mode && r.streams === streams);
+  const checks = [];
+  const many = Math.max(...STREAMS);
+  const bestDurable = Math.max(...STREAMS.map((s) => get('durable', 'throughput', s)?.eventsPerSec ?? 0));
+  checks.push([`events/s end to end ≥ 50,000 (best of ${STREAMS.join(', ')} streams)`, `${k(bestDurable)}`, bestDurable >= 50_000]);
+  for (const s of STREAMS) {
+    const d = get('durable', 'throughput', s);
+    const p = get('pubsub', 'throughput', s);
+    if (d && p) checks.push([`≥ 5x the events/s of PUBLISH per event, ${s} stream${s === 1 ? '' : 's'}`, `${f(d.eventsPerSec / p.eventsPerSec, 1)}x (${k(d.eventsPerSec)} vs ${k(p.eventsPerSec)})`, d.eventsPerSec >= 5 * p.eventsPerSec]);
+  }
+  const lat = get('durable', 'latency', many);
+  if (lat) checks.push([`p99 added latency < 10 ms at ${many} streams (paced)`, `${f(lat.p99, 2)} ms`, lat.p99 < 10]);
+  console.log('\ntarget                                                      measured              holds');
+  for (const [what, got, ok] of checks) console.log(`${what.padEnd(60)}${got.padEnd(22)}${ok ? 'yes' : 'NO'}`);
+  const json = opt('--json');
+  if (json) writeFileSync(json, JSON.stringify({ rows, checks, cpus: cpus().length, load: loadavg() }, null, 2));
+}
+
+if (flag('--child')) {
+  child().then(
+    () => process.exit(0),
+    (e) => {
+      console.error(e);
+      process.exit(1);
+    },
+  );
+} else {
+  main().catch((e) => {
+    console.error(e);
+    process.exit(1);
+  });
+}
