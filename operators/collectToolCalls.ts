@@ -1,4 +1,4 @@
-import { Observable, type OperatorFunction } from 'rxjs';
+import { Observable, type OperatorFunction, type Subscriber } from 'rxjs';
 import type {
   ApplyPatchCall, CodeInterpreterCall, ComputerCall, FileSearchCall, ImageGenerationCall, LocalShellCall, McpApprovalRequest,
   McpCall, ResponseCustomToolCall, ResponseFunctionToolCall, ShellCall, ToolSearchCall, WebSearchCall,
@@ -124,141 +124,168 @@ export interface CollectToolCallsOptions {
  * ```
  */
 export function collectToolCalls(options: CollectToolCallsOptions = {}): OperatorFunction<ResponseStreamEvent, ToolCall> {
-  const partial = options.partial === true;
-  const hosted = options.hosted === true;
-  const withIncomplete = options.incomplete === true;
-  const tracked = (type: unknown): type is string =>
-    typeof type === 'string' && (CLIENT_TYPES.has(type) || (hosted && HOSTED_TYPES.has(type)) || type === 'tool_search_call');
+  const wanted = new WantedCalls(options.partial === true, options.hosted === true, options.incomplete === true);
+  return (source) => new Observable<ToolCall>((subscriber) => source.subscribe(new ToolCallCollection(subscriber, wanted)));
+}
+
+/** What one `collectToolCalls(options)` emits. */
+class WantedCalls {
+  constructor(
+    readonly partial: boolean,
+    readonly hosted: boolean,
+    readonly incomplete: boolean,
+  ) {}
+
+  tracked(type: unknown): type is string {
+    return typeof type === 'string' && (CLIENT_TYPES.has(type) || (this.hosted && HOSTED_TYPES.has(type)) || type === 'tool_search_call');
+  }
+
   // A tool search is the application's to answer only when it runs on the client.
-  const trackedItem = (item: unknown): boolean => {
+  trackedItem(item: unknown): boolean {
     const type = field(item, 'type');
-    return type === 'tool_search_call' ? hosted || field(item, 'execution') === 'client' : tracked(type);
-  };
+    return type === 'tool_search_call' ? this.hosted || field(item, 'execution') === 'client' : this.tracked(type);
+  }
+}
 
-  return (source) =>
-    new Observable<ToolCall>((subscriber) => {
-      let open = new Map<number, CallState>();
-      let closed = new Set<number>();
-      const book = new ItemBook();
+/**
+ * One subscription's tool calls: the source's observer. A class, not closures made per subscription, so that
+ * the optimised code of the per-event path lives as long as the module and survives a full GC between
+ * streams (see SSEScannerCore). Fields are set in the constructor, in one order (one shape).
+ */
+class ToolCallCollection {
+  private open: Map<number, CallState>;
+  private closed: Set<number>;
+  private readonly book: ItemBook;
 
-      const stateAt = (outputIndex: number, type: string, itemId: string | undefined): CallState | undefined => {
-        if (closed.has(outputIndex)) return undefined;
-        let st = open.get(outputIndex);
-        if (st === undefined) {
-          st = { type, item: undefined, itemId, args: '', argsDone: undefined, name: undefined, n: 0 };
-          open.set(outputIndex, st);
-        } else if (itemId !== undefined) {
-          st.itemId = itemId;
-        }
-        return st;
-      };
+  constructor(
+    private readonly subscriber: Subscriber<ToolCall>,
+    private readonly wanted: WantedCalls,
+  ) {
+    this.open = new Map();
+    this.closed = new Set();
+    this.book = new ItemBook();
+  }
 
-      const delta = (outputIndex: unknown, type: string, itemId: unknown, d: unknown): void => {
-        if (!isIndex(outputIndex) || typeof d !== 'string') return;
-        const st = stateAt(outputIndex, type, typeof itemId === 'string' ? itemId : undefined);
+  next(ev: ResponseStreamEvent): void {
+    const e = asRecord(ev);
+    if (e === undefined) return;
+    const type = e['type'];
+    const book = this.book;
+    switch (type) {
+      case 'response.output_item.added': {
+        const oi = e['output_index'];
+        const item = e['item'];
+        const itemType = field(item, 'type');
+        if (isIndex(oi)) book.noteItem(oi, item);
+        if (!isIndex(oi) || !this.wanted.tracked(itemType) || !this.wanted.trackedItem(item) || this.closed.has(oi)) return;
+        const st = this.stateAt(oi, itemType, stringField(item, 'id'));
         if (st === undefined) return;
-        st.args = grow(st, st.args, d); // flattened now and then: a 10 MB argument holds ~10 MB, not a rope 30x that
-        if (partial && tracked(st.type)) subscriber.next(build(st, outputIndex, 'partial', false));
-      };
+        st.type = itemType;
+        st.item = item;
+        const initial = stringField(item, itemType === 'custom_tool_call' ? 'input' : 'arguments');
+        if (initial !== undefined && st.args === '') st.args = initial;
+        return;
+      }
+      // Only the events it reads are checked against the item's type (an item's type comes from its
+      // added / done item, or else from the first of these aimed at it).
+      case 'response.function_call_arguments.delta':
+        return book.admits(e) ? this.delta(e['output_index'], 'function_call', e['item_id'], e['delta']) : undefined;
+      case 'response.custom_tool_call_input.delta':
+        return book.admits(e) ? this.delta(e['output_index'], 'custom_tool_call', e['item_id'], e['delta']) : undefined;
+      case 'response.mcp_call_arguments.delta':
+        return book.admits(e) ? this.delta(e['output_index'], 'mcp_call', e['item_id'], e['delta']) : undefined;
+      case 'response.function_call_arguments.done':
+        return book.admits(e) ? this.done(e['output_index'], 'function_call', e['item_id'], e['arguments'], e['name']) : undefined;
+      case 'response.custom_tool_call_input.done':
+        return book.admits(e) ? this.done(e['output_index'], 'custom_tool_call', e['item_id'], e['input']) : undefined;
+      case 'response.mcp_call_arguments.done':
+        return book.admits(e) ? this.done(e['output_index'], 'mcp_call', e['item_id'], e['arguments']) : undefined;
+      case 'response.output_item.done': {
+        const oi = e['output_index'];
+        if (!isIndex(oi)) return;
+        book.noteItem(oi, e['item']);
+        this.close(oi, e['item'], false);
+        return;
+      }
+      default:
+        if (typeof type === 'string' && isTerminalType(type)) this.settle(e['response']);
+    }
+  }
 
-      const done = (outputIndex: unknown, type: string, itemId: unknown, s: unknown, name?: unknown): void => {
-        if (!isIndex(outputIndex)) return;
-        const st = stateAt(outputIndex, type, typeof itemId === 'string' ? itemId : undefined);
-        if (st === undefined) return;
-        if (typeof s === 'string') st.argsDone = s;
-        if (typeof name === 'string') st.name = name;
-      };
+  error(err: unknown): void {
+    this.subscriber.error(err);
+  }
 
-      // An item that closed: complete unless it says otherwise.
-      const close = (outputIndex: number, item: unknown, responseEnded: boolean): void => {
-        if (closed.has(outputIndex)) return;
-        const type = field(item, 'type');
-        const st = open.get(outputIndex);
-        if (!tracked(type) || !trackedItem(item) || (st !== undefined && st.type !== type)) {
-          if (st !== undefined && !responseEnded) open.delete(outputIndex);
-          return;
-        }
-        open.delete(outputIndex);
-        closed.add(outputIndex);
-        const s: CallState = st ?? { type, item, itemId: undefined, args: '', argsDone: undefined, name: undefined, n: 0 };
-        s.item = item;
-        const status = field(item, 'status');
-        const complete = status !== 'incomplete' && (!responseEnded || status === undefined || status === 'completed' || status === 'failed');
-        if (complete) subscriber.next(build(s, outputIndex, 'complete', true));
-        else if (withIncomplete) subscriber.next(build(s, outputIndex, 'incomplete', true));
-      };
+  complete(): void {
+    this.settle(undefined);
+    this.subscriber.complete();
+  }
 
-      // The response (or the source) ended: settle every call still open.
-      const settle = (response: unknown): void => {
-        const completed = field(response, 'status') === 'completed';
-        const output = field(response, 'output');
-        if (Array.isArray(output)) {
-          const at = book.place(output); // by id: the list may leave out or reorder items
-          for (let i = 0; i < output.length; i++) {
-            const item: unknown = output[i];
-            // A completed response's output is authoritative; otherwise only items it reports finished count.
-            if (completed || field(item, 'status') === 'completed') close(at[i]!, item, !completed);
-          }
-        }
-        for (const oi of sortedKeys(open)) {
-          const st = open.get(oi)!;
-          if (withIncomplete && tracked(st.type)) subscriber.next(build(st, oi, 'incomplete', false));
-        }
-        open = new Map();
-        closed = new Set();
-        book.clear();
-      };
+  private stateAt(outputIndex: number, type: string, itemId: string | undefined): CallState | undefined {
+    if (this.closed.has(outputIndex)) return undefined;
+    let st = this.open.get(outputIndex);
+    if (st === undefined) {
+      st = { type, item: undefined, itemId, args: '', argsDone: undefined, name: undefined, n: 0 };
+      this.open.set(outputIndex, st);
+    } else if (itemId !== undefined) {
+      st.itemId = itemId;
+    }
+    return st;
+  }
 
-      return source.subscribe({
-        next(ev) {
-          const e = asRecord(ev);
-          if (e === undefined) return;
-          const type = e['type'];
-          switch (type) {
-            case 'response.output_item.added': {
-              const oi = e['output_index'];
-              const item = e['item'];
-              const itemType = field(item, 'type');
-              if (isIndex(oi)) book.noteItem(oi, item);
-              if (!isIndex(oi) || !tracked(itemType) || !trackedItem(item) || closed.has(oi)) return;
-              const st = stateAt(oi, itemType, stringField(item, 'id'));
-              if (st === undefined) return;
-              st.type = itemType;
-              st.item = item;
-              const initial = stringField(item, itemType === 'custom_tool_call' ? 'input' : 'arguments');
-              if (initial !== undefined && st.args === '') st.args = initial;
-              return;
-            }
-            // Only the events it reads are checked against the item's type (an item's type comes from its
-            // added / done item, or else from the first of these aimed at it).
-            case 'response.function_call_arguments.delta':
-              return book.admits(e) ? delta(e['output_index'], 'function_call', e['item_id'], e['delta']) : undefined;
-            case 'response.custom_tool_call_input.delta':
-              return book.admits(e) ? delta(e['output_index'], 'custom_tool_call', e['item_id'], e['delta']) : undefined;
-            case 'response.mcp_call_arguments.delta':
-              return book.admits(e) ? delta(e['output_index'], 'mcp_call', e['item_id'], e['delta']) : undefined;
-            case 'response.function_call_arguments.done':
-              return book.admits(e) ? done(e['output_index'], 'function_call', e['item_id'], e['arguments'], e['name']) : undefined;
-            case 'response.custom_tool_call_input.done':
-              return book.admits(e) ? done(e['output_index'], 'custom_tool_call', e['item_id'], e['input']) : undefined;
-            case 'response.mcp_call_arguments.done':
-              return book.admits(e) ? done(e['output_index'], 'mcp_call', e['item_id'], e['arguments']) : undefined;
-            case 'response.output_item.done': {
-              const oi = e['output_index'];
-              if (!isIndex(oi)) return;
-              book.noteItem(oi, e['item']);
-              close(oi, e['item'], false);
-              return;
-            }
-            default:
-              if (typeof type === 'string' && isTerminalType(type)) settle(e['response']);
-          }
-        },
-        error: (err: unknown) => subscriber.error(err),
-        complete: () => {
-          settle(undefined);
-          subscriber.complete();
-        },
-      });
-    });
+  private delta(outputIndex: unknown, type: string, itemId: unknown, d: unknown): void {
+    if (!isIndex(outputIndex) || typeof d !== 'string') return;
+    const st = this.stateAt(outputIndex, type, typeof itemId === 'string' ? itemId : undefined);
+    if (st === undefined) return;
+    st.args = grow(st, st.args, d); // flattened now and then: a 10 MB argument holds ~10 MB, not a rope 30x that
+    if (this.wanted.partial && this.wanted.tracked(st.type)) this.subscriber.next(build(st, outputIndex, 'partial', false));
+  }
+
+  private done(outputIndex: unknown, type: string, itemId: unknown, s: unknown, name?: unknown): void {
+    if (!isIndex(outputIndex)) return;
+    const st = this.stateAt(outputIndex, type, typeof itemId === 'string' ? itemId : undefined);
+    if (st === undefined) return;
+    if (typeof s === 'string') st.argsDone = s;
+    if (typeof name === 'string') st.name = name;
+  }
+
+  // An item that closed: complete unless it says otherwise.
+  private close(outputIndex: number, item: unknown, responseEnded: boolean): void {
+    if (this.closed.has(outputIndex)) return;
+    const type = field(item, 'type');
+    const st = this.open.get(outputIndex);
+    if (!this.wanted.tracked(type) || !this.wanted.trackedItem(item) || (st !== undefined && st.type !== type)) {
+      if (st !== undefined && !responseEnded) this.open.delete(outputIndex);
+      return;
+    }
+    this.open.delete(outputIndex);
+    this.closed.add(outputIndex);
+    const s: CallState = st ?? { type, item, itemId: undefined, args: '', argsDone: undefined, name: undefined, n: 0 };
+    s.item = item;
+    const status = field(item, 'status');
+    const complete = status !== 'incomplete' && (!responseEnded || status === undefined || status === 'completed' || status === 'failed');
+    if (complete) this.subscriber.next(build(s, outputIndex, 'complete', true));
+    else if (this.wanted.incomplete) this.subscriber.next(build(s, outputIndex, 'incomplete', true));
+  }
+
+  // The response (or the source) ended: settle every call still open.
+  private settle(response: unknown): void {
+    const completed = field(response, 'status') === 'completed';
+    const output = field(response, 'output');
+    if (Array.isArray(output)) {
+      const at = this.book.place(output); // by id: the list may leave out or reorder items
+      for (let i = 0; i < output.length; i++) {
+        const item: unknown = output[i];
+        // A completed response's output is authoritative; otherwise only items it reports finished count.
+        if (completed || field(item, 'status') === 'completed') this.close(at[i]!, item, !completed);
+      }
+    }
+    for (const oi of sortedKeys(this.open)) {
+      const st = this.open.get(oi)!;
+      if (this.wanted.incomplete && this.wanted.tracked(st.type)) this.subscriber.next(build(st, oi, 'incomplete', false));
+    }
+    this.open = new Map();
+    this.closed = new Set();
+    this.book.clear();
+  }
 }

@@ -21,46 +21,79 @@ import { Observable, Subscription, type OperatorFunction, type Subscriber } from
 export function fanOut<T, R extends readonly unknown[]>(...branches: { readonly [K in keyof R]: OperatorFunction<T, R[K]> }): OperatorFunction<T, R[number]> {
   return (source) =>
     new Observable<R[number]>((subscriber) => {
-      // Replaced, never changed in place: a branch that unsubscribes while a value is being handed out
-      // (take(1), say) must not make the loop skip the next branch.
-      let sinks: ReadonlyArray<Subscriber<T>> = [];
-      const hub = new Observable<T>((s) => {
-        sinks = [...sinks, s];
-        return () => {
-          sinks = sinks.filter((x) => x !== s);
-        };
-      });
+      const fan = new FanOut<T, R[number]>(subscriber, branches.length);
       const subscription = new Subscription();
-      let open = branches.length;
       for (const branch of branches as ReadonlyArray<OperatorFunction<T, R[number]>>) {
-        subscription.add(
-          branch(hub).subscribe({
-            next: (v) => subscriber.next(v),
-            error: (e: unknown) => subscriber.error(e),
-            complete: () => {
-              if (--open === 0) subscriber.complete();
-            },
-          }),
-        );
+        subscription.add(branch(fan.hub).subscribe(new FanOutBranch(fan)));
       }
-      if (open === 0) {
+      if (fan.open === 0) {
         subscriber.complete();
         return subscription;
       }
-      subscription.add(
-        source.subscribe({
-          next(v) {
-            const list = sinks;
-            for (let i = 0; i < list.length; i++) list[i]!.next(v);
-          },
-          error(e: unknown) {
-            for (const s of sinks) s.error(e);
-          },
-          complete() {
-            for (const s of sinks) s.complete();
-          },
-        }),
-      );
+      subscription.add(source.subscribe(fan));
       return subscription;
     });
+}
+
+/**
+ * One subscription of fanOut: the source's observer, which hands each value to the branches' subscribers.
+ * A class, not closures made per subscription, so that the optimised code of the per-event path lives as
+ * long as the module and survives a full GC between streams (see SSEScannerCore).
+ */
+class FanOut<T, O> {
+  /**
+   * Replaced, never changed in place: a branch that unsubscribes while a value is being handed out
+   * (take(1), say) must not make the loop skip the next branch.
+   */
+  sinks: ReadonlyArray<Subscriber<T>>;
+  /** Branches not completed yet. */
+  open: number;
+  /** What each branch subscribes to. */
+  readonly hub: Observable<T>;
+
+  constructor(
+    readonly out: Subscriber<O>,
+    branches: number,
+  ) {
+    this.sinks = [];
+    this.open = branches;
+    this.hub = new Observable<T>((s) => this.attach(s));
+  }
+
+  next(v: T): void {
+    const list = this.sinks;
+    for (let i = 0; i < list.length; i++) list[i]!.next(v);
+  }
+
+  error(e: unknown): void {
+    for (const s of this.sinks) s.error(e);
+  }
+
+  complete(): void {
+    for (const s of this.sinks) s.complete();
+  }
+
+  private attach(s: Subscriber<T>): () => void {
+    this.sinks = [...this.sinks, s];
+    return () => {
+      this.sinks = this.sinks.filter((x) => x !== s);
+    };
+  }
+}
+
+/** What one branch of a fanOut emits goes to the output. */
+class FanOutBranch<T, O> {
+  constructor(private readonly fan: FanOut<T, O>) {}
+
+  next(v: O): void {
+    this.fan.out.next(v);
+  }
+
+  error(e: unknown): void {
+    this.fan.out.error(e);
+  }
+
+  complete(): void {
+    if (--this.fan.open === 0) this.fan.out.complete();
+  }
 }
