@@ -1,4 +1,4 @@
-import { Observable, type OperatorFunction, type Subscriber } from 'rxjs';
+import { Observable, type OperatorFunction, type Subscriber, type Subscription } from 'rxjs';
 import type { ResponseStreamEvent } from '../lib/events/responses.js';
 import { DecodeError } from '../lib/errors.js';
 import { grow } from './internal/grow.js';
@@ -312,3 +312,17 @@ class TextAccumulation {
     this.last = undefined;
   }
 }
+
+/**
+ * @internal One accumulation kept open (on a source that sent one empty delta and never ends) for the life of
+ * the module: the hidden classes (maps) of what a subscription is made of (its RxJS subscribers, the
+ * accumulation, its ItemBook, a part) then survive a full GC while no stream is open, and so does the optimised
+ * code that checks for them (V8 drops code whose embedded maps are collected; see `responsesShapes`). Nothing of
+ * a user's stream is kept.
+ */
+export const textShapes: Subscription = new Observable<ResponseStreamEvent>((s) => {
+  s.next({ type: 'response.output_item.added', output_index: 0, sequence_number: 0, item: { type: 'message', id: '', role: 'assistant', status: 'in_progress', content: [] } } as unknown as ResponseStreamEvent);
+  s.next({ type: 'response.output_text.delta', output_index: 0, content_index: 0, item_id: '', delta: '', sequence_number: 1, logprobs: [] } as unknown as ResponseStreamEvent);
+})
+  .pipe(accumulateText())
+  .subscribe({ next: () => undefined, error: () => undefined, complete: () => undefined });

@@ -1,4 +1,4 @@
-import { Observable, type OperatorFunction, type Subscriber } from 'rxjs';
+import { Observable, type OperatorFunction, type Subscriber, type Subscription } from 'rxjs';
 import type {
   ApplyPatchCall, CodeInterpreterCall, ComputerCall, FileSearchCall, ImageGenerationCall, LocalShellCall, McpApprovalRequest,
   McpCall, ResponseCustomToolCall, ResponseFunctionToolCall, ShellCall, ToolSearchCall, WebSearchCall,
@@ -289,3 +289,16 @@ class ToolCallCollection {
     this.book.clear();
   }
 }
+
+/**
+ * @internal One collection kept open (on a source that opened one function call, sent it an empty delta and never
+ * ends) for the life of the module: the hidden classes (maps) of what a subscription is made of (its RxJS
+ * subscribers, the collection, its ItemBook, a call's state) then survive a full GC while no stream is open, and
+ * so does the optimised code that checks for them (see `textShapes`). Nothing of a user's stream is kept.
+ */
+export const toolCallShapes: Subscription = new Observable<ResponseStreamEvent>((s) => {
+  s.next({ type: 'response.output_item.added', output_index: 0, sequence_number: 0, item: { type: 'function_call', id: '', call_id: '', name: '', arguments: '', status: 'in_progress' } } as unknown as ResponseStreamEvent);
+  s.next({ type: 'response.function_call_arguments.delta', output_index: 0, item_id: '', delta: '', sequence_number: 1 } as unknown as ResponseStreamEvent);
+})
+  .pipe(collectToolCalls())
+  .subscribe({ next: () => undefined, error: () => undefined, complete: () => undefined });

@@ -97,3 +97,12 @@ class FanOutBranch<T, O> {
     if (--this.fan.open === 0) this.fan.out.complete();
   }
 }
+
+/**
+ * @internal One fanOut kept open (on a source that never sends anything, with one branch) for the life of the
+ * module: the hidden classes (maps) of the fanOut, its branch observer and their RxJS subscribers then survive a
+ * full GC while no stream is open, and so does the optimised code that checks for them (see `textShapes`).
+ */
+export const fanOutShapes: Subscription = new Observable<unknown>(() => undefined)
+  .pipe(fanOut((s: Observable<unknown>) => s))
+  .subscribe({ next: () => undefined, error: () => undefined, complete: () => undefined });
