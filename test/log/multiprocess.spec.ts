@@ -20,6 +20,7 @@ import type { EventLog, LogScope } from '../../lib/log/types';
 import { type Fault, startTestServer, type TestServer } from '../../lib/testing/index';
 import { fixture, payloads } from '../helpers/fixtures';
 import { type RedisServer, startRedisServer } from './redis-server';
+import { prng } from '../helpers/prng';
 
 jest.setTimeout(120_000);
 
@@ -32,18 +33,8 @@ const recorded = payloads(sse);
 const responseId = (recorded[0]!['response'] as { id: string }).id;
 const N = recorded.length;
 
-/** mulberry32: the kill points are the same on every run (and printed in the test names). */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-const rnd = seeded(SEED);
+// The kill points are the same on every run of a seed (and printed in the test names).
+const rnd = prng(SEED);
 /** `k` points spread over the stream (one in each k-th of it, up to just before the terminal event). */
 const points = (k: number): number[] => Array.from({ length: k }, (_, i) => 1 + Math.floor(((i + rnd()) * (N - 3)) / k));
 // With upstream: right after response.created, then three seeded points; without: three seeded points.
