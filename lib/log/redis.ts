@@ -2,6 +2,7 @@ import type { Cluster, Redis, RedisOptions } from 'ioredis';
 import { EventLogError } from '../errors.js';
 import type { ResponseStreamEvent } from '../events/responses.js';
 import { ACQUIRE, APPEND, CANCEL, RELEASE, RENEW, STATE } from './redis-scripts.js';
+import { type RedisTail, redisTail } from './redis-tail.js';
 import { isTerminalEvent } from './scope.js';
 import type { EventLog, Lease, LogEnd, LogScope, LogState } from './types.js';
 
@@ -32,7 +33,7 @@ export interface RedisEventLogOptions {
 
 const DAY = 24 * 60 * 60 * 1000;
 const DEFAULT_PREFIX = 'openai-rx:log:';
-/** Idle blocking connections kept for the next `wait`. */
+/** Idle blocking connections kept for the next `wait` (on a Cluster; a single Redis shares one tail reader). */
 const POOL = 4;
 // A specifier bundlers do not follow: ioredis is loaded (in Node) on first use only, so that the main entry,
 // which exports this function, stays loadable in a browser.
@@ -91,7 +92,10 @@ export function redisEventLog(options: RedisEventLogOptions = {}): EventLog {
   const owned = options.client === undefined;
   const blocking: Redis[] = []; // idle blocking connections
   const busy = new Set<Redis>();
+  /** Each script's SHA once Redis returned it, and the one SCRIPT LOAD per script under way or done. */
   const shas = new Map<string, string>();
+  const loading = new Map<string, Promise<void>>();
+  let tail: RedisTail | undefined;
   let main: Promise<Redis | Cluster> | undefined;
   let closed = false;
 
@@ -148,10 +152,17 @@ export function redisEventLog(options: RedisEventLogOptions = {}): EventLog {
         } catch (e) {
           if (!(e instanceof Error && e.message.startsWith('NOSCRIPT'))) throw e;
         }
+        // Not known to this node (restarted, flushed, another Cluster node): EVAL caches it there again.
+      } else if (!loading.has(script)) {
+        // The first call loads it, once, sent with its EVAL (no extra round trip before it); the calls until the
+        // SHA is known EVAL too, without loading it again.
+        const load = (c.script('LOAD', script) as Promise<unknown>).then((v) => {
+          shas.set(script, String(v));
+        });
+        loading.set(script, load);
+        load.catch(() => loading.delete(script));
       }
-      const result = await c.eval(script, keys.length, ...keys, ...args);
-      if (sha === undefined) shas.set(script, await c.script('LOAD', script) as string);
-      return result;
+      return c.eval(script, keys.length, ...keys, ...args);
     };
     return (await timed(call(), scope, 2 * timeoutMs)) as string[];
   };
@@ -161,12 +172,10 @@ export function redisEventLog(options: RedisEventLogOptions = {}): EventLog {
 
   const lease = (r: string[]): Lease => ({ token: Number(r[1]), expiresAt: Number(r[2]) });
 
-  /** A connection for XREAD BLOCK: a duplicate that fails fast instead of reconnecting or queueing. */
-  const takeBlocking = async (scope: LogScope): Promise<Redis> => {
-    for (let c = blocking.pop(); c !== undefined; c = blocking.pop()) {
-      if (c.status === 'ready') return c;
-      c.disconnect();
-    }
+  const isCluster = (c: Redis | Cluster): c is Cluster => 'isCluster' in c && c.isCluster;
+
+  /** A new, connected duplicate for XREAD BLOCK that fails fast instead of reconnecting or queueing. */
+  const openBlocking = async (scope: LogScope | undefined): Promise<Redis> => {
     const base = await timed(client(), scope);
     const override: Partial<RedisOptions> = {
       lazyConnect: true,
@@ -177,7 +186,7 @@ export function redisEventLog(options: RedisEventLogOptions = {}): EventLog {
       autoResendUnfulfilledCommands: false,
       retryStrategy: () => null,
     };
-    const c = ('isCluster' in base && base.isCluster ? (base as Cluster).duplicate(undefined, { redisOptions: override }) : (base as Redis).duplicate(override)) as Redis;
+    const c = (isCluster(base) ? base.duplicate(undefined, { redisOptions: override }) : base.duplicate(override)) as Redis;
     c.on('error', () => undefined);
     busy.add(c);
     try {
@@ -190,6 +199,25 @@ export function redisEventLog(options: RedisEventLogOptions = {}): EventLog {
     busy.delete(c);
     return c;
   };
+
+  /** A connection for XREAD BLOCK on a Cluster: an idle one, or a new one. */
+  const takeBlocking = async (scope: LogScope): Promise<Redis> => {
+    for (let c = blocking.pop(); c !== undefined; c = blocking.pop()) {
+      if (c.status === 'ready') return c;
+      c.disconnect();
+    }
+    return openBlocking(scope);
+  };
+
+  /** The one blocking reader every `wait` of this instance shares (a single Redis, not a Cluster). */
+  const tailOf = (base: Redis): RedisTail =>
+    (tail ??= redisTail({
+      connect: () => openBlocking(undefined),
+      unblock: (id) => timed(base.client('UNBLOCK', id) as Promise<number>, undefined),
+      timed: (p, ms) => timed(p, undefined, ms),
+      failure: (e) => unavailable(e),
+      timeoutMs,
+    }));
 
   const xreadIds = (after: number | undefined): string => (after === undefined || after < 0 ? '0-0' : `${Math.floor(after)}-1`);
 
@@ -246,6 +274,16 @@ export function redisEventLog(options: RedisEventLogOptions = {}): EventLog {
       const c = await timed(client(), scope);
       const now = await timed(c.xread('COUNT', 1, 'STREAMS', events, end, ...ids), scope);
       if (now !== null && now.length > 0) return true;
+      if (closed || signal?.aborted) return false;
+      if (!isCluster(c)) {
+        try {
+          return await tailOf(c).wait(events, end, ids[0] as string, waitMs, signal);
+        } catch (e) {
+          // One failure settles every waiter: each gets an error of its own, naming its response.
+          throw e instanceof EventLogError && e.responseId === undefined ? new EventLogError(e.reason, e.message.replace(/^\w+: /, ''), scope.responseId) : unavailable(e, scope);
+        }
+      }
+      // A Cluster: the streams live in different slots, so each wait blocks on a connection of its own.
       const deadline = Date.now() + waitMs;
       while (!closed && !signal?.aborted) {
         const remaining = deadline - Date.now();
@@ -294,6 +332,7 @@ export function redisEventLog(options: RedisEventLogOptions = {}): EventLog {
     async close() {
       if (closed) return;
       closed = true;
+      tail?.close();
       for (const c of [...blocking, ...busy]) c.disconnect();
       blocking.length = 0;
       busy.clear();
