@@ -1,4 +1,5 @@
 import { ResponseStreamError, SequenceGapError, StreamInterruptedError } from '../errors.js';
+import { providerError } from './provider-error.js';
 
 export type SequenceMode = 'tolerant' | 'strict';
 
@@ -77,12 +78,10 @@ export class ResponseStreamTracker {
       const r = (e.response ?? {}) as { id?: string; error?: { code?: string | null; message?: string } | null };
       return new ResponseStreamError(e.type, r.error?.code, r.error?.message ?? 'the response failed', undefined, e.sequence_number, r.id ?? this.responseId, e);
     }
-    // The reference puts the details at the top, some servers nest them under `error`: the top wins when it has a message.
-    const top = typeof e['message'] === 'string' || typeof e['error'] !== 'object' || e['error'] === null;
-    const nested = (top ? e : e['error']) as { code?: string | null; message?: string; param?: string | null; type?: unknown };
-    // Without a code, a nested error's own type (`server_error`) is the best one, as for the other shapes.
-    const code = nested.code ?? (!top && typeof nested.type === 'string' ? nested.type : nested.code);
-    return new ResponseStreamError(e.type, code, nested.message ?? 'stream error', nested.param, e.sequence_number, this.responseId, e);
+    // The same reading as a provider's error in any other shape (top-level or nested details, a type for a
+    // missing code), so one error reads alike whichever path decoded it.
+    const d = providerError('error', e, '');
+    return new ResponseStreamError(e.type, d?.code, d?.message ?? 'stream error', d?.param, e.sequence_number, this.responseId, e);
   }
 
   interrupted(reason?: string): StreamInterruptedError {
