@@ -11,3 +11,8 @@ export function isEventType<K extends ResponseStreamEventType>(e: { readonly typ
 }
 
 export const RESPONSE_STREAM_EVENT_TYPES = [...responseEventTable.keys()] as ResponseStreamEventType[];
+
+/** The events after which a response sends nothing more (`error` is terminal in-band too). */
+export function isTerminalType(type: unknown): boolean {
+  return type === 'response.completed' || type === 'response.incomplete' || type === 'response.failed' || type === 'error';
+}

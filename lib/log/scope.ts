@@ -1,4 +1,4 @@
-import type { ResponseStreamEvent } from '../events/responses.js';
+import { isTerminalType } from '../events/guards.js';
 import type { LogScope } from './types.js';
 
 /** One string per (owner, response id): an owner cannot reach another owner's stream by choosing an id. */
@@ -8,5 +8,5 @@ export function scopeKey(scope: LogScope): string {
 
 /** The events that end a Responses stream, and with it the stream in the log. */
 export function isTerminalEvent(e: { readonly type?: unknown }): boolean {
-  return e.type === 'response.completed' || e.type === 'response.incomplete' || e.type === 'response.failed' || e.type === 'error';
+  return isTerminalType(e.type);
 }

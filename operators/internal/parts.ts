@@ -1,9 +1,6 @@
 // Helpers shared by the accumulating operators (not exported from the package).
 
-/** The events after which a response sends nothing more (`error` is terminal in-band too). */
-export function isTerminalType(type: string): boolean {
-  return type === 'response.completed' || type === 'response.incomplete' || type === 'response.failed' || type === 'error';
-}
+export { isTerminalType } from '../../lib/events/guards.js';
 
 /** The text of a content or summary part as the API sends it (`refusal` keeps it under its own key). */
 export function partText(part: unknown): string | undefined {
