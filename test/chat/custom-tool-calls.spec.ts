@@ -1,8 +1,6 @@
 // Custom tool calls through the chat bridge: toChatChunks streams them as a Chat Completions provider does
 // (tool calls of type "custom"), so the official SDK, over a loopback HTTP server, ends with the same
 // message as from a hand-written provider stream of the same calls; and they round-trip through fromChatChunks.
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import OpenAI from 'openai';
 import type { ChatCompletion } from 'openai/resources/chat/completions';
 import { from, last, lastValueFrom, toArray, type Observable } from 'rxjs';
@@ -10,6 +8,7 @@ import type { ChatCompletionChunk } from '../../lib/events/chat';
 import type { ResponseStreamEvent } from '../../lib/events/responses';
 import { accumulateResponse, collectToolCalls, fromChatChunks, toChatChunks, toChatSSE } from '../../operators/index';
 import { CHAT_USAGE, CREATED_AT, MODEL, RESPONSE_ID, USAGE, call, customCall, ev } from './build';
+import { startChatServer } from './server';
 
 /** A provider's chunk, with the metadata toChatChunks copies from the response. */
 const pc = (delta: Record<string, unknown>, finish: string | null = null) =>
@@ -67,40 +66,25 @@ const CASES: Record<string, { events: ResponseStreamEvent[]; provider: ChatCompl
   },
 };
 
-let server: Server;
+let server: Awaited<ReturnType<typeof startChatServer>>;
 let baseURL: string;
 
 beforeAll(async () => {
   // model `bridge:<case>` serves the case's Responses events through toChatChunks, `provider:<case>` its chat
   // chunks as written, `again:<case>` those chunks through fromChatChunks and back through toChatChunks.
-  server = createServer((req, res) => {
-    let body = '';
-    req.setEncoding('utf8');
-    req.on('data', (s: string) => (body += s));
-    req.on('end', () => {
-      const params = JSON.parse(body) as { model: string; stream?: boolean; stream_options?: { include_usage?: boolean } };
-      const [side, name] = params.model.split(/:(.*)/s) as [string, string];
-      const c = CASES[name];
-      if (req.url !== '/v1/chat/completions' || !params.stream || c === undefined || !['bridge', 'provider', 'again'].includes(side)) {
-        res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'unknown', type: 'invalid_request_error' } }));
-        return;
-      }
-      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-      const includeUsage = params.stream_options?.include_usage === true;
-      const chunks$ = side === 'bridge' ? from(c.events).pipe(toChatChunks({ includeUsage }))
-        : side === 'again' ? from(c.provider).pipe(fromChatChunks(), toChatChunks({ includeUsage }))
-        : from(c.provider);
-      const sub = chunks$.pipe(toChatSSE({ onError: 'event' })).subscribe({ next: (text) => res.write(text), complete: () => res.end(), error: () => res.end() });
-      res.on('close', () => sub.unsubscribe());
-    });
+  server = await startChatServer(({ url, params }) => {
+    const [side, name] = params.model.split(/:(.*)/s) as [string, string];
+    const c = CASES[name];
+    if (url !== '/v1/chat/completions' || !params.stream || c === undefined || !['bridge', 'provider', 'again'].includes(side)) return undefined;
+    const includeUsage = params.stream_options?.include_usage === true;
+    const chunks$ = side === 'bridge' ? from(c.events).pipe(toChatChunks({ includeUsage }))
+      : side === 'again' ? from(c.provider).pipe(fromChatChunks(), toChatChunks({ includeUsage }))
+      : from(c.provider);
+    return chunks$.pipe(toChatSSE({ onError: 'event' }));
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  baseURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+  baseURL = server.baseURL;
 });
-
-afterAll(async () => {
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-});
+afterAll(() => server.close());
 
 async function sdkFinal(model: string): Promise<ChatCompletion> {
   const client = new OpenAI({ apiKey: 'test', baseURL, maxRetries: 0 });

@@ -1,9 +1,8 @@
 // The official SDK's own stream accumulation (chat.completions.stream) reads the same dialect recordings
 // over a real node:http server; where it can read them, it agrees with what fromChatChunks makes of them.
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import OpenAI from 'openai';
 import { bridged, dialect, dialectFiles, summarize } from './dialects';
+import { startChatServer } from './server';
 
 type Json = Record<string, unknown>;
 
@@ -21,30 +20,14 @@ const AUDIO_WITH_CHOICES = 'audio-with-choices';
 const bodies = new Map<string, string>(dialectFiles().map((f) => [f, dialect(f)]));
 bodies.set(AUDIO_WITH_CHOICES, dialect('audio').split('\n\n').filter((block) => !block.startsWith('data: {') || block.includes('"choices"')).join('\n\n'));
 
-let server: Server;
+let server: Awaited<ReturnType<typeof startChatServer>>;
 let baseURL: string;
 
 beforeAll(async () => {
-  server = createServer((req, res) => {
-    let body = '';
-    req.setEncoding('utf8');
-    req.on('data', (s: string) => (body += s));
-    req.on('end', () => {
-      const sse = bodies.get((JSON.parse(body) as { model: string }).model);
-      if (sse === undefined) {
-        res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":{"message":"unknown model"}}');
-        return;
-      }
-      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' }).end(sse);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  baseURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+  server = await startChatServer(({ params }) => bodies.get(params.model));
+  baseURL = server.baseURL;
 });
-
-afterAll(async () => {
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-});
+afterAll(() => server.close());
 
 const sdkFinal = (model: string) =>
   new OpenAI({ apiKey: 'test', baseURL, maxRetries: 0 }).chat.completions.stream({ model, messages: [{ role: 'user', content: 'hi' }] }).finalChatCompletion();

@@ -1,7 +1,5 @@
 // The official SDK reads a Chat Completions endpoint served from Responses transcripts by
 // toChatChunks + toChatSSE, over a real node:http server on 127.0.0.1.
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import OpenAI from 'openai';
 import { lastValueFrom, toArray } from 'rxjs';
 import { fromResponsesSSE } from '../../lib/decode/responses-sse';
@@ -9,37 +7,21 @@ import { toChatChunks } from '../../operators/toChatChunks';
 import { toChatSSE } from '../../operators/toChatSSE';
 import { expectedFromResponse } from './expect';
 import { responsesCases } from './cases';
+import { startChatServer } from './server';
 
 const cases = new Map(responsesCases());
-let server: Server;
+let server: Awaited<ReturnType<typeof startChatServer>>;
 let baseURL: string;
 
 beforeAll(async () => {
-  server = createServer((req, res) => {
-    let body = '';
-    req.setEncoding('utf8');
-    req.on('data', (s: string) => (body += s));
-    req.on('end', () => {
-      const params = JSON.parse(body) as { model: string; stream?: boolean; stream_options?: { include_usage?: boolean } };
-      const sse = cases.get(params.model);
-      if (req.url !== '/v1/chat/completions' || !params.stream || sse === undefined) {
-        res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'unknown', type: 'invalid_request_error' } }));
-        return;
-      }
-      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-      const sub = fromResponsesSSE(sse)
-        .pipe(toChatChunks({ includeUsage: params.stream_options?.include_usage === true }), toChatSSE({ onError: 'event' }))
-        .subscribe({ next: (text) => res.write(text), complete: () => res.end(), error: () => res.end() });
-      res.on('close', () => sub.unsubscribe());
-    });
+  server = await startChatServer(({ url, params }) => {
+    const sse = cases.get(params.model);
+    if (url !== '/v1/chat/completions' || !params.stream || sse === undefined) return undefined;
+    return fromResponsesSSE(sse).pipe(toChatChunks({ includeUsage: params.stream_options?.include_usage === true }), toChatSSE({ onError: 'event' }));
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  baseURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+  baseURL = server.baseURL;
 });
-
-afterAll(async () => {
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-});
+afterAll(() => server.close());
 
 describe('Chat Completions served from Responses transcripts, read by the official SDK', () => {
   it.each([...cases.keys()])('%s: content, refusal, tool calls, finish_reason and usage match the transcript', async (name) => {
