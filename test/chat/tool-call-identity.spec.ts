@@ -1,6 +1,5 @@
 // toChatChunks gives a chat client each tool call's whole name and real id on the call's first chunk (the
 // official SDK binds a call's identity there), and keeps calls that share a call_id apart.
-import { ChatCompletionStream } from 'openai/lib/ChatCompletionStream';
 import type { ChatCompletion } from 'openai/resources/chat/completions';
 import { from, lastValueFrom, toArray } from 'rxjs';
 import type { ChatCompletionChunk } from '../../lib/events/chat';
@@ -8,6 +7,7 @@ import type { ResponseStreamEvent } from '../../lib/events/responses';
 import { fromChatChunks } from '../../operators/fromChatChunks';
 import { toChatChunks } from '../../operators/toChatChunks';
 import * as ev from '../operators/events';
+import { sdkFinal } from './sdk-final';
 
 type ToolDelta = { index: number; id?: string; function?: { name?: string; arguments?: string } };
 const toolDeltas = (chunks: ChatCompletionChunk[]): ToolDelta[] =>
@@ -19,16 +19,6 @@ const firstOf = (chunks: ChatCompletionChunk[]) => {
   return [...m.values()];
 };
 
-async function sdkFinal(chunks: readonly unknown[]): Promise<ChatCompletion> {
-  const body = new TextEncoder().encode(chunks.map((c) => `${JSON.stringify(c)}\n`).join(''));
-  const stream = new ReadableStream<Uint8Array>({
-    start(controller) {
-      controller.enqueue(body);
-      controller.close();
-    },
-  });
-  return ChatCompletionStream.fromReadableStream(stream).finalChatCompletion();
-}
 const calls = (c: ChatCompletion) => (c.choices[0]?.message.tool_calls ?? []).map((t) => {
   const f = (t as { id: string; function: { name: string; arguments: string } });
   return [f.id, f.function.name, f.function.arguments];

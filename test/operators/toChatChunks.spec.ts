@@ -1,6 +1,5 @@
 // toChatChunks carries text that arrives only whole, and the official SDK's final chat message equals the
 // one it reads from a Chat Completions provider (content null for an answer without text).
-import { ChatCompletionStream } from 'openai/lib/ChatCompletionStream';
 import type { ChatCompletion } from 'openai/resources/chat/completions';
 import { from, lastValueFrom, toArray } from 'rxjs';
 import type { ChatCompletionChunk } from '../../lib/events/chat';
@@ -9,6 +8,7 @@ import { fromResponsesSSE } from '../../lib/index';
 import { outputText, toChatChunks } from '../../operators/index';
 import { fixture } from '../helpers/fixtures';
 import * as ev from './events';
+import { sdkFinal } from '../chat/sdk-final';
 
 const chunksOf = (events: ResponseStreamEvent[]) => lastValueFrom(from(events).pipe(toChatChunks(), toArray()));
 type D = { content?: string | null; refusal?: string | null };
@@ -16,17 +16,6 @@ const delta = (c: ChatCompletionChunk): D => (c.choices?.[0]?.delta ?? {}) as D;
 const content = (chunks: ChatCompletionChunk[]) => chunks.map((c) => delta(c).content ?? '').join('');
 const refusal = (chunks: ChatCompletionChunk[]) => chunks.map((c) => delta(c).refusal ?? '').join('');
 
-/** What the official SDK's chat stream helper makes of these chunks (fed as its readable-stream lines). */
-async function sdkFinal(chunks: readonly unknown[]): Promise<ChatCompletion> {
-  const body = new TextEncoder().encode(chunks.map((c) => `${JSON.stringify(c)}\n`).join(''));
-  const stream = new ReadableStream<Uint8Array>({
-    start(controller) {
-      controller.enqueue(body);
-      controller.close();
-    },
-  });
-  return ChatCompletionStream.fromReadableStream(stream).finalChatCompletion();
-}
 
 /** A chat provider's chunks, with the metadata toChatChunks copies from the response. */
 const chat = (deltas: Array<[Record<string, unknown>, string | null]>) =>
