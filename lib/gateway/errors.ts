@@ -1,0 +1,62 @@
+// The gateway's HTTP errors: an OpenAI-style JSON body ({ error: { message, type, param, code } }) with its
+// status, so the official SDK and any OpenAI-compatible client raise their own typed errors from it.
+import { redactThenCut } from '../redact.js';
+
+/** The body of an OpenAI API error response. */
+export interface OpenAIErrorBody {
+  readonly error: {
+    readonly message: string;
+    readonly type: string;
+    readonly param: string | null;
+    readonly code: string | null;
+  };
+}
+
+/** Statuses the gateway answers with itself (upstream errors are passed through with their own status). */
+export type GatewayErrorStatus = 400 | 401 | 403 | 404 | 405 | 409 | 413 | 429 | 500 | 502 | 503 | 504;
+
+const MAX_MESSAGE = 500;
+
+/**
+ * An error the gateway answers a request with: `status` and an OpenAI-style `body`. Thrown or returned by
+ * routes, `authorize` and the chat request mapping; the handler writes it as JSON (or as a final SSE `error`
+ * event once a stream has started). The message is cut and credential shapes masked, so an echo of a key
+ * never reaches a client or a log.
+ */
+export class GatewayHttpError extends Error {
+  override readonly name = 'GatewayHttpError';
+  readonly body: OpenAIErrorBody;
+  constructor(
+    readonly status: GatewayErrorStatus,
+    message: string,
+    options: { readonly type?: string; readonly param?: string | null; readonly code?: string | null } = {},
+  ) {
+    const safe = redactThenCut(message, MAX_MESSAGE);
+    super(safe);
+    this.body = {
+      error: { message: safe, type: options.type ?? defaultType(status), param: options.param ?? null, code: options.code ?? null },
+    };
+  }
+  toJSON(): OpenAIErrorBody {
+    return this.body;
+  }
+}
+
+function defaultType(status: number): string {
+  if (status === 401) return 'authentication_error';
+  if (status === 403) return 'permission_error';
+  if (status === 404) return 'not_found_error';
+  if (status === 429) return 'rate_limit_error';
+  if (status >= 500) return 'server_error';
+  return 'invalid_request_error';
+}
+
+/** A 400 for a request the gateway cannot use, naming the parameter (a JSON path such as `messages[2].content`). */
+export function invalidRequest(message: string, param: string | null = null, code: string | null = null): GatewayHttpError {
+  return new GatewayHttpError(400, message, { type: 'invalid_request_error', param, code });
+}
+
+/** Whether a value is a GatewayHttpError (also across duplicate module copies: ESM and CJS). */
+export function isGatewayHttpError(value: unknown): value is GatewayHttpError {
+  return value instanceof GatewayHttpError || (value instanceof Error && value.name === 'GatewayHttpError' && 'body' in value && 'status' in value);
+}
