@@ -9,7 +9,8 @@ export type Obj = Readonly<Record<string, unknown>>;
 export class ChatRequestRefusal extends Error {
   override readonly name = 'ChatRequestRefusal';
   constructor(
-    readonly param: string,
+    /** `null` when the body as a whole is wrong. */
+    readonly param: string | null,
     message: string,
     readonly code: 'invalid_type' | 'invalid_value' | 'missing_required_parameter' | 'unsupported_parameter' | 'unsupported_value' | 'unknown_parameter',
   ) {

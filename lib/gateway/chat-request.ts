@@ -86,7 +86,9 @@ export function chatRequestToResponses(body: unknown): ChatRequestMapping {
 }
 
 function map(body: unknown): ChatRequestMapping & { ok: true } {
-  if (!isBody(body)) return invalidType('body', 'a JSON object', body);
+  if (!isBody(body)) {
+    throw new ChatRequestRefusal(null, `The request body must be a JSON object, but got ${Array.isArray(body) ? 'an array' : body === null ? 'null' : `a ${typeof body}`}.`, 'invalid_type');
+  }
   onlyKeys(body, KNOWN, '');
   refuseUnmappable(body);
   const out: Record<string, unknown> = { model: str(body['model'], 'model'), input: messagesToInput(arr(body['messages'], 'messages')) };
