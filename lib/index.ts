@@ -43,3 +43,4 @@ export {
 export * from '../operators/index.js';
 export * from './ws/index.js';
 export * from './log/index.js';
+export * from './agent/index.js';

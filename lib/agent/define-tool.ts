@@ -1,0 +1,182 @@
+import * as t from 'io-ts';
+import type { Observable } from 'rxjs';
+import type { AgentCall } from './events.js';
+import { argumentsFor, toJsonSchema, type JsonSchema } from './json-schema.js';
+
+/** What `execute` receives besides the arguments. */
+export interface ToolContext {
+  /** Aborted when the run is unsubscribed or the call times out: pass it to fetch, child processes… */
+  readonly signal: AbortSignal;
+  readonly callId: string;
+  /** The turn (1-based). */
+  readonly turn: number;
+  readonly call: AgentCall;
+}
+
+/** A tool's answer: a value, a Promise of one, or an Observable (its last value is the result). */
+export type ToolReturn<R> = R | PromiseLike<R> | Observable<R>;
+
+/** The outcome of checking arguments: the value to run with, or a message for the model. */
+export type Checked<A> = { readonly ok: true; readonly value: A } | { readonly ok: false; readonly error: string };
+
+/**
+ * A validator for the plain JSON Schema form: a type guard / boolean function (an Ajv `validate`, whose
+ * `errors` are read for the message), or a function returning `{ success, data?, error? }` (a zod
+ * `safeParse`, say).
+ */
+export type ToolValidator<A> =
+  | ((args: unknown) => args is A)
+  | ((args: unknown) => boolean)
+  | ((args: unknown) => { readonly success: boolean; readonly data?: A; readonly error?: unknown });
+
+interface ToolOptionsBase<A, R> {
+  /** Default: the key the tool is registered under in `runAgent`'s `tools` record. */
+  readonly name?: string;
+  readonly description?: string;
+  /** `true` (default): `strict: true` function calling, the schema in strict-mode shape. */
+  readonly strict?: boolean;
+  /** Ask `options.approve(call)` before running (always, or when this returns true for the arguments). */
+  readonly needsApproval?: boolean | ((args: A, call: AgentCall) => boolean);
+  /** How long one call may run (ms); overrides `runAgent`'s `toolTimeout`. */
+  readonly timeout?: number;
+  /** Runs the call. Strings go to the model as they are, other values as JSON. */
+  execute(args: A, context: ToolContext): ToolReturn<R>;
+}
+
+export interface CodecToolOptions<C extends t.Mixed, R> extends ToolOptionsBase<t.TypeOf<C>, R> {
+  /** The arguments as an io-ts codec: the JSON Schema is derived from it and the model's arguments decoded with it. */
+  readonly parameters: C;
+  /** Checks what `execute` returned; a value it refuses is sent as an error (`invalid_result`). */
+  readonly result?: t.Type<R, unknown, unknown>;
+}
+
+export interface SchemaToolOptions<A, R> extends ToolOptionsBase<A, R> {
+  /** A JSON Schema you already have, sent as it is. */
+  readonly parameters: JsonSchema;
+  /** Checks the parsed arguments (without one, any JSON value is passed to `execute`). */
+  readonly validate?: ToolValidator<A>;
+  readonly result?: t.Type<R, unknown, unknown>;
+}
+
+/** A function tool ready for `runAgent`: its definition for the request, and how to check and run a call. */
+export interface Tool<A = unknown, R = unknown> {
+  readonly name: string | undefined;
+  readonly description: string | undefined;
+  readonly parameters: JsonSchema;
+  readonly strict: boolean;
+  readonly timeout: number | undefined;
+  /** The `tools` entry of the request. */
+  definition(name: string): FunctionToolDefinition;
+  /** Checks the parsed JSON of a call's `arguments`. */
+  check(json: unknown): Checked<A>;
+  /** Why a result cannot be sent, or `undefined`. */
+  checkResult(result: unknown): string | undefined;
+  needsApproval(args: A, call: AgentCall): boolean;
+  execute(args: A, context: ToolContext): ToolReturn<R>;
+}
+
+/** `{ type: 'function', name, description, parameters, strict }`, as `tools` takes it. */
+export type FunctionToolDefinition = {
+  readonly type: 'function';
+  readonly name: string;
+  readonly description?: string;
+  readonly parameters: JsonSchema;
+  readonly strict: boolean;
+};
+
+const isCodec = (u: unknown): u is t.Mixed => u instanceof t.Type;
+
+/**
+ * Defines a function tool. With an io-ts codec as `parameters`, the JSON Schema sent to the model is derived
+ * from it (`toJsonSchema`, strict-mode valid) and the model's arguments are decoded with the same codec, after
+ * `null`s standing for absent optional properties are removed. With a plain JSON Schema, give a `validate`
+ * function (Ajv, zod's `safeParse`, a type guard), or none to take any JSON.
+ *
+ * Arguments that are not JSON or do not decode, a throwing `execute`, a timeout or an invalid result never
+ * end the run: the model gets an error message as the call's output and may try again.
+ *
+ * ```ts
+ * const getWeather = defineTool({
+ *   description: 'The current weather in a city',
+ *   parameters: t.type({ city: withDescription(t.string, 'e.g. Paris'), unit: t.keyof({ celsius: null, fahrenheit: null }) }),
+ *   execute: ({ city, unit }, { signal }) => fetchWeather(city, unit, signal),   // value, Promise or Observable
+ * });
+ * runAgent({ model: 'gpt-5.4-mini', input: 'Weather in Paris?' }, { tools: { get_weather: getWeather } });
+ * ```
+ */
+export function defineTool<C extends t.Mixed, R>(options: CodecToolOptions<C, R>): Tool<t.TypeOf<C>, R>;
+export function defineTool<A = unknown, R = unknown>(options: SchemaToolOptions<A, R>): Tool<A, R>;
+export function defineTool(options: CodecToolOptions<t.Mixed, unknown> | SchemaToolOptions<unknown, unknown>): Tool {
+  const strict = options.strict ?? true;
+  const codec = isCodec(options.parameters) ? options.parameters : undefined;
+  const parameters = codec ? toJsonSchema(codec, { strict }) : (options.parameters as JsonSchema);
+  const validate = codec ? undefined : (options as SchemaToolOptions<unknown, unknown>).validate;
+  const needs = options.needsApproval;
+  const result = options.result;
+  return {
+    name: options.name,
+    description: options.description,
+    parameters,
+    strict,
+    timeout: options.timeout,
+    definition: (name) => ({ type: 'function', name, ...(options.description !== undefined ? { description: options.description } : {}), parameters, strict }),
+    check: (json) => (codec ? decodeWith(codec, argumentsFor(codec, json)) : validateWith(validate, json)),
+    checkResult: (value) => {
+      if (result && !result.is(value)) return `the result does not match ${result.name}`;
+      return undefined;
+    },
+    needsApproval: (args, call) => (typeof needs === 'function' ? needs(args, call) : needs === true),
+    execute: options.execute,
+  };
+}
+
+function decodeWith(codec: t.Mixed, value: unknown): Checked<unknown> {
+  const r = codec.decode(value);
+  return r._tag === 'Right' ? { ok: true, value: r.right } : { ok: false, error: describeErrors(r.left) };
+}
+
+function validateWith(validate: ToolValidator<unknown> | undefined, value: unknown): Checked<unknown> {
+  if (!validate) return { ok: true, value };
+  let r: unknown;
+  try {
+    r = validate(value);
+  } catch (e) {
+    return { ok: false, error: `the validator threw: ${e instanceof Error ? e.message : String(e)}` };
+  }
+  if (r === true) return { ok: true, value };
+  if (r === false) return { ok: false, error: ajvErrors((validate as { errors?: unknown }).errors) ?? 'the arguments do not match the schema' };
+  const o = r as { success?: unknown; data?: unknown; error?: unknown };
+  if (o?.success === true) return { ok: true, value: 'data' in o && o.data !== undefined ? o.data : value };
+  const err = o?.error;
+  const message = err instanceof Error ? err.message : typeof err === 'string' ? err : undefined;
+  return { ok: false, error: message ?? 'the arguments do not match the schema' };
+}
+
+/** Ajv's `errors`: `[{ instancePath, message }]`. */
+function ajvErrors(errors: unknown): string | undefined {
+  if (!Array.isArray(errors) || errors.length === 0) return undefined;
+  return errors.slice(0, 5).map((e: { instancePath?: unknown; message?: unknown }) => `${typeof e.instancePath === 'string' && e.instancePath ? e.instancePath : '(root)'} ${String(e.message ?? 'is invalid')}`).join('; ');
+}
+
+/** io-ts errors as `path: expected T, got x`, the path without union branches; five at most. */
+export function describeErrors(errors: t.Errors): string {
+  const lines = errors.slice(0, 5).map((e) => {
+    const keys: string[] = [];
+    e.context.forEach((c, i) => {
+      const parent = e.context[i - 1]?.type as { _tag?: string } | undefined;
+      if (i === 0 || parent?._tag === 'UnionType' || parent?._tag === 'IntersectionType' || c.key === '') return;
+      keys.push(/^\d+$/.test(c.key) ? `[${c.key}]` : keys.length ? `.${c.key}` : c.key);
+    });
+    const expected = e.context[e.context.length - 1]?.type.name ?? 'a valid value';
+    return `${keys.join('') || '(root)'}: ${e.message ?? `expected ${expected}, got ${shown(e.value)}`}`;
+  });
+  const more = errors.length > 5 ? ` (and ${errors.length - 5} more)` : '';
+  return `${[...new Set(lines)].join('; ')}${more}`;
+}
+
+function shown(v: unknown): string {
+  if (v === undefined) return 'nothing';
+  if (v === null || typeof v === 'number' || typeof v === 'boolean') return String(v);
+  if (typeof v === 'string') return v.length > 30 ? `a string of ${v.length} characters` : JSON.stringify(v);
+  return Array.isArray(v) ? 'an array' : 'an object';
+}
