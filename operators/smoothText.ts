@@ -1,0 +1,175 @@
+import { asyncScheduler, Observable, type SchedulerLike } from 'rxjs';
+import { InvalidParameterError } from '../lib/errors.js';
+import type { ResponseStreamEvent } from '../lib/events/responses.js';
+import type { TextKind, TextSnapshot } from './accumulateText.js';
+import { chunkerFor, type Chunking } from './internal/smooth-chunking.js';
+import { Pacer, type Origin, type Track } from './internal/smooth-pacer.js';
+
+export type { Chunking } from './internal/smooth-chunking.js';
+
+export interface SmoothTextOptions {
+  /**
+   * Where text may be cut: `'word'` (default: a word with the spaces and punctuation after it; text without
+   * spaces, such as Chinese or Japanese, at `Intl.Segmenter` word boundaries), `'line'`, `'grapheme'`, a
+   * RegExp (a segment ends where a match ends), or an `Intl.Segmenter` (its segments; a word segmenter's are
+   * grouped as `'word'`). A segment never ends inside a grapheme (emoji, combining marks).
+   */
+  readonly chunking?: Chunking;
+  /** Milliseconds between two releases of one part. Default 10. `0` releases each segment as soon as it is complete. */
+  readonly delay?: number;
+  /**
+   * How far (in ms of text at `delay` per segment) a part may fall behind the model. Beyond it, several segments
+   * go out at once, enough to catch up in about `maxLag`. Default 250.
+   */
+  readonly maxLag?: number;
+  /** At completion, release what is left at once (`'flush'`, default) or go on pacing and complete after (`'paced'`). */
+  readonly finish?: 'flush' | 'paced';
+  /**
+   * What a `string` stream carries: the whole text so far, as `outputText()` emits it (`'accumulated'`, default;
+   * the output is the whole released text so far), or pieces to append (`'deltas'`; the output is pieces).
+   */
+  readonly strings?: 'accumulated' | 'deltas';
+  /** Where the releases are scheduled. Default `asyncScheduler`; `animationFrameScheduler` in a UI, a `TestScheduler` in tests. */
+  readonly scheduler?: SchedulerLike;
+}
+
+/** The values smoothText paces. */
+export type SmoothTextInput = string | TextSnapshot | ResponseStreamEvent;
+
+const DELTA_KINDS: Readonly<Record<string, TextKind>> = {
+  'response.output_text.delta': 'output_text',
+  'response.refusal.delta': 'refusal',
+  'response.reasoning_text.delta': 'reasoning_text',
+  'response.reasoning_summary_text.delta': 'reasoning_summary_text',
+};
+
+/**
+ * Releases streamed text at a steady, readable pace. Text arrives in bursts (a network chunk carries many
+ * deltas, then nothing for 300 ms); this cuts it into segments (`chunking`) and releases one per `delay`,
+ * more at once when the backlog exceeds `maxLag`, so the display flows and never falls far behind. The last
+ * segment of the text, which may still grow, is held until more text comes or the source ends.
+ *
+ * Works on three kinds of stream, and gives back the same kind:
+ * - `string`s: the whole text so far (`outputText()`), out as the whole released text so far; a correction
+ *   (a string that does not extend the previous one) is released at once. With `strings: 'deltas'`, pieces.
+ * - `TextSnapshot`s (`accumulateText()`): one snapshot per released piece (`delta` the piece, `text` the part's
+ *   released text); a part's final snapshot comes after its text.
+ * - Responses events: text deltas (`output_text`, `refusal`, `reasoning_text`, `reasoning_summary_text`) are
+ *   re-cut into paced deltas (the fields of the last event whose text a piece completes, its `logprobs`
+ *   once); every other event (a tool call, `.done`, the terminal event) is held until the text before it has
+ *   been released, so a UI never shows a tool's effect before the words that led to it.
+ *
+ * Each part (`output_index` / `content_index`, and kind) is paced on its own. At completion what is left is
+ * released at once (or paced: `finish: 'paced'`); on error, everything received is released before the
+ * error. Unsubscribing cancels every scheduled release.
+ *
+ * ```
+ * source:  -a--------------|        a = 'One two three' (outputText)
+ *   smoothText({ delay: 3 })
+ * out:     -x--y-----------(z|)     x = 'One ', y = 'One two ', z = 'One two three'
+ * ```
+ *
+ * ```ts
+ * events$.pipe(outputText(), smoothText({ scheduler: animationFrameScheduler }))
+ *   .subscribe((text) => (answer.textContent = text));
+ * ```
+ */
+export function smoothText(options: SmoothTextOptions = {}): <T extends SmoothTextInput>(source: Observable<T>) => Observable<T> {
+  const delay = options.delay ?? 10;
+  const maxLag = options.maxLag ?? 250;
+  if (!(delay >= 0) || !Number.isFinite(delay)) throw new InvalidParameterError('delay', `expected a finite number ≥ 0, got ${delay}`);
+  if (!(maxLag > 0)) throw new InvalidParameterError('maxLag', `expected a number > 0, got ${maxLag}`);
+  const chunking = options.chunking ?? 'word';
+  chunkerFor(chunking); // a bad value throws here, at the call
+  const finish = options.finish ?? 'flush';
+  const deltas = options.strings === 'deltas';
+  const scheduler = options.scheduler ?? asyncScheduler;
+
+  return <T extends SmoothTextInput>(source: Observable<T>) =>
+    new Observable<T>((subscriber) => {
+      // Emits in the shape of the origin: each value type knows how to say "this piece of text".
+      const release = (_key: string, piece: string, track: Track, done: ReadonlyArray<Origin<T>>, current: Origin<T> | undefined): void => {
+        const last = done[done.length - 1];
+        const template = (last ?? current)!;
+        const v = template.value;
+        if (typeof v === 'string') {
+          // Accumulated strings: the released prefix of a string that holds it (a slice shares its buffer).
+          subscriber.next((deltas ? piece : v.slice(0, track.released - (template.end - v.length))) as T);
+        } else if (isSnapshot(v)) {
+          const snap: TextSnapshot = v;
+          const text = snap.text.slice(0, track.released - (template.end - snap.text.length));
+          subscriber.next({ ...snap, delta: piece, text, done: false } as unknown as T);
+        } else {
+          const out: Record<string, unknown> = Object.assign({}, v as object, { delta: piece });
+          if ('logprobs' in out) out['logprobs'] = done.flatMap((o) => logprobsOf(o.value));
+          subscriber.next(out as T);
+        }
+      };
+      const pacer = new Pacer<T, T>({
+        chunker: chunkerFor(chunking),
+        delay,
+        maxLag,
+        scheduler,
+        release,
+        emit: (v) => subscriber.next(v),
+        drained: () => subscriber.complete(),
+      });
+      let previous = ''; // accumulated strings: the last one received
+      let any = false;
+
+      const sub = source.subscribe({
+        next(v) {
+          if (typeof v === 'string') {
+            if (deltas) {
+              pacer.text('', v, v);
+            } else if (v.startsWith(previous)) {
+              if (v.length > previous.length) pacer.text('', v.slice(previous.length), v);
+              else if (!any && v === '') pacer.hold(v); // outputText's '' for an answer without text
+              previous = v;
+            } else {
+              // A correction: what is pending goes out, then the corrected text, and pacing goes on from it.
+              pacer.flush();
+              const t = pacer.track('');
+              t.received = t.released = v.length;
+              previous = v;
+              subscriber.next(v);
+            }
+          } else if (isSnapshot(v)) {
+            if (v.done) pacer.hold(v);
+            else pacer.text(`${v.kind}:${v.outputIndex}:${v.contentIndex}`, v.delta, v);
+          } else {
+            const e = v as Record<string, unknown>;
+            const kind = DELTA_KINDS[e['type'] as string];
+            const d = e['delta'];
+            if (kind !== undefined && typeof d === 'string') {
+              const index = kind === 'reasoning_summary_text' ? e['summary_index'] : e['content_index'];
+              pacer.text(`${kind}:${String(e['output_index'])}:${String(index)}`, d, v);
+            } else {
+              pacer.hold(v);
+            }
+          }
+          any = true;
+        },
+        error(err: unknown) {
+          pacer.flush();
+          subscriber.error(err);
+        },
+        complete() {
+          pacer.finish(finish);
+        },
+      });
+      return () => {
+        sub.unsubscribe();
+        pacer.dispose();
+      };
+    });
+}
+
+function isSnapshot(v: SmoothTextInput): v is TextSnapshot {
+  return typeof v === 'object' && v !== null && 'kind' in v && 'done' in v && 'text' in v && !('type' in v);
+}
+
+function logprobsOf(v: unknown): unknown[] {
+  const l = (v as { logprobs?: unknown }).logprobs;
+  return Array.isArray(l) ? l : [];
+}
