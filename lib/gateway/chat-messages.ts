@@ -36,9 +36,14 @@ export type ResponsesInputItem =
 const ROLES = ['system', 'developer', 'user', 'assistant', 'tool'] as const;
 // `name` (a participant's name) has no Responses equivalent and is ignored: it never changes what a model is asked.
 const TEXT_MESSAGE_KEYS = new Set(['role', 'content', 'name']);
-// `reasoning_content` is this gateway's own streamed reasoning, which clients echo back; a Responses reasoning
-// item needs the provider's id and encrypted content, so the echo is ignored.
-const ASSISTANT_KEYS = new Set(['role', 'content', 'name', 'refusal', 'tool_calls', 'audio', 'function_call', 'reasoning_content']);
+// Clients push the SDK's final message back as it is, so the fields only an answer has are ignored: `parsed`
+// (the SDK's), `annotations` (citations the model made) and `reasoning_content` (this gateway's streamed
+// reasoning; a Responses reasoning item needs the provider's id and encrypted content).
+const ASSISTANT_KEYS = new Set([
+  'role', 'content', 'name', 'refusal', 'tool_calls', 'audio', 'function_call', 'reasoning_content', 'parsed', 'annotations',
+]);
+// `parsed_arguments`: the SDK's parse of `arguments`, on the tool calls of a pushed-back final message.
+const FUNCTION_CALL_KEYS = new Set(['name', 'arguments', 'parsed_arguments']);
 const TOOL_KEYS = new Set(['role', 'content', 'tool_call_id']);
 
 const LEGACY = "the legacy 'functions' / 'function_call' interface has no Responses equivalent; use 'tools', 'tool_choice', assistant 'tool_calls' and 'tool' messages.";
@@ -199,7 +204,7 @@ function toolCall(u: unknown, path: string, calls: Map<string, 'function' | 'cus
   if (type === 'function') {
     onlyKeys(c, new Set(['id', 'type', 'function']), path);
     const f = obj(c['function'], `${path}.function`);
-    onlyKeys(f, new Set(['name', 'arguments']), `${path}.function`);
+    onlyKeys(f, FUNCTION_CALL_KEYS, `${path}.function`);
     calls.set(call_id, 'function');
     return { type: 'function_call', call_id, name: str(f['name'], `${path}.function.name`), arguments: str(f['arguments'], `${path}.function.arguments`) };
   }

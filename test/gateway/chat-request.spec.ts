@@ -123,6 +123,14 @@ describe('chatRequestToResponses: messages → input items', () => {
       [{ role: 'user', name: 'ann', content: 'hi' }, { role: 'assistant', name: 'bot', content: 'ok', reasoning_content: 'thought' }],
       [ITEM_HI, { type: 'message', role: 'assistant', content: 'ok' }],
     ],
+    [
+      "the SDK's final message pushed back as it is (parsed, annotations, parsed_arguments are ignored)",
+      [USER_HI, { role: 'assistant', content: 'See [1].', refusal: null, parsed: null, annotations: [{ type: 'url_citation', url_citation: { url: 'https://a' } }],
+        tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: '{"a":1}', parsed_arguments: { a: 1 } } }] },
+        { role: 'tool', tool_call_id: 'c1', content: 'r' }],
+      [ITEM_HI, { type: 'message', role: 'assistant', content: 'See [1].' }, { type: 'function_call', call_id: 'c1', name: 'f', arguments: '{"a":1}' },
+        { type: 'function_call_output', call_id: 'c1', output: 'r' }],
+    ],
   ];
   it.each(cases)('%s', (_name, messages, input) => {
     expect(mapped({ model: 'gpt-test', messages }).request).toEqual({ model: 'gpt-test', input });

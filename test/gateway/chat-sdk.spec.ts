@@ -1,0 +1,194 @@
+// The official SDK's chat.completions.stream() against the gateway, over real loopback sockets, with a Responses
+// upstream (the loopback fake provider): plain text, parallel tool calls, and a tool-result round trip whose second
+// request carries the SDK's own final message and `tool` messages. Each final message must equal what the same SDK
+// makes of a Chat Completions provider's stream for the same conversation, and the upstream must have been asked
+// the mapped Responses request.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import OpenAI from 'openai';
+import type { ChatCompletion, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import { createGateway, type Gateway } from '../../lib/gateway/index';
+import { chatTranscript, startTestServer, type TestServer } from '../../lib/testing/index';
+import { CREATED_AT, sseOf, transcript, type UsageSpec } from '../chat/build';
+
+const USAGE: UsageSpec = {
+  input_tokens: 40, output_tokens: 12, total_tokens: 52, input_tokens_details: { cached_tokens: 0 }, output_tokens_details: { reasoning_tokens: 0 },
+};
+const CHAT_USAGE = {
+  prompt_tokens: 40, completion_tokens: 12, total_tokens: 52,
+  prompt_tokens_details: { cached_tokens: 0, audio_tokens: 0 },
+  completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
+};
+
+/** Chat chunks as an OpenAI Chat Completions provider streams them (role chunk, fragments by index, finish, usage). */
+function chatProviderStream(answer: { text?: string[]; calls?: Array<{ id: string; name: string; args: string[] }> }): string {
+  const base = { id: 'chatcmpl-ref', object: 'chat.completion.chunk', created: CREATED_AT, model: 'gpt-ref', service_tier: 'default', system_fingerprint: 'fp_ref' };
+  const chunk = (delta: Record<string, unknown>, finish: string | null = null) => ({ ...base, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }], usage: null });
+  const chunks: object[] = [chunk({ role: 'assistant', content: answer.text ? '' : null, refusal: null })];
+  for (const t of answer.text ?? []) chunks.push(chunk({ content: t }));
+  (answer.calls ?? []).forEach((c, index) => {
+    chunks.push(chunk({ tool_calls: [{ index, id: c.id, type: 'function', function: { name: c.name, arguments: '' } }] }));
+    for (const a of c.args) chunks.push(chunk({ tool_calls: [{ index, function: { arguments: a } }] }));
+  });
+  chunks.push(chunk({}, answer.calls ? 'tool_calls' : 'stop'));
+  chunks.push({ ...base, choices: [], usage: CHAT_USAGE });
+  return chatTranscript(chunks);
+}
+
+const WEATHER_TOOLS = [
+  { type: 'function' as const, function: { name: 'get_weather', description: 'Weather in a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } } },
+  { type: 'function' as const, function: { name: 'get_time', parameters: { type: 'object', properties: { tz: { type: 'string' } } } } },
+];
+const CALLS = [
+  { id: 'call_paris', name: 'get_weather', args: ['{"city":', '"Paris"}'] },
+  { id: 'call_cet', name: 'get_time', args: ['{"tz":"CET"}'] },
+];
+
+/** One answer per conversation step, as a Responses transcript for the gateway's upstream and as chat chunks for the reference provider. */
+const ANSWERS = {
+  'step-text': { text: ['Hel', 'lo', ', world'] },
+  'step-tools': { text: ['Checking both.'], calls: CALLS },
+  'step-after-tools': { text: ['Paris is sunny', '; it is 12:00 CET.'] },
+};
+type Step = keyof typeof ANSWERS;
+
+let upstream: TestServer;
+let chatProvider: TestServer;
+let gateway: Gateway;
+let server: Server;
+let gatewayURL: string;
+
+beforeAll(async () => {
+  const responses: Record<string, string> = {};
+  const chats: Record<string, string> = {};
+  for (const [name, a] of Object.entries(ANSWERS) as Array<[Step, (typeof ANSWERS)[Step]]>) {
+    responses[name] = sseOf(transcript({ text: a.text, calls: 'calls' in a ? a.calls.map((c) => ({ callId: c.id, name: c.name, args: c.args })) : undefined, usage: USAGE }));
+    chats[name] = chatProviderStream(a);
+  }
+  upstream = await startTestServer({ transcripts: responses, chatFromResponses: false });
+  chatProvider = await startTestServer({ transcripts: chats });
+  gateway = createGateway({ upstream: upstream.baseURL });
+  server = createServer(gateway);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  gatewayURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+});
+
+afterAll(async () => {
+  await gateway.close();
+  server.closeAllConnections();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  await Promise.all([upstream.close(), chatProvider.close()]);
+});
+
+const client = (baseURL: string) => new OpenAI({ apiKey: 'sk-test-gateway', baseURL, maxRetries: 0 });
+
+interface Streamed {
+  final: ChatCompletion;
+  /** The text as the SDK's `content.delta` events gave it. */
+  deltas: string;
+}
+
+async function stream(baseURL: string, model: Step, messages: ChatCompletionMessageParam[], tools?: typeof WEATHER_TOOLS): Promise<Streamed> {
+  const s = client(baseURL).chat.completions.stream({
+    model, messages, stream_options: { include_usage: true }, ...(tools ? { tools, tool_choice: 'auto', parallel_tool_calls: true } : {}),
+  });
+  let deltas = '';
+  s.on('content.delta', ({ delta }) => (deltas += delta));
+  return { final: await s.finalChatCompletion(), deltas };
+}
+
+/** The same conversation through the gateway and from the chat provider: the same message, finish reason and usage. */
+async function both(model: Step, messages: ChatCompletionMessageParam[], tools?: typeof WEATHER_TOOLS): Promise<{ viaGateway: Streamed; reference: Streamed }> {
+  const [viaGateway, reference] = await Promise.all([stream(gatewayURL, model, messages, tools), stream(chatProvider.baseURL, model, messages, tools)]);
+  expect(viaGateway.final.choices).toHaveLength(1);
+  expect(viaGateway.final.choices[0]!.message).toEqual(reference.final.choices[0]!.message);
+  expect(viaGateway.final.choices[0]!.finish_reason).toBe(reference.final.choices[0]!.finish_reason);
+  expect(viaGateway.deltas).toBe(reference.deltas);
+  const u = viaGateway.final.usage!;
+  expect([u.prompt_tokens, u.completion_tokens, u.total_tokens]).toEqual([CHAT_USAGE.prompt_tokens, CHAT_USAGE.completion_tokens, CHAT_USAGE.total_tokens]);
+  return { viaGateway, reference };
+}
+
+/** The body of the last upstream request for `model`. */
+function upstreamBody(model: Step): Record<string, unknown> {
+  const r = [...upstream.requests].reverse().find((q) => q.route === 'responses.create' && (q.body as { model?: string }).model === model);
+  if (!r) throw new Error(`the upstream got no request for ${model}`);
+  expect(r.path).toBe('/v1/responses');
+  return r.body as Record<string, unknown>;
+}
+
+const SYSTEM = { role: 'system' as const, content: 'You are terse.' };
+
+describe('the official SDK streams chat completions through the gateway (Responses upstream)', () => {
+  it('plain text: the same final message as from a chat provider; the upstream got the mapped Responses request', async () => {
+    const { viaGateway } = await both('step-text', [SYSTEM, { role: 'user', content: 'Say hello' }]);
+    expect(viaGateway.final.choices[0]!.message.content).toBe('Hello, world');
+    expect(upstreamBody('step-text')).toEqual({
+      model: 'step-text',
+      stream: true,
+      input: [
+        { type: 'message', role: 'system', content: 'You are terse.' },
+        { type: 'message', role: 'user', content: 'Say hello' },
+      ],
+    });
+  });
+
+  it('parallel tool calls, then a tool-result round trip carrying the SDK message and tool messages', async () => {
+    const question: ChatCompletionMessageParam[] = [SYSTEM, { role: 'user', content: [{ type: 'text', text: 'Weather and time in Paris?' }] }];
+    const first = await both('step-tools', question, WEATHER_TOOLS);
+    const message = first.viaGateway.final.choices[0]!.message;
+    expect(message.content).toBe('Checking both.');
+    expect(message.tool_calls?.map((c) => (c.type === 'function' ? [c.id, c.function.name, c.function.arguments] : []))).toEqual([
+      ['call_paris', 'get_weather', '{"city":"Paris"}'],
+      ['call_cet', 'get_time', '{"tz":"CET"}'],
+    ]);
+    expect(upstreamBody('step-tools')).toEqual({
+      model: 'step-tools',
+      stream: true,
+      input: [
+        { type: 'message', role: 'system', content: 'You are terse.' },
+        { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Weather and time in Paris?' }] },
+      ],
+      tools: [
+        { type: 'function', name: 'get_weather', description: 'Weather in a city', parameters: WEATHER_TOOLS[0]!.function.parameters, strict: false },
+        { type: 'function', name: 'get_time', parameters: WEATHER_TOOLS[1]!.function.parameters, strict: false },
+      ],
+      tool_choice: 'auto',
+      parallel_tool_calls: true,
+    });
+
+    // What a client does next: push the SDK's message as it is, then one `tool` message per call (in another order).
+    const followUp: ChatCompletionMessageParam[] = [
+      ...question,
+      message as ChatCompletionMessageParam,
+      { role: 'tool', tool_call_id: 'call_cet', content: '12:00' },
+      { role: 'tool', tool_call_id: 'call_paris', content: [{ type: 'text', text: 'sunny, 21°C' }] },
+    ];
+    const second = await both('step-after-tools', followUp, WEATHER_TOOLS);
+    expect(second.viaGateway.final.choices[0]!.message.content).toBe('Paris is sunny; it is 12:00 CET.');
+    expect(upstreamBody('step-after-tools')['input']).toEqual([
+      { type: 'message', role: 'system', content: 'You are terse.' },
+      { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Weather and time in Paris?' }] },
+      { type: 'message', role: 'assistant', content: 'Checking both.' },
+      { type: 'function_call', call_id: 'call_paris', name: 'get_weather', arguments: '{"city":"Paris"}' },
+      { type: 'function_call', call_id: 'call_cet', name: 'get_time', arguments: '{"tz":"CET"}' },
+      { type: 'function_call_output', call_id: 'call_cet', output: '12:00' },
+      { type: 'function_call_output', call_id: 'call_paris', output: [{ type: 'input_text', text: 'sunny, 21°C' }] },
+    ]);
+  });
+
+  it('an unmappable request is a 400 the SDK raises as BadRequestError naming the param; the upstream is not called', async () => {
+    const before = upstream.requests.length;
+    const s = client(gatewayURL).chat.completions.stream({
+      model: 'step-text', messages: [{ role: 'user', content: 'hi' }, { role: 'user', content: [{ type: 'text', text: 'x' }, { type: 'video_url', video_url: 'v' } as never] }],
+    });
+    const error = await s.finalChatCompletion().then(() => undefined, (e: unknown) => e);
+    expect(error).toBeInstanceOf(OpenAI.BadRequestError);
+    const e = error as InstanceType<typeof OpenAI.BadRequestError>;
+    expect(e.status).toBe(400);
+    expect(e.param).toBe('messages[1].content[1].type');
+    expect(e.type).toBe('invalid_request_error');
+    expect(e.code).toBe('invalid_value');
+    expect(upstream.requests.length).toBe(before);
+  });
+});
