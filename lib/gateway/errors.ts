@@ -1,5 +1,6 @@
 // The gateway's HTTP errors: an OpenAI-style JSON body ({ error: { message, type, param, code } }) with its
 // status, so the official SDK and any OpenAI-compatible client raise their own typed errors from it.
+import { HTTPError, IdleTimeoutError, NetworkError, NotAnEventStreamError } from '../errors.js';
 import { redactThenCut } from '../redact.js';
 
 /** The body of an OpenAI API error response. */
@@ -13,7 +14,7 @@ export interface OpenAIErrorBody {
 }
 
 /** Statuses the gateway answers with itself (upstream errors are passed through with their own status). */
-export type GatewayErrorStatus = 400 | 401 | 403 | 404 | 405 | 409 | 413 | 429 | 500 | 502 | 503 | 504;
+export type GatewayErrorStatus = 400 | 401 | 403 | 404 | 405 | 408 | 409 | 413 | 429 | 500 | 502 | 503 | 504;
 
 const MAX_MESSAGE = 500;
 
@@ -27,7 +28,8 @@ export class GatewayHttpError extends Error {
   override readonly name = 'GatewayHttpError';
   readonly body: OpenAIErrorBody;
   constructor(
-    readonly status: GatewayErrorStatus,
+    /** A {@link GatewayErrorStatus}, or an upstream's own status passed through. */
+    readonly status: number,
     message: string,
     options: { readonly type?: string; readonly param?: string | null; readonly code?: string | null } = {},
   ) {
@@ -59,4 +61,20 @@ export function invalidRequest(message: string, param: string | null = null, cod
 /** Whether a value is a GatewayHttpError (also across duplicate module copies: ESM and CJS). */
 export function isGatewayHttpError(value: unknown): value is GatewayHttpError {
   return value instanceof GatewayHttpError || (value instanceof Error && value.name === 'GatewayHttpError' && 'body' in value && 'status' in value);
+}
+
+/**
+ * What a client is told when the upstream failed before a stream started: an upstream HTTP error passes
+ * through with its status and fields; no answer in time is a 504; anything else (unreachable, not an event
+ * stream, a broken body) is a 502. Messages are the library's own (never a key: the transports mask them).
+ */
+export function upstreamError(e: unknown): GatewayHttpError {
+  if (isGatewayHttpError(e)) return e;
+  if (e instanceof NotAnEventStreamError) return new GatewayHttpError(502, `The upstream answered ${e.status} without an event stream.`, { code: 'bad_gateway' });
+  if (e instanceof HTTPError) {
+    return new GatewayHttpError(e.status, e.apiMessage ?? `The upstream answered ${e.status}.`, { type: e.errorType ?? undefined, param: e.param ?? null, code: e.errorCode ?? null });
+  }
+  if (e instanceof IdleTimeoutError) return new GatewayHttpError(504, 'The upstream stopped sending events.', { code: 'gateway_timeout' });
+  if (e instanceof NetworkError) return new GatewayHttpError(502, `The upstream could not be reached${e.errorCode ? ` (${e.errorCode})` : ''}.`, { code: 'bad_gateway' });
+  return new GatewayHttpError(502, `The upstream stream failed${e instanceof Error && 'code' in e ? ` (${String((e as { code: unknown }).code)})` : ''}.`, { code: 'bad_gateway' });
 }

@@ -1,0 +1,64 @@
+// What every route shares: the options, the (measured) log, the producers and client streams in flight,
+// the metrics, and how an error is answered.
+import type { ServerResponse } from 'node:http';
+import type { EventLog } from '../log/types.js';
+import { GatewayHttpError } from './errors.js';
+import type { GatewayMetrics } from './metrics.js';
+import type { ResolvedGatewayOptions } from './options.js';
+import type { Producers } from './producers.js';
+import { pumpSSE, type Pump, type PumpOptions } from './sse.js';
+
+export interface GatewayContext {
+  readonly options: ResolvedGatewayOptions;
+  readonly log: EventLog;
+  readonly producers: Producers;
+  readonly metrics: GatewayMetrics;
+  /** Client streams open now. */
+  readonly pumps: Set<Pump>;
+}
+
+/** A 429 unless one more client stream fits under `maxConcurrentStreams`. */
+export function admit(ctx: GatewayContext): void {
+  if (ctx.pumps.size >= ctx.options.maxConcurrentStreams) {
+    throw new GatewayHttpError(429, `This gateway serves at most ${ctx.options.maxConcurrentStreams} streams at once. Try again shortly.`, {
+      type: 'rate_limit_error', code: 'too_many_streams',
+    });
+  }
+}
+
+/** Answers with the error's status and OpenAI-style JSON body (the connection closes after a 408 or 413). */
+export function sendError(ctx: GatewayContext, res: ServerResponse, err: GatewayHttpError): void {
+  ctx.metrics.error(err.status);
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  const body = JSON.stringify(err.body);
+  const close = err.status === 408 || err.status === 413;
+  res.writeHead(err.status, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(body),
+    ...(close ? { connection: 'close' } : {}),
+    ...(err.status === 429 ? { 'retry-after': '1' } : {}),
+  });
+  res.end(body);
+}
+
+/** Starts a client stream counted in the metrics and the concurrency limit. */
+export function startPump(ctx: GatewayContext, o: Omit<PumpOptions, 'onDone' | 'onEvent' | 'heartbeat'> & { onDone?: () => void }): void {
+  ctx.metrics.clients++;
+  let done = false;
+  let pump: Pump | undefined;
+  pump = pumpSSE({
+    ...o,
+    heartbeat: ctx.options.heartbeat,
+    onEvent: () => ctx.metrics.event(),
+    onDone: () => {
+      done = true;
+      ctx.metrics.clients--;
+      if (pump) ctx.pumps.delete(pump);
+      o.onDone?.();
+    },
+  });
+  if (!done) ctx.pumps.add(pump);
+}

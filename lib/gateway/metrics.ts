@@ -1,0 +1,106 @@
+// What `GET /metrics` reports: streams in flight, events per second, and how far the event log lags behind
+// (appends in flight, the age of the oldest, their latency).
+import type { EventLog } from '../log/types.js';
+
+export interface GatewayMetricsSnapshot {
+  /** Client streams (SSE responses) open now, and upstream streams being recorded by this instance. */
+  readonly streams: { readonly clients: number; readonly producers: number };
+  /** Events written to clients: in all, and per second over the last 10 s. */
+  readonly events: { readonly total: number; readonly perSecond: number };
+  /** The log: appends waiting for their acknowledgement, the oldest one's age, the mean and last append latency (ms), failed calls. */
+  readonly log: {
+    readonly appendsInFlight: number;
+    readonly lagMs: number;
+    readonly appendMsAvg: number;
+    readonly appendMsLast: number;
+    readonly errors: number;
+  };
+  /** Requests answered with an error of the gateway's own (4xx/5xx), by status. */
+  readonly errors: Readonly<Record<string, number>>;
+  readonly uptimeSeconds: number;
+}
+
+const WINDOW = 10;
+
+export class GatewayMetrics {
+  clients = 0;
+  private eventsTotal = 0;
+  private readonly buckets = new Array<number>(WINDOW).fill(0);
+  private bucketSecond = 0;
+  private readonly inFlight = new Map<number, number>();
+  private nextAppend = 0;
+  private appendAvg = 0;
+  private appendLast = 0;
+  private logErrors = 0;
+  private readonly errorCounts: Record<string, number> = {};
+  private readonly startedAt = Date.now();
+
+  constructor(private readonly producers: () => number) {}
+
+  event(): void {
+    this.eventsTotal++;
+    this.rotate();
+    this.buckets[this.bucketSecond % WINDOW]!++;
+  }
+
+  error(status: number): void {
+    this.errorCounts[String(status)] = (this.errorCounts[String(status)] ?? 0) + 1;
+  }
+
+  private rotate(): void {
+    const now = Math.floor(Date.now() / 1000);
+    if (now === this.bucketSecond) return;
+    const steps = Math.min(WINDOW, now - this.bucketSecond);
+    for (let i = 1; i <= steps; i++) this.buckets[(this.bucketSecond + i) % WINDOW] = 0;
+    this.bucketSecond = now;
+  }
+
+  /** The log, with its appends timed. */
+  measure(log: EventLog): EventLog {
+    const failed = <T>(p: Promise<T>): Promise<T> =>
+      p.catch((e: unknown) => {
+        this.logErrors++;
+        throw e;
+      });
+    return {
+      acquire: (s, ms) => failed(log.acquire(s, ms)),
+      renew: (s, t, ms) => failed(log.renew(s, t, ms)),
+      release: (s, t) => log.release(s, t),
+      append: (s, t, events) => {
+        const id = this.nextAppend++;
+        const at = Date.now();
+        this.inFlight.set(id, at);
+        const settle = (): void => {
+          this.inFlight.delete(id);
+          this.appendLast = Date.now() - at;
+          this.appendAvg = this.appendAvg === 0 ? this.appendLast : this.appendAvg * 0.95 + this.appendLast * 0.05;
+        };
+        return failed(log.append(s, t, events)).finally(settle);
+      },
+      read: (s, after, limit) => failed(log.read(s, after, limit)),
+      wait: (s, after, ms, signal) => log.wait(s, after, ms, signal),
+      state: (s) => failed(log.state(s)),
+      cancel: (s) => failed(log.cancel(s)),
+      close: () => log.close(),
+    };
+  }
+
+  snapshot(): GatewayMetricsSnapshot {
+    this.rotate();
+    let oldest: number | undefined;
+    for (const at of this.inFlight.values()) if (oldest === undefined || at < oldest) oldest = at;
+    return {
+      streams: { clients: this.clients, producers: this.producers() },
+      events: { total: this.eventsTotal, perSecond: this.buckets.reduce((a, b) => a + b, 0) / WINDOW },
+      log: {
+        appendsInFlight: this.inFlight.size,
+        lagMs: oldest === undefined ? 0 : Date.now() - oldest,
+        appendMsAvg: Math.round(this.appendAvg * 100) / 100,
+        appendMsLast: this.appendLast,
+        errors: this.logErrors,
+      },
+      errors: { ...this.errorCounts },
+      uptimeSeconds: Math.round((Date.now() - this.startedAt) / 1000),
+    };
+  }
+}

@@ -1,0 +1,126 @@
+// What a gateway is configured with, and the defaults filled in once at creation.
+import type { IncomingMessage } from 'node:http';
+import { env } from '../env.js';
+import { checkBaseURL, DEFAULT_BASE_URL } from '../http/config.js';
+import { memoryEventLog } from '../log/memory.js';
+import { redisEventLog } from '../log/redis.js';
+import type { EventLog } from '../log/types.js';
+
+/**
+ * Who a request is, as `authorize` decides: `owner` scopes its streams in the log (another owner's stream is
+ * a 404), and `apiKey` / `headers` are what goes upstream on its behalf.
+ */
+export interface GatewayCaller {
+  /** The owner of the streams this caller starts (e.g. a user id). */
+  readonly owner: string;
+  /** The upstream key for this caller. Default: the gateway's `upstream.apiKey`, else `OPENAI_API_KEY`. */
+  readonly apiKey?: string;
+  /** Extra upstream headers (e.g. `openai-organization`). */
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+export interface GatewayUpstream {
+  /** A base URL as in `OPENAI_BASE_URL`, including its `/v1`. Default `OPENAI_BASE_URL`, else `https://api.openai.com/v1`. */
+  readonly baseURL?: string;
+  /** The key used with a custom `authorize` that returns none (never with the default, which forwards the caller's). */
+  readonly apiKey?: string;
+  /** Injectable fetch (default: the global one). */
+  readonly fetch?: typeof fetch;
+}
+
+export interface GatewayLimits {
+  /** Largest request body, in bytes; a larger one is a 413. Default 16 MiB. */
+  readonly maxBodyBytes?: number;
+  /** Most client streams (SSE responses) open at once; one more is a 429. Default 10 000. */
+  readonly maxConcurrentStreams?: number;
+}
+
+export interface GatewayTimeouts {
+  /** Longest wait for the upstream's first event (or a forwarded request's headers), in ms; then 504. Default 600 000. */
+  readonly upstream?: number;
+  /** Ends an upstream stream that sends nothing for this long, in ms. Default: off. */
+  readonly idle?: number;
+  /** Longest time to receive a request body, in ms; then 408. Default 30 000. */
+  readonly body?: number;
+  /** A `: keep-alive` comment on an idle client stream every this many ms (proxies cut silent connections). Default 15 000; 0 turns it off. */
+  readonly heartbeat?: number;
+  /** How long a resume waits for a stream that has not reached the log yet, in ms; then 404. Default 2000. */
+  readonly notFound?: number;
+}
+
+export interface GatewayOptions {
+  /** Where requests go: a base URL (string), or the upstream's options. */
+  readonly upstream?: string | GatewayUpstream;
+  /**
+   * The event log streams are recorded in and resumed from: an {@link EventLog}, a `redis://` / `rediss://`
+   * URL (a `redisEventLog` the gateway opens and closes), or `'memory'` (default: one process only).
+   */
+  readonly log?: EventLog | string;
+  /**
+   * Makes every streamed `POST /v1/responses` a background response upstream (`background: true, store: true`),
+   * so that any instance can continue it after the one that started it died. Default `false`.
+   */
+  readonly background?: boolean;
+  /**
+   * The application's auth: who the request is (its `owner`) and the upstream credentials, or a thrown
+   * `GatewayHttpError` (401, 403) to refuse it. Default: the client's `Authorization` is required and
+   * forwarded upstream, and its SHA-256 is the owner.
+   */
+  readonly authorize?: (req: IncomingMessage) => GatewayCaller | Promise<GatewayCaller>;
+  readonly limits?: GatewayLimits;
+  readonly timeouts?: GatewayTimeouts;
+  /** The producer's lease in the log, in ms: how soon another instance may take a dead one's stream over. Default 10 000. */
+  readonly leaseMs?: number;
+}
+
+export interface ResolvedGatewayOptions {
+  readonly baseURL: string;
+  readonly upstreamKey: string | undefined;
+  readonly fetch: typeof fetch;
+  readonly log: EventLog;
+  readonly ownsLog: boolean;
+  readonly background: boolean;
+  readonly authorize: GatewayOptions['authorize'];
+  readonly maxBodyBytes: number;
+  readonly maxConcurrentStreams: number;
+  readonly upstreamTimeout: number;
+  readonly idleTimeout: number | undefined;
+  readonly bodyTimeout: number;
+  readonly heartbeat: number;
+  readonly notFoundTimeout: number;
+  readonly leaseMs: number;
+}
+
+function logOf(log: GatewayOptions['log']): { log: EventLog; owned: boolean } {
+  if (log === undefined || log === 'memory') return { log: memoryEventLog(), owned: true };
+  if (typeof log !== 'string') return { log, owned: false };
+  if (/^rediss?:\/\//.test(log)) return { log: redisEventLog({ url: log }), owned: true };
+  throw new TypeError('createGateway: log must be an EventLog, a redis:// URL or "memory"');
+}
+
+const positive = (v: number | undefined, fallback: number): number => (v !== undefined && Number.isFinite(v) && v >= 0 ? v : fallback);
+
+export function resolveOptions(options: GatewayOptions): ResolvedGatewayOptions {
+  const upstream: GatewayUpstream = typeof options.upstream === 'string' ? { baseURL: options.upstream } : (options.upstream ?? {});
+  const baseURL = checkBaseURL((upstream.baseURL ?? env('OPENAI_BASE_URL') ?? DEFAULT_BASE_URL).replace(/\/+$/, ''));
+  const f = upstream.fetch ?? globalThis.fetch.bind(globalThis);
+  const { log, owned } = logOf(options.log);
+  const t = options.timeouts ?? {};
+  return {
+    baseURL,
+    upstreamKey: upstream.apiKey ?? (options.authorize ? env('OPENAI_API_KEY') : undefined),
+    fetch: f,
+    log,
+    ownsLog: owned,
+    background: options.background === true,
+    authorize: options.authorize,
+    maxBodyBytes: positive(options.limits?.maxBodyBytes, 16 * 1024 * 1024),
+    maxConcurrentStreams: positive(options.limits?.maxConcurrentStreams, 10_000),
+    upstreamTimeout: positive(t.upstream, 600_000),
+    idleTimeout: t.idle,
+    bodyTimeout: positive(t.body, 30_000),
+    heartbeat: positive(t.heartbeat, 15_000),
+    notFoundTimeout: positive(t.notFound, 2000),
+    leaseMs: positive(options.leaseMs, 10_000),
+  };
+}

@@ -1,0 +1,151 @@
+// The Responses routes: a streamed create (recorded in the log as it passes), a resume from the log (from
+// any instance, taking a dead producer's stream over when the response runs in the background upstream),
+// and cancel.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { checkResponseId, streamResponse } from '../http/transports.js';
+import { fromEventLog } from '../log/from-event-log.js';
+import type { LogScope } from '../log/types.js';
+import { persistTo } from '../../operators/persistTo.js';
+import { upstreamConfig, type Caller } from './auth.js';
+import { admit, sendError, startPump, type GatewayContext } from './context.js';
+import { GatewayHttpError, invalidRequest, upstreamError } from './errors.js';
+import { fetchUpstream, relay, requestHeaders } from './forward.js';
+import { FirstEventTimeout } from './sse.js';
+
+/** What the client is told when its stream could not start. */
+function failure(e: unknown): GatewayHttpError {
+  if (e instanceof FirstEventTimeout) return new GatewayHttpError(504, `The upstream sent no event within the gateway's timeout (${e.message}).`, { code: 'gateway_timeout' });
+  return upstreamError(e);
+}
+
+/** Whether a stream ended because it was cancelled (then its readers end quietly, without an `error` event). */
+async function cancelled(ctx: GatewayContext, scope: LogScope): Promise<boolean> {
+  return (await ctx.log.state(scope))?.end === 'cancelled';
+}
+
+/**
+ * `POST /v1/responses` with `stream: true`: the upstream stream, recorded (`persistTo`) under the caller's
+ * owner, to the client as SSE. The recording runs apart from the client: one that leaves leaves it running.
+ * A client too slow for its events is fed again from the log once its socket drains.
+ */
+export function createResponse(ctx: GatewayContext, res: ServerResponse, caller: Caller, body: Record<string, unknown>): void {
+  admit(ctx);
+  const { options, log } = ctx;
+  const request = options.background ? { ...body, background: true, store: true } : body;
+  const config = upstreamConfig(caller, options);
+  const background = request['background'] === true;
+  const producer = ctx.producers.start(
+    caller.owner,
+    streamResponse(request, config).pipe(persistTo(log, { owner: caller.owner, leaseMs: options.leaseMs, onWriteError: 'continue' })),
+  );
+  startPump(ctx, {
+    res,
+    open: (after, attempt) =>
+      attempt === 0
+        ? producer.hub
+        : fromEventLog(log, producer.responseId!, {
+            owner: caller.owner, startingAfter: after, leaseMs: options.leaseMs, notFoundTimeout: options.notFoundTimeout,
+            ...(background ? { upstream: config } : {}),
+          }),
+    canPause: () => producer.responseId !== undefined,
+    firstEventTimeout: options.upstreamTimeout,
+    onFailedBeforeStart: (e) => {
+      // Nothing written and no id the client could resume with: the upstream request is of no use to anyone.
+      if (producer.responseId === undefined) producer.stop();
+      sendError(ctx, res, failure(e));
+    },
+    endsQuietly: () => (producer.responseId === undefined ? Promise.resolve(false) : cancelled(ctx, { responseId: producer.responseId, owner: caller.owner })),
+  });
+}
+
+/** A cursor from `starting_after` or `Last-Event-ID` (the later wins: a browser resends its first URL), else a 400. */
+function cursorOf(req: IncomingMessage, query: URLSearchParams): number | undefined {
+  const parse = (v: string, param: string): number => {
+    if (!/^\d{1,15}$/.test(v.trim())) throw invalidRequest(`${param} must be a sequence number (an integer ≥ 0).`, param);
+    return Number(v.trim());
+  };
+  const q = query.get('starting_after');
+  const header = req.headers['last-event-id'];
+  const fromQuery = q === null || q === '' ? undefined : parse(q, 'starting_after');
+  const fromHeader = typeof header === 'string' && header.trim() !== '' ? parse(header, 'Last-Event-ID') : undefined;
+  if (fromQuery === undefined) return fromHeader;
+  return fromHeader === undefined ? fromQuery : Math.max(fromQuery, fromHeader);
+}
+
+function notFound(id: string): GatewayHttpError {
+  return new GatewayHttpError(404, `No response found with id '${id}'.`, { type: 'invalid_request_error', param: 'response_id' });
+}
+
+function checkId(id: string): void {
+  if (checkResponseId(id)) throw notFound(id.slice(0, 64));
+}
+
+/** The stream's state, waiting up to `notFound` ms for one that has not reached the log yet; else a 404. */
+async function existing(ctx: GatewayContext, scope: LogScope): Promise<void> {
+  if ((await ctx.log.state(scope)) !== undefined) return;
+  await ctx.log.wait(scope, undefined, ctx.options.notFoundTimeout);
+  if ((await ctx.log.state(scope)) === undefined) throw notFound(scope.responseId);
+}
+
+/** Whether the recorded response runs in the background upstream (so a reader may continue it there). */
+async function isBackground(ctx: GatewayContext, scope: LogScope): Promise<boolean> {
+  const [created] = await ctx.log.read(scope, undefined, 1);
+  return (created as { response?: { background?: unknown } } | undefined)?.response?.background === true;
+}
+
+/**
+ * `GET /v1/responses/{id}?stream=true[&starting_after=N]` (or `Last-Event-ID`): the events after the cursor
+ * from the log, then live, ending at the terminal event. A stream whose producer died is taken over (its
+ * lease lapsed) and continued from the upstream when the response runs in the background there.
+ */
+export async function resumeResponse(ctx: GatewayContext, req: IncomingMessage, res: ServerResponse, caller: Caller, id: string, query: URLSearchParams): Promise<void> {
+  checkId(id);
+  const startingAfter = cursorOf(req, query);
+  admit(ctx);
+  const scope: LogScope = { responseId: id, owner: caller.owner };
+  await existing(ctx, scope);
+  const upstream = (await isBackground(ctx, scope)) ? upstreamConfig(caller, ctx.options) : undefined;
+  const { options, log } = ctx;
+  startPump(ctx, {
+    res,
+    startingAfter,
+    open: (after) =>
+      fromEventLog(log, id, {
+        owner: caller.owner, startingAfter: after, leaseMs: options.leaseMs, notFoundTimeout: options.notFoundTimeout,
+        ...(upstream ? { upstream } : {}),
+      }),
+    onFailedBeforeStart: (e) => sendError(ctx, res, failure(e)),
+    endsQuietly: () => cancelled(ctx, scope),
+  });
+}
+
+/**
+ * `POST /v1/responses/{id}/cancel`: only for a stream of the caller's in the log (else 404, never another
+ * caller's). Cancels upstream, then ends the stream in the log (every reader, in every instance, ends) and
+ * stops this instance's producer; answers with the upstream's answer (the cancelled response).
+ */
+export async function cancelResponse(ctx: GatewayContext, req: IncomingMessage, res: ServerResponse, caller: Caller, id: string): Promise<void> {
+  checkId(id);
+  const scope: LogScope = { responseId: id, owner: caller.owner };
+  if ((await ctx.log.state(scope)) === undefined) throw notFound(id);
+  const controller = new AbortController();
+  res.on('close', () => {
+    if (!res.writableFinished) controller.abort();
+  });
+  let up: Response | undefined;
+  let failed: unknown;
+  try {
+    up = await fetchUpstream(ctx.options, {
+      method: 'POST', path: `/responses/${encodeURIComponent(id)}/cancel`, headers: requestHeaders(req, caller), signal: controller.signal,
+    });
+  } catch (e) {
+    failed = e;
+  }
+  // The log is cancelled even when the upstream could not be told (as the library's cancelResponse does).
+  if (up === undefined || up.ok) {
+    await ctx.log.cancel(scope);
+    ctx.producers.get(caller.owner, id)?.stop();
+  }
+  if (up === undefined) return sendError(ctx, res, upstreamError(failed));
+  await relay(up, res, controller.signal);
+}

@@ -1,0 +1,172 @@
+// Writing a Responses stream to a client as SSE, `id: <sequence_number>` on every event, with backpressure:
+// when the socket's buffer is full the source is let go (not buffered), and on 'drain' the events after the
+// last one written are read again, from the event log. A slow client costs one socket buffer, never a queue.
+import type { ServerResponse } from 'node:http';
+import type { Observable, Subscription } from 'rxjs';
+import type { ResponseStreamEvent } from '../events/responses.js';
+import { errorPayload } from '../../operators/internal/chat-sse-error.js';
+
+export const SSE_HEADERS = {
+  'content-type': 'text/event-stream; charset=utf-8',
+  'cache-control': 'no-cache, no-transform',
+  // nginx and friends: do not buffer the stream.
+  'x-accel-buffering': 'no',
+} as const;
+
+/** One SSE event: `id:` (its sequence number, what `Last-Event-ID` brings back), `event:` and `data:`. */
+export function sseFrame(e: ResponseStreamEvent): string {
+  const type = e.type;
+  // A type with a line break would forge SSE fields: refused upstream by the decoder, checked again here.
+  const safeType = typeof type === 'string' && !/[\r\n]/.test(type) ? type : 'message';
+  const seq = e.sequence_number;
+  return `${Number.isSafeInteger(seq) ? `id: ${seq as number}\n` : ''}event: ${safeType}\ndata: ${JSON.stringify(e)}\n\n`;
+}
+
+/** The `error` event a stream that failed after its start ends with (no `id:`: a reconnect resumes after the last real event). */
+export function errorFrame(err: unknown, last: number | undefined): string {
+  const p = errorPayload(err);
+  const e = { type: 'error', code: p.code, message: p.message, param: p.param, sequence_number: last === undefined ? 0 : last + 1 };
+  return `event: error\ndata: ${JSON.stringify(e)}\n\n`;
+}
+
+export interface PumpOptions {
+  readonly res: ServerResponse;
+  /** The cursor the client resumes after (`starting_after`, `Last-Event-ID`). */
+  readonly startingAfter?: number;
+  /**
+   * The events after `after`. `attempt` 0 is the first subscription; later ones follow a pause for
+   * backpressure (they must read from the log).
+   */
+  readonly open: (after: number | undefined, attempt: number) => Observable<ResponseStreamEvent>;
+  /** Whether the source may be let go now (a POST can only once its response id is known). Default: always. */
+  readonly canPause?: () => boolean;
+  /** Milliseconds between `: keep-alive` comments; 0 for none. */
+  readonly heartbeat: number;
+  /** Longest wait for the first event, in ms; then `onFailedBeforeStart` gets a timeout. */
+  readonly firstEventTimeout?: number;
+  /** The source failed (or timed out) before anything was written: answer with a JSON error. */
+  readonly onFailedBeforeStart: (err: unknown) => void;
+  /** Whether a failure after the start is a quiet end (the stream was cancelled) rather than an `error` event. */
+  readonly endsQuietly?: (err: unknown) => Promise<boolean>;
+  /** Each event written. */
+  readonly onEvent?: () => void;
+  /** Once, when the pump is done (ended, failed, or the client left). */
+  readonly onDone: () => void;
+}
+
+/** A running pump: `stop()` ends it (the gateway closing). */
+export interface Pump {
+  stop(): void;
+}
+
+/** The error `firstEventTimeout` raises. */
+export class FirstEventTimeout extends Error {
+  override readonly name = 'FirstEventTimeout';
+}
+
+/** Streams events from `open` to `res` until the source completes, fails, or the client leaves. */
+export function pumpSSE(o: PumpOptions): Pump {
+  const { res } = o;
+  let last = o.startingAfter;
+  let attempt = 0;
+  let sub: Subscription | undefined;
+  let started = false;
+  let paused = false;
+  let ended = false;
+  let beat: NodeJS.Timeout | undefined;
+  let first: NodeJS.Timeout | undefined;
+
+  const finish = (): void => {
+    if (ended) return;
+    ended = true;
+    sub?.unsubscribe();
+    clearInterval(beat);
+    clearTimeout(first);
+    res.off('drain', resume);
+    o.onDone();
+  };
+  res.on('close', finish); // the client left (or the stream ended): the source is let go, the producer runs on
+
+  const start = (): void => {
+    if (started) return;
+    started = true;
+    clearTimeout(first);
+    res.writeHead(200, SSE_HEADERS);
+    res.flushHeaders();
+    if (o.heartbeat > 0) {
+      beat = setInterval(() => {
+        if (!paused && !ended) res.write(': keep-alive\n\n');
+      }, o.heartbeat);
+      beat.unref();
+    }
+  };
+
+  const failBeforeStart = (err: unknown): void => {
+    finish();
+    o.onFailedBeforeStart(err);
+  };
+
+  const next = (e: ResponseStreamEvent): void => {
+    if (ended || paused) return;
+    start();
+    const ok = res.write(sseFrame(e));
+    if (Number.isSafeInteger(e.sequence_number)) last = e.sequence_number as number;
+    o.onEvent?.();
+    if (!ok && (o.canPause?.() ?? true)) {
+      paused = true;
+      sub?.unsubscribe();
+      res.once('drain', resume);
+    }
+  };
+
+  const subscribe = (): void => {
+    const current = o.open(last, attempt++).subscribe({
+      next,
+      error: (err: unknown) => {
+        if (ended || paused) return;
+        if (!started) return failBeforeStart(err);
+        const quiet = o.endsQuietly ? o.endsQuietly(err).catch(() => false) : Promise.resolve(false);
+        paused = true; // nothing more from this source while the decision is made
+        void quiet.then((q) => {
+          if (!ended && !q) res.write(errorFrame(err, last));
+          if (!ended) res.end();
+          finish();
+        });
+      },
+      complete: () => {
+        if (ended || paused) return;
+        start();
+        res.end();
+        finish();
+      },
+    });
+    sub = current;
+    if (paused || ended) current.unsubscribe();
+  };
+
+  function resume(): void {
+    if (ended) return;
+    paused = false;
+    subscribe();
+  }
+
+  if (o.firstEventTimeout !== undefined && o.firstEventTimeout > 0) {
+    first = setTimeout(() => {
+      if (!started && !ended) failBeforeStart(new FirstEventTimeout(`no event within ${o.firstEventTimeout} ms`));
+    }, o.firstEventTimeout);
+  }
+  subscribe();
+
+  return {
+    stop: () => {
+      if (ended) return;
+      if (!started) {
+        finish();
+        res.destroy();
+        return;
+      }
+      res.end();
+      finish();
+    },
+  };
+}
