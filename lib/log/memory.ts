@@ -6,11 +6,16 @@ import type { EventLog, Lease, LogEnd, LogScope, LogState } from './types.js';
 export interface MemoryEventLogOptions {
   /** How long an ended stream (terminal event or cancel) is kept, in ms. Default 24 h. */
   readonly ttlMs?: number;
+  /**
+   * How long a stream that has not ended is kept after its last acquire, renew or append, in ms (at least twice
+   * the lease): a producer gone without a terminal event leaves nothing behind for good. Default 24 h.
+   */
+  readonly liveTtlMs?: number;
   /** Most events one stream may hold; an append past it fails with `EventLogError('limit')`. Default 100 000. */
   readonly maxEvents?: number;
   /** Most bytes (UTF-8 JSON of the events) one stream may hold; past it: `EventLogError('limit')`. Default 64 MiB. */
   readonly maxBytes?: number;
-  /** The clock leases are measured with, in epoch ms. Default `Date.now`. */
+  /** The clock leases are measured with, in epoch ms. Default `Date.now`. (Retention runs on real timers.) */
   readonly now?: () => number;
 }
 
@@ -20,10 +25,16 @@ interface Stream {
   last: number | undefined;
   end: LogEnd | undefined;
   lease: Lease | undefined;
-  ttl: ReturnType<typeof setTimeout> | undefined;
+  /** When the stream is dropped (Date.now ms), pushed back by writes while it is live. */
+  expiresAt: number;
+  /** The armed expiry timer, and when it fires: it re-arms itself while `expiresAt` is later (no timer churn per append). */
+  timer: ReturnType<typeof setTimeout> | undefined;
+  timerAt: number;
 }
 
 const DAY = 24 * 60 * 60 * 1000;
+/** setTimeout's longest delay: a longer one fires at once (TimeoutOverflowWarning). */
+const MAX_DELAY = 2 ** 31 - 1;
 const encoder = new TextEncoder();
 const sizeOf = (e: ResponseStreamEvent): number => encoder.encode(JSON.stringify(e)).length;
 
@@ -32,7 +43,7 @@ const sizeOf = (e: ResponseStreamEvent): number => encoder.encode(JSON.stringify
  * it (one server, tests, a worker that replays to reconnecting browsers). Implements {@link EventLog}:
  * leases with increasing fencing tokens, fenced all-or-none appends that skip replayed sequence numbers,
  * terminal events and `cancel` end a stream, which is then kept `ttlMs` (timers are `unref`'d and cleared
- * by `close()`). Events without a numeric `sequence_number` cannot be placed and are not stored.
+ * by `close()`); a stream that never ends is dropped `liveTtlMs` after its last write. Events without a numeric `sequence_number` cannot be placed and are not stored.
  *
  * ```ts
  * const log = memoryEventLog({ ttlMs: 60 * 60 * 1000 });
@@ -43,6 +54,7 @@ const sizeOf = (e: ResponseStreamEvent): number => encoder.encode(JSON.stringify
  */
 export function memoryEventLog(options: MemoryEventLogOptions = {}): EventLog {
   const ttlMs = options.ttlMs ?? DAY;
+  const liveTtlMs = options.liveTtlMs ?? DAY;
   const maxEvents = options.maxEvents ?? 100_000;
   const maxBytes = options.maxBytes ?? 64 * 1024 * 1024;
   const now = options.now ?? Date.now;
@@ -61,14 +73,32 @@ export function memoryEventLog(options: MemoryEventLogOptions = {}): EventLog {
     waiters.delete(key);
     for (const wake of set) wake();
   };
+  const arm = (key: string, s: Stream): void => {
+    const delay = Math.min(MAX_DELAY, Math.max(0, s.expiresAt - Date.now()));
+    s.timerAt = Date.now() + delay;
+    s.timer = setTimeout(() => {
+      s.timer = undefined;
+      if (streams.get(key) !== s) return;
+      if (s.expiresAt > Date.now()) arm(key, s);
+      else streams.delete(key);
+    }, delay);
+    (s.timer as { unref?: () => void }).unref?.();
+  };
+  /** Drops the stream `ms` from now (not earlier, not later), re-arming only when the deadline moves forward. */
+  const expireIn = (key: string, s: Stream, ms: number): void => {
+    s.expiresAt = Date.now() + ms;
+    if (s.timer !== undefined && s.timerAt <= s.expiresAt) return; // it fires first and re-arms for the rest
+    if (s.timer !== undefined) clearTimeout(s.timer);
+    arm(key, s);
+  };
+  const create = (key: string): Stream => {
+    const s: Stream = { events: [], bytes: 0, last: undefined, end: undefined, lease: undefined, expiresAt: 0, timer: undefined, timerAt: 0 };
+    streams.set(key, s);
+    return s;
+  };
   const ended = (key: string, s: Stream, end: LogEnd): void => {
     s.end = end;
-    if (s.ttl === undefined) {
-      s.ttl = setTimeout(() => {
-        if (streams.get(key) === s) streams.delete(key);
-      }, ttlMs);
-      (s.ttl as { unref?: () => void }).unref?.();
-    }
+    expireIn(key, s, ttlMs);
     notify(key);
   };
   const fencedStream = (scope: LogScope, token: number): Stream => {
@@ -86,11 +116,9 @@ export function memoryEventLog(options: MemoryEventLogOptions = {}): EventLog {
       const key = scopeKey(scope);
       let s = streams.get(key);
       if (s && live(s)) throw new EventLogError('lease_held', 'another producer holds the lease', scope.responseId);
-      if (!s) {
-        s = { events: [], bytes: 0, last: undefined, end: undefined, lease: undefined, ttl: undefined };
-        streams.set(key, s);
-      }
+      s ??= create(key);
       s.lease = { token: ++tokens, expiresAt: now() + leaseMs };
+      if (s.end === undefined) expireIn(key, s, Math.max(liveTtlMs, 2 * leaseMs));
       return s.lease;
     },
 
@@ -98,6 +126,7 @@ export function memoryEventLog(options: MemoryEventLogOptions = {}): EventLog {
       ensureOpen(scope);
       const s = fencedStream(scope, token);
       s.lease = { token, expiresAt: now() + leaseMs };
+      if (s.end === undefined) expireIn(scopeKey(scope), s, Math.max(liveTtlMs, 2 * leaseMs));
       return s.lease;
     },
 
@@ -138,7 +167,10 @@ export function memoryEventLog(options: MemoryEventLogOptions = {}): EventLog {
       s.last = last;
       const key = scopeKey(scope);
       if (terminal) ended(key, s, 'completed');
-      else notify(key);
+      else {
+        expireIn(key, s, liveTtlMs);
+        notify(key);
+      }
     },
 
     async read(scope, after, limit) {
@@ -208,19 +240,15 @@ export function memoryEventLog(options: MemoryEventLogOptions = {}): EventLog {
     async cancel(scope) {
       ensureOpen(scope);
       const key = scopeKey(scope);
-      let s = streams.get(key);
-      if (!s) {
-        // Cancelled before its producer started: the producer's acquire finds it ended, readers end at once.
-        s = { events: [], bytes: 0, last: undefined, end: undefined, lease: undefined, ttl: undefined };
-        streams.set(key, s);
-      }
+      // Cancelled before its producer started: the producer's acquire finds it ended, readers end at once.
+      const s = streams.get(key) ?? create(key);
       s.lease = undefined; // the producer's next append or renew is fenced off
       if (s.end === undefined) ended(key, s, 'cancelled');
     },
 
     async close() {
       closed = true;
-      for (const s of streams.values()) if (s.ttl !== undefined) clearTimeout(s.ttl);
+      for (const s of streams.values()) if (s.timer !== undefined) clearTimeout(s.timer);
       streams.clear();
       for (const key of [...waiters.keys()]) notify(key);
     },
