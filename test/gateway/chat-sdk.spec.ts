@@ -6,7 +6,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import OpenAI from 'openai';
-import type { ChatCompletion, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import type { ChatCompletion, ChatCompletionCreateParamsStreaming, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { createGateway, type Gateway } from '../../lib/gateway/index';
 import { chatTranscript, startTestServer, type TestServer } from '../../lib/testing/index';
 import { CREATED_AT, sseOf, transcript, type UsageSpec } from '../chat/build';
@@ -21,11 +21,12 @@ const CHAT_USAGE = {
 };
 
 /** Chat chunks as an OpenAI Chat Completions provider streams them (role chunk, fragments by index, finish, usage). */
-function chatProviderStream(answer: { text?: string[]; calls?: Array<{ id: string; name: string; args: string[] }> }): string {
+function chatProviderStream(answer: { text?: string[]; refusal?: string[]; calls?: Array<{ id: string; name: string; args: string[] }> }): string {
   const base = { id: 'chatcmpl-ref', object: 'chat.completion.chunk', created: CREATED_AT, model: 'gpt-ref', service_tier: 'default', system_fingerprint: 'fp_ref' };
   const chunk = (delta: Record<string, unknown>, finish: string | null = null) => ({ ...base, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }], usage: null });
   const chunks: object[] = [chunk({ role: 'assistant', content: answer.text ? '' : null, refusal: null })];
   for (const t of answer.text ?? []) chunks.push(chunk({ content: t }));
+  for (const r of answer.refusal ?? []) chunks.push(chunk({ refusal: r }));
   (answer.calls ?? []).forEach((c, index) => {
     chunks.push(chunk({ tool_calls: [{ index, id: c.id, type: 'function', function: { name: c.name, arguments: '' } }] }));
     for (const a of c.args) chunks.push(chunk({ tool_calls: [{ index, function: { arguments: a } }] }));
@@ -35,9 +36,9 @@ function chatProviderStream(answer: { text?: string[]; calls?: Array<{ id: strin
   return chatTranscript(chunks);
 }
 
-const WEATHER_TOOLS = [
-  { type: 'function' as const, function: { name: 'get_weather', description: 'Weather in a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } } },
-  { type: 'function' as const, function: { name: 'get_time', parameters: { type: 'object', properties: { tz: { type: 'string' } } } } },
+const WEATHER_TOOLS: Extra['tools'] & object = [
+  { type: 'function', function: { name: 'get_weather', description: 'Weather in a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } } },
+  { type: 'function', function: { name: 'get_time', parameters: { type: 'object', properties: { tz: { type: 'string' } } } } },
 ];
 const CALLS = [
   { id: 'call_paris', name: 'get_weather', args: ['{"city":', '"Paris"}'] },
@@ -49,6 +50,8 @@ const ANSWERS = {
   'step-text': { text: ['Hel', 'lo', ', world'] },
   'step-tools': { text: ['Checking both.'], calls: CALLS },
   'step-after-tools': { text: ['Paris is sunny', '; it is 12:00 CET.'] },
+  'step-refusal': { refusal: ["I can't ", 'share that.'] },
+  'step-json': { text: ['{"city":', '"Paris","temp":21}'] },
 };
 type Step = keyof typeof ANSWERS;
 
@@ -62,7 +65,8 @@ beforeAll(async () => {
   const responses: Record<string, string> = {};
   const chats: Record<string, string> = {};
   for (const [name, a] of Object.entries(ANSWERS) as Array<[Step, (typeof ANSWERS)[Step]]>) {
-    responses[name] = sseOf(transcript({ text: a.text, calls: 'calls' in a ? a.calls.map((c) => ({ callId: c.id, name: c.name, args: c.args })) : undefined, usage: USAGE }));
+    const calls = 'calls' in a ? a.calls.map((c) => ({ callId: c.id, name: c.name, args: c.args })) : undefined;
+    responses[name] = sseOf(transcript({ ...a, calls, usage: USAGE }));
     chats[name] = chatProviderStream(a);
   }
   upstream = await startTestServer({ transcripts: responses, chatFromResponses: false });
@@ -88,18 +92,18 @@ interface Streamed {
   deltas: string;
 }
 
-async function stream(baseURL: string, model: Step, messages: ChatCompletionMessageParam[], tools?: typeof WEATHER_TOOLS): Promise<Streamed> {
-  const s = client(baseURL).chat.completions.stream({
-    model, messages, stream_options: { include_usage: true }, ...(tools ? { tools, tool_choice: 'auto', parallel_tool_calls: true } : {}),
-  });
+type Extra = Pick<ChatCompletionCreateParamsStreaming, 'tools' | 'tool_choice' | 'parallel_tool_calls' | 'response_format' | 'max_completion_tokens'>;
+
+async function stream(baseURL: string, model: Step, messages: ChatCompletionMessageParam[], extra: Extra = {}): Promise<Streamed> {
+  const s = client(baseURL).chat.completions.stream({ model, messages, stream_options: { include_usage: true }, ...extra });
   let deltas = '';
   s.on('content.delta', ({ delta }) => (deltas += delta));
   return { final: await s.finalChatCompletion(), deltas };
 }
 
 /** The same conversation through the gateway and from the chat provider: the same message, finish reason and usage. */
-async function both(model: Step, messages: ChatCompletionMessageParam[], tools?: typeof WEATHER_TOOLS): Promise<{ viaGateway: Streamed; reference: Streamed }> {
-  const [viaGateway, reference] = await Promise.all([stream(gatewayURL, model, messages, tools), stream(chatProvider.baseURL, model, messages, tools)]);
+async function both(model: Step, messages: ChatCompletionMessageParam[], extra: Extra = {}): Promise<{ viaGateway: Streamed; reference: Streamed }> {
+  const [viaGateway, reference] = await Promise.all([stream(gatewayURL, model, messages, extra), stream(chatProvider.baseURL, model, messages, extra)]);
   expect(viaGateway.final.choices).toHaveLength(1);
   expect(viaGateway.final.choices[0]!.message).toEqual(reference.final.choices[0]!.message);
   expect(viaGateway.final.choices[0]!.finish_reason).toBe(reference.final.choices[0]!.finish_reason);
@@ -135,7 +139,8 @@ describe('the official SDK streams chat completions through the gateway (Respons
 
   it('parallel tool calls, then a tool-result round trip carrying the SDK message and tool messages', async () => {
     const question: ChatCompletionMessageParam[] = [SYSTEM, { role: 'user', content: [{ type: 'text', text: 'Weather and time in Paris?' }] }];
-    const first = await both('step-tools', question, WEATHER_TOOLS);
+    const tools: Extra = { tools: WEATHER_TOOLS, tool_choice: 'auto', parallel_tool_calls: true };
+    const first = await both('step-tools', question, tools);
     const message = first.viaGateway.final.choices[0]!.message;
     expect(message.content).toBe('Checking both.');
     expect(message.tool_calls?.map((c) => (c.type === 'function' ? [c.id, c.function.name, c.function.arguments] : []))).toEqual([
@@ -150,8 +155,8 @@ describe('the official SDK streams chat completions through the gateway (Respons
         { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Weather and time in Paris?' }] },
       ],
       tools: [
-        { type: 'function', name: 'get_weather', description: 'Weather in a city', parameters: WEATHER_TOOLS[0]!.function.parameters, strict: false },
-        { type: 'function', name: 'get_time', parameters: WEATHER_TOOLS[1]!.function.parameters, strict: false },
+        { type: 'function', name: 'get_weather', description: 'Weather in a city', parameters: (WEATHER_TOOLS[0] as { function: { parameters: unknown } }).function.parameters, strict: false },
+        { type: 'function', name: 'get_time', parameters: (WEATHER_TOOLS[1] as { function: { parameters: unknown } }).function.parameters, strict: false },
       ],
       tool_choice: 'auto',
       parallel_tool_calls: true,
@@ -164,7 +169,7 @@ describe('the official SDK streams chat completions through the gateway (Respons
       { role: 'tool', tool_call_id: 'call_cet', content: '12:00' },
       { role: 'tool', tool_call_id: 'call_paris', content: [{ type: 'text', text: 'sunny, 21°C' }] },
     ];
-    const second = await both('step-after-tools', followUp, WEATHER_TOOLS);
+    const second = await both('step-after-tools', followUp, tools);
     expect(second.viaGateway.final.choices[0]!.message.content).toBe('Paris is sunny; it is 12:00 CET.');
     expect(upstreamBody('step-after-tools')['input']).toEqual([
       { type: 'message', role: 'system', content: 'You are terse.' },
@@ -175,6 +180,25 @@ describe('the official SDK streams chat completions through the gateway (Respons
       { type: 'function_call_output', call_id: 'call_cet', output: '12:00' },
       { type: 'function_call_output', call_id: 'call_paris', output: [{ type: 'input_text', text: 'sunny, 21°C' }] },
     ]);
+  });
+
+  it('a refusal, and structured output with response_format json_schema and max_completion_tokens', async () => {
+    const refused = await both('step-refusal', [{ role: 'user', content: 'Tell me a secret' }]);
+    expect(refused.viaGateway.final.choices[0]!.message).toMatchObject({ content: null, refusal: "I can't share that." });
+
+    const schema = { type: 'object', properties: { city: { type: 'string' }, temp: { type: 'number' } }, required: ['city', 'temp'], additionalProperties: false };
+    const json = await both('step-json', [{ role: 'developer', content: 'Answer in JSON.' }, { role: 'user', content: 'Paris?' }], {
+      response_format: { type: 'json_schema', json_schema: { name: 'weather', schema, strict: true } },
+      max_completion_tokens: 200,
+    });
+    expect(json.viaGateway.final.choices[0]!.message.content).toBe('{"city":"Paris","temp":21}');
+    expect(upstreamBody('step-json')).toEqual({
+      model: 'step-json',
+      stream: true,
+      input: [{ type: 'message', role: 'developer', content: 'Answer in JSON.' }, { type: 'message', role: 'user', content: 'Paris?' }],
+      text: { format: { type: 'json_schema', name: 'weather', schema, strict: true } },
+      max_output_tokens: 200,
+    });
   });
 
   it('an unmappable request is a 400 the SDK raises as BadRequestError naming the param; the upstream is not called', async () => {
