@@ -44,7 +44,7 @@ const ASSISTANT_KEYS = new Set([
 ]);
 // `parsed_arguments`: the SDK's parse of `arguments`, on the tool calls of a pushed-back final message.
 const FUNCTION_CALL_KEYS = new Set(['name', 'arguments', 'parsed_arguments']);
-const TOOL_KEYS = new Set(['role', 'content', 'tool_call_id']);
+const TOOL_KEYS = new Set(['role', 'content', 'tool_call_id', 'name']);
 
 const LEGACY = "the legacy 'functions' / 'function_call' interface has no Responses equivalent; use 'tools', 'tool_choice', assistant 'tool_calls' and 'tool' messages.";
 

@@ -22,7 +22,8 @@ export type ResponsesCreateRequest = {
   readonly top_p?: number;
   readonly user?: string;
   readonly metadata?: Readonly<Record<string, string>>;
-  readonly store?: boolean;
+  /** Always set: Chat Completions stores nothing unless asked, Responses stores unless told not to. */
+  readonly store: boolean;
   readonly parallel_tool_calls?: boolean;
   readonly reasoning?: { readonly effort: string };
   readonly text?: { readonly format?: ResponsesTextFormat; readonly verbosity?: string };
@@ -105,7 +106,7 @@ function map(body: unknown): ChatRequestMapping & { ok: true } {
   set('top_p', optNum(body['top_p'], 'top_p'));
   set('user', optStr(body['user'], 'user'));
   set('metadata', metadata(body['metadata']));
-  set('store', optBool(body['store'], 'store'));
+  out['store'] = optBool(body['store'], 'store') ?? false;
   set('parallel_tool_calls', optBool(body['parallel_tool_calls'], 'parallel_tool_calls'));
   const effort = optStr(body['reasoning_effort'], 'reasoning_effort');
   if (effort !== undefined) out['reasoning'] = { effort };

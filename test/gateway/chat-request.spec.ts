@@ -120,8 +120,10 @@ describe('chatRequestToResponses: messages → input items', () => {
     ],
     [
       "a participant's name and an echoed reasoning_content are ignored",
-      [{ role: 'user', name: 'ann', content: 'hi' }, { role: 'assistant', name: 'bot', content: 'ok', reasoning_content: 'thought' }],
-      [ITEM_HI, { type: 'message', role: 'assistant', content: 'ok' }],
+      [{ role: 'user', name: 'ann', content: 'hi' }, { role: 'assistant', name: 'bot', content: 'ok', reasoning_content: 'thought', tool_calls: [call('c1', 'f', '')] },
+        { role: 'tool', name: 'f', tool_call_id: 'c1', content: 'r' }],
+      [ITEM_HI, { type: 'message', role: 'assistant', content: 'ok' }, { type: 'function_call', call_id: 'c1', name: 'f', arguments: '' },
+        { type: 'function_call_output', call_id: 'c1', output: 'r' }],
     ],
     [
       "the SDK's final message pushed back as it is (parsed, annotations, parsed_arguments are ignored)",
@@ -133,7 +135,7 @@ describe('chatRequestToResponses: messages → input items', () => {
     ],
   ];
   it.each(cases)('%s', (_name, messages, input) => {
-    expect(mapped({ model: 'gpt-test', messages }).request).toEqual({ model: 'gpt-test', input });
+    expect(mapped({ model: 'gpt-test', messages }).request).toEqual({ model: 'gpt-test', input, store: false });
   });
 });
 
@@ -145,7 +147,9 @@ describe('chatRequestToResponses: parameters', () => {
     ['max_completion_tokens → max_output_tokens', { max_completion_tokens: 32 }, { max_output_tokens: 32 }],
     ['max_tokens and max_completion_tokens that agree', { max_tokens: 8, max_completion_tokens: 8 }, { max_output_tokens: 8 }],
     ['temperature and top_p', { temperature: 0.2, top_p: 0.9 }, { temperature: 0.2, top_p: 0.9 }],
-    ['user, metadata, store', { user: 'u-1', metadata: { k: 'v' }, store: false }, { user: 'u-1', metadata: { k: 'v' }, store: false }],
+    ['user, metadata', { user: 'u-1', metadata: { k: 'v' } }, { user: 'u-1', metadata: { k: 'v' } }],
+    ['store: true', { store: true }, { store: true }],
+    ["no store → store: false (Chat's default, not Responses')", { store: null }, { store: false }],
     ['parallel_tool_calls', { parallel_tool_calls: false }, { parallel_tool_calls: false }],
     ['reasoning_effort → reasoning.effort', { reasoning_effort: 'low' }, { reasoning: { effort: 'low' } }],
     ['verbosity → text.verbosity', { verbosity: 'high' }, { text: { verbosity: 'high' } }],
@@ -205,7 +209,7 @@ describe('chatRequestToResponses: parameters', () => {
     ['nulls read as not set', { temperature: null, top_p: null, max_tokens: null, stop: null, tools: null, tool_choice: null, response_format: null, metadata: null }, {}],
   ];
   it.each(cases)('%s', (_name, params, want) => {
-    expect(mapped({ model: 'gpt-test', messages: [USER_HI], ...params }).request).toEqual({ model: 'gpt-test', input: [ITEM_HI], ...want });
+    expect(mapped({ model: 'gpt-test', messages: [USER_HI], ...params }).request).toEqual({ model: 'gpt-test', input: [ITEM_HI], store: false, ...want });
   });
 
   it('stream_options.include_usage is for toChatChunks, not the upstream request', () => {

@@ -130,6 +130,7 @@ describe('the official SDK streams chat completions through the gateway (Respons
     expect(upstreamBody('step-text')).toEqual({
       model: 'step-text',
       stream: true,
+      store: false,
       input: [
         { type: 'message', role: 'system', content: 'You are terse.' },
         { type: 'message', role: 'user', content: 'Say hello' },
@@ -150,6 +151,7 @@ describe('the official SDK streams chat completions through the gateway (Respons
     expect(upstreamBody('step-tools')).toEqual({
       model: 'step-tools',
       stream: true,
+      store: false,
       input: [
         { type: 'message', role: 'system', content: 'You are terse.' },
         { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Weather and time in Paris?' }] },
@@ -195,6 +197,7 @@ describe('the official SDK streams chat completions through the gateway (Respons
     expect(upstreamBody('step-json')).toEqual({
       model: 'step-json',
       stream: true,
+      store: false,
       input: [{ type: 'message', role: 'developer', content: 'Answer in JSON.' }, { type: 'message', role: 'user', content: 'Paris?' }],
       text: { format: { type: 'json_schema', name: 'weather', schema, strict: true } },
       max_output_tokens: 200,
