@@ -1,5 +1,5 @@
 import * as t from 'io-ts';
-import { map, NEVER, Observable, type ColdObservable } from 'rxjs';
+import { map, NEVER, Observable } from 'rxjs';
 import type { TestScheduler } from 'rxjs/testing';
 import { defineTool } from '../lib/agent/define-tool';
 import { MaxTurnsError } from '../lib/agent/errors';
@@ -44,7 +44,7 @@ function label(e: AgentStreamEvent): string {
 }
 
 /** A model whose turn n is `turns[n - 1]()`, recording every request. */
-function scripted(turns: Array<() => ColdObservable<E>>): { transport: TurnTransport; requests: ResponseCreateParams[] } {
+function scripted(turns: Array<() => Observable<E>>): { transport: TurnTransport; requests: ResponseCreateParams[] } {
   const requests: ResponseCreateParams[] = [];
   return {
     requests,
