@@ -1,0 +1,81 @@
+// `openai-rx gateway`: createGateway on a port, until SIGINT / SIGTERM. `--fake` puts the fake provider behind
+// it (offline, no key), so the whole thing can be tried with the SDK or `curl -N`.
+import { createServer } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { createGateway } from '../lib/gateway/index.js';
+import { startFakeProvider, type FakeProvider } from '../lib/testing/fake-provider.js';
+import { CLIError, parse, usage } from './args.js';
+import type { IO } from './run.js';
+import { outFor, paint } from './style.js';
+
+export async function runGateway(argv: readonly string[], io: IO): Promise<number> {
+  const a = parse(
+    argv,
+    { port: 'string', host: 'string', upstream: 'string', redis: 'string', background: 'boolean', fake: 'boolean', 'lease-ms': 'string', 'fake-delay': 'string' },
+    0,
+  );
+  const port = a.flags.port === undefined ? 8080 : a.int('port', { max: 65535, what: '0 picks a free port' });
+  const host = typeof a.flags.host === 'string' ? a.flags.host : '127.0.0.1';
+  const leaseMs = a.flags['lease-ms'] === undefined ? undefined : a.int('lease-ms', { min: 100, max: 600_000, what: 'milliseconds' });
+  const fakeDelay = a.flags['fake-delay'] === undefined ? 20 : a.int('fake-delay', { max: 60_000, what: 'milliseconds between events' });
+  if (a.flags.fake && a.flags.upstream !== undefined) throw usage('--fake and --upstream exclude each other (--fake is the upstream)');
+  if (a.flags['fake-delay'] !== undefined && !a.flags.fake) throw usage('--fake-delay applies to --fake only');
+  const redis = typeof a.flags.redis === 'string' ? a.flags.redis : undefined;
+  if (redis !== undefined && !/^rediss?:\/\//.test(redis)) throw usage('--redis takes a redis:// or rediss:// URL');
+
+  const out = outFor(io.stdout, io.env);
+  const log = (t: string): void => void io.stdout.write(`${t}\n`);
+  let provider: FakeProvider | undefined;
+  if (a.flags.fake) provider = await startFakeProvider({ host: '127.0.0.1', eventDelay: fakeDelay });
+  const upstream = provider?.baseURL ?? (typeof a.flags.upstream === 'string' ? a.flags.upstream : undefined) ?? io.env['OPENAI_BASE_URL'] ?? 'https://api.openai.com/v1';
+
+  let gateway;
+  try {
+    gateway = createGateway({ upstream, ...(redis ? { log: redis } : {}), background: a.flags.background === true, ...(leaseMs !== undefined ? { leaseMs } : {}) });
+  } catch (e) {
+    await provider?.close();
+    throw new CLIError(`--upstream: ${e instanceof Error ? e.message : String(e)}`, 2);
+  }
+  const server = createServer(gateway);
+  const sockets = new Set<Socket>();
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+  } catch (e) {
+    await gateway.close();
+    await provider?.close();
+    const code = (e as { code?: string }).code;
+    if (code === 'EADDRINUSE') throw new CLIError(`port ${port} on ${host} is in use (pick another with --port)`);
+    if (code === 'EACCES') throw new CLIError(`not allowed to listen on ${host}:${port}`);
+    throw new CLIError(`cannot listen on ${host}:${port}${code ? ` (${code})` : ''}`);
+  }
+  const bound = (server.address() as AddressInfo).port;
+  const base = `http://${host.includes(':') ? `[${host}]` : host}:${bound}/v1`;
+  log(`${paint(out, 'bold', 'openai-rx gateway')} at ${paint(out, 'cyan', base)} → ${provider ? `the fake provider (${upstream})` : upstream}`);
+  log(`log: ${redis ? redis.replace(/\/\/[^@/]*@/, '//[credentials]@') : 'memory (this process only)'}${a.flags.background ? '; upstream responses run in the background (any instance can take over)' : ''}`);
+  log(paint(out, 'dim', `try: curl -N ${base}/responses -H 'authorization: Bearer ${provider ? 'any-key' : '$OPENAI_API_KEY'}' -H 'content-type: application/json' -d '{"model":"${provider ? 'fake-model' : 'gpt-5.4-nano'}","input":"Hi","stream":true}'`));
+  log(paint(out, 'dim', `     OPENAI_BASE_URL=${base} your-app   (Ctrl-C stops)`));
+
+  await (io.interrupted ??
+    new Promise<void>((resolve) => {
+      process.once('SIGINT', () => resolve());
+      process.once('SIGTERM', () => resolve());
+    }));
+  const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+  await gateway.close();
+  server.closeAllConnections();
+  for (const s of sockets) s.destroy();
+  await stopped;
+  await provider?.close();
+  log('stopped');
+  return 0;
+}
