@@ -5,6 +5,7 @@ import { dirname, join, resolve } from 'node:path';
 import { CLIError, parse, usage } from './args.js';
 import { runReplay } from './replay.js';
 import { runServe } from './serve.js';
+import { runGateway } from './gateway.js';
 import { outFor } from './style.js';
 
 export const USAGE = `usage: openai-rx <command> [options]
@@ -27,6 +28,18 @@ export const USAGE = `usage: openai-rx <command> [options]
     --delay MS              milliseconds between writes (WebSocket: between frames)
     --status CODE[,CODE..]  answer the first requests with these HTTP errors, then normally
     --ws                    also serve WebSocket mode, on the same port ({baseURL}/responses)
+  gateway                   an OpenAI-compatible gateway (Responses and Chat Completions) whose
+                            streams are recorded and resumable from any instance (until Ctrl-C)
+    --port N  --host H      where to listen (default 127.0.0.1:8080; --port 0 picks a free port)
+    --upstream URL          the provider's base URL with its /v1 (default OPENAI_BASE_URL, else
+                            https://api.openai.com/v1); clients' Authorization is forwarded
+    --redis URL             record streams in Redis (redis://…), shared by every instance
+                            (default: in memory, this process only)
+    --background            run upstream responses in the background, so that another instance
+                            can continue a stream after this one died
+    --lease-ms N            how soon another instance may take a dead one's stream over (default 10000)
+    --fake                  serve the built-in fake provider as the upstream (offline, no key)
+    --fake-delay MS         milliseconds between the fake provider's events (default 20)
   --version                 print the version
   --help                    print this help
 
@@ -113,6 +126,8 @@ export async function run(argv: readonly string[], io: IO): Promise<number> {
       return runReplay(rest, io);
     case 'serve':
       return runServe(rest, io);
+    case 'gateway':
+      return runGateway(rest, io);
     default:
       throw usage(
         command.startsWith('-')
