@@ -21,6 +21,7 @@ export class ChatRequestRefusal extends Error {
 /** Present and not null: the API reads an explicit `null` as "not set". */
 export const given = (u: unknown): boolean => u !== undefined && u !== null;
 
+/** A JSON object (not null, not an array). */
 export const isObj = (u: unknown): u is Obj => typeof u === 'object' && u !== null && !Array.isArray(u);
 
 function typeName(u: unknown): string {
@@ -30,18 +31,21 @@ function typeName(u: unknown): string {
 }
 
 /** A short, safe rendering of an enum-like value for a message: strings up to 40 characters, else its type. */
-export function shown(u: unknown): string {
+function shown(u: unknown): string {
   return typeof u === 'string' && u.length <= 40 && /^[\w.\-/: ]*$/.test(u) ? `'${u}'` : typeName(u);
 }
 
+/** Throws: `path` holds the wrong JSON type. */
 export function invalidType(path: string, expected: string, got: unknown): never {
   throw new ChatRequestRefusal(path, `Invalid type for '${path}': expected ${expected}, but got ${typeName(got)}.`, 'invalid_type');
 }
 
+/** Throws: `path` is required and absent. */
 export function missing(path: string): never {
   throw new ChatRequestRefusal(path, `Missing required parameter: '${path}'.`, 'missing_required_parameter');
 }
 
+/** Throws: `path` holds a value outside `supported`. */
 export function invalidValue(path: string, got: unknown, supported: readonly string[]): never {
   const list = supported.map((s) => `'${s}'`).join(', ');
   throw new ChatRequestRefusal(path, `Invalid value for '${path}': ${shown(got)}. Supported values are: ${list}.`, 'invalid_value');
@@ -52,16 +56,19 @@ export function unsupported(path: string, why: string, code: 'unsupported_parame
   throw new ChatRequestRefusal(path, `'${path}' is not supported by this gateway (Chat Completions served from the Responses API): ${why}`, code);
 }
 
+/** `u` as an object, else a refusal naming `path` (absent: missing). */
 export function obj(u: unknown, path: string): Obj {
   if (u === undefined) missing(path);
   return isObj(u) ? u : invalidType(path, 'an object', u);
 }
 
+/** `u` as an array, else a refusal naming `path` (absent: missing). */
 export function arr(u: unknown, path: string): readonly unknown[] {
   if (u === undefined) missing(path);
   return Array.isArray(u) ? u : invalidType(path, 'an array', u);
 }
 
+/** `u` as a string, else a refusal naming `path` (absent: missing). */
 export function str(u: unknown, path: string): string {
   if (u === undefined) missing(path);
   return typeof u === 'string' ? u : invalidType(path, 'a string', u);
@@ -72,21 +79,25 @@ export function optStr(u: unknown, path: string): string | undefined {
   return u === undefined || u === null ? undefined : str(u, path);
 }
 
+/** A finite number, or `undefined` when absent or null. */
 export function optNum(u: unknown, path: string): number | undefined {
   if (u === undefined || u === null) return undefined;
   return typeof u === 'number' && Number.isFinite(u) ? u : invalidType(path, 'a number', u);
 }
 
+/** An integer, or `undefined` when absent or null. */
 export function optInt(u: unknown, path: string): number | undefined {
   if (u === undefined || u === null) return undefined;
   return typeof u === 'number' && Number.isInteger(u) ? u : invalidType(path, 'an integer', u);
 }
 
+/** A boolean, or `undefined` when absent or null. */
 export function optBool(u: unknown, path: string): boolean | undefined {
   if (u === undefined || u === null) return undefined;
   return typeof u === 'boolean' ? u : invalidType(path, 'a boolean', u);
 }
 
+/** An object, or `undefined` when absent or null. */
 export function optObj(u: unknown, path: string): Obj | undefined {
   return u === undefined || u === null ? undefined : obj(u, path);
 }

@@ -4,7 +4,7 @@
 import { GatewayHttpError, invalidRequest } from './errors.js';
 import { messagesToInput, type ResponsesInputItem } from './chat-messages.js';
 import {
-  ChatRequestRefusal, arr, given, invalidType, onlyKeys, optBool, optInt, optNum, optObj, optStr, str, unsupported, type Obj,
+  ChatRequestRefusal, arr, given, invalidType, isObj, onlyKeys, optBool, optInt, optNum, optObj, optStr, str, unsupported, type Obj,
 } from './chat-read.js';
 import { textFormatOf, toolChoiceOf, toolsOf, type ResponsesTextFormat, type ResponsesTool, type ResponsesToolChoice } from './chat-tools.js';
 
@@ -87,7 +87,7 @@ export function chatRequestToResponses(body: unknown): ChatRequestMapping {
 }
 
 function map(body: unknown): ChatRequestMapping & { ok: true } {
-  if (!isBody(body)) {
+  if (!isObj(body)) {
     throw new ChatRequestRefusal(null, `The request body must be a JSON object, but got ${Array.isArray(body) ? 'an array' : body === null ? 'null' : `a ${typeof body}`}.`, 'invalid_type');
   }
   onlyKeys(body, KNOWN, '');
@@ -119,10 +119,6 @@ function map(body: unknown): ChatRequestMapping & { ok: true } {
   for (const key of ['prompt_cache_options', 'moderation']) set(key, optObj(body[key], key));
   const includeUsage = optBool(streamOptions?.['include_usage'], 'stream_options.include_usage') ?? false;
   return { ok: true, request: out as ResponsesCreateRequest, includeUsage };
-}
-
-function isBody(u: unknown): u is Obj {
-  return typeof u === 'object' && u !== null && !Array.isArray(u);
 }
 
 /** The chat-only parameters: their neutral values pass (and are dropped), anything else is refused. */
