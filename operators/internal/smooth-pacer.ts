@@ -45,9 +45,8 @@ class Part<O> {
 class Stage<O, T> {
   readonly parts = new Map<string, Part<O>>();
   readonly held: T[] = [];
-  get closed(): boolean {
-    return this.held.length > 0;
-  }
+  /** No more text can join it (a value is held after it, or the source ended): its trailing segments are complete. */
+  closed = false;
 }
 
 export interface PacerOptions<O, T> {
@@ -110,7 +109,7 @@ export class Pacer<O, T> {
       return;
     }
     // The text before a held value can no longer grow: its trailing segments become complete.
-    if (!stage.closed) for (const part of stage.parts.values()) this.closeTail(part);
+    this.close(stage);
     stage.held.push(value);
     this.pump();
   }
@@ -151,27 +150,35 @@ export class Pacer<O, T> {
 
   private closeLast(): void {
     const stage = this.stages[this.stages.length - 1];
-    if (stage !== undefined && this.stages.length > this.stageHead && !stage.closed) for (const part of stage.parts.values()) this.closeTail(part);
+    if (stage !== undefined && this.stages.length > this.stageHead) this.close(stage);
   }
 
-  private closeTail(part: Part<O>): void {
-    if (part.tail !== '') {
-      part.segments.push(part.tail);
-      part.tail = '';
+  private close(stage: Stage<O, T>): void {
+    if (stage.closed) return;
+    stage.closed = true;
+    for (const part of stage.parts.values()) {
+      if (part.tail !== '') {
+        part.segments.push(part.tail);
+        part.tail = '';
+      }
     }
   }
 
   /** Cuts `text` (the old trailing segment and the new text) into complete segments and a new trailing one. */
   private append(part: Part<O>, text: string): void {
+    // A high surrogate at the end is half a character: what it becomes (an emoji modifier joins the grapheme
+    // before it) is not known yet, so the text is cut as if it were not there.
+    const last = text.charCodeAt(text.length - 1);
+    const body = last >= 0xd800 && last <= 0xdbff ? text.slice(0, -1) : text;
     let from = 0;
-    for (const end of this.o.chunker.cut(text)) {
-      if (end <= from || end > text.length) continue;
+    for (const end of this.o.chunker.cut(body)) {
+      if (end <= from || end > body.length) continue;
       part.segments.push(text.slice(from, end));
       from = end;
     }
     let tail = from === 0 ? text : text.slice(from);
     if (tail.length > MAX_HOLD) {
-      const starts = graphemeStarts(tail);
+      const starts = graphemeStarts(body.slice(from));
       const cut = starts[starts.length - 1] ?? 0;
       if (cut > 0) {
         part.segments.push(tail.slice(0, cut));
