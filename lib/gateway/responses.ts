@@ -121,31 +121,24 @@ export async function resumeResponse(ctx: GatewayContext, req: IncomingMessage, 
 
 /**
  * `POST /v1/responses/{id}/cancel`: only for a stream of the caller's in the log (else 404, never another
- * caller's). Cancels upstream, then ends the stream in the log (every reader, in every instance, ends) and
- * stops this instance's producer; answers with the upstream's answer (the cancelled response).
+ * caller's). Ends the stream in the log (every reader, in every instance, ends; its producer is fenced off),
+ * stops this instance's producer (aborting its upstream request), then cancels upstream and answers with the
+ * upstream's answer (the cancelled response). The log is cancelled even when the upstream cannot be told.
  */
 export async function cancelResponse(ctx: GatewayContext, req: IncomingMessage, res: ServerResponse, caller: Caller, id: string): Promise<void> {
   checkId(id);
   const scope: LogScope = { responseId: id, owner: caller.owner };
   if ((await ctx.log.state(scope)) === undefined) throw notFound(id);
+  // The log first: every reader, here and in other instances, then sees the end as a cancel (not as the
+  // interruption the upstream's cut would look like), and the producer's next append is fenced off.
+  await ctx.log.cancel(scope);
+  ctx.producers.get(caller.owner, id)?.stop();
   const controller = new AbortController();
   res.on('close', () => {
     if (!res.writableFinished) controller.abort();
   });
-  let up: Response | undefined;
-  let failed: unknown;
-  try {
-    up = await fetchUpstream(ctx.options, {
-      method: 'POST', path: `/responses/${encodeURIComponent(id)}/cancel`, headers: requestHeaders(req, caller), signal: controller.signal,
-    });
-  } catch (e) {
-    failed = e;
-  }
-  // The log is cancelled even when the upstream could not be told (as the library's cancelResponse does).
-  if (up === undefined || up.ok) {
-    await ctx.log.cancel(scope);
-    ctx.producers.get(caller.owner, id)?.stop();
-  }
-  if (up === undefined) return sendError(ctx, res, upstreamError(failed));
+  const up = await fetchUpstream(ctx.options, {
+    method: 'POST', path: `/responses/${encodeURIComponent(id)}/cancel`, headers: requestHeaders(req, caller), signal: controller.signal,
+  });
   await relay(up, res, controller.signal);
 }

@@ -1,0 +1,230 @@
+// The gateway's routes over real loopback sockets: resume by Last-Event-ID, cancel, auth isolation, and the
+// OpenAI-style errors (400 malformed JSON, 401, 404, 413, 429, 502, 504) with the SDK's own error classes.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import OpenAI from 'openai';
+import { lastValueFrom, toArray } from 'rxjs';
+import { fromResponsesSSE } from '../../lib/decode/responses-sse';
+import { GatewayHttpError } from '../../lib/gateway/index';
+import { closeServer, listen, seqs, startHarness, words, type Harness } from './helpers';
+
+jest.setTimeout(60_000);
+
+const KEY = 'sk-test-owner-aaaa-0000';
+const OTHER = 'sk-test-owner-bbbb-1111';
+const sdk = (baseURL: string, key = KEY) => new OpenAI({ apiKey: key, baseURL, maxRetries: 0, timeout: 30_000 });
+
+const post = (h: Harness, path: string, body: string, headers: Record<string, string> = {}) =>
+  fetch(`${h.origin}${path}`, { method: 'POST', body, headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json', ...headers } });
+
+/** The events of an SSE response body, decoded by the library. */
+const eventsOf = async (res: Response) => lastValueFrom(fromResponsesSSE(res, { errorEvents: 'value' }).pipe(toArray())) as Promise<Array<Record<string, unknown>>>;
+
+/** Reads a create stream until `n` events arrived, then leaves; returns them and the response id. */
+async function firstEvents(h: Harness, n: number, body: Record<string, unknown> = {}): Promise<{ id: string; events: Array<Record<string, unknown>> }> {
+  const stream = await sdk(h.baseURL).responses.create({ model: 'fake-model', input: 'Hi', stream: true, ...body } as never);
+  const events: Array<Record<string, unknown>> = [];
+  for await (const e of stream as unknown as AsyncIterable<unknown>) {
+    events.push(e as Record<string, unknown>);
+    if (events.length === n) break;
+  }
+  return { id: (events[0] as { response: { id: string } }).response.id, events };
+}
+
+describe('resume and cancel', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({ provider: { answer: words(60), eventDelay: 10 }, gateway: { background: true } });
+  });
+  afterAll(() => h.close());
+
+  it('a Last-Event-ID reconnect gets the events after it, each once; the SSE ids are the sequence numbers', async () => {
+    const { id, events } = await firstEvents(h, 5);
+    const res = await fetch(`${h.baseURL}/responses/${id}?stream=true`, { headers: { authorization: `Bearer ${KEY}`, 'last-event-id': '4' } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const text = await res.text();
+    const ids = [...text.matchAll(/^id: (\d+)$/gm)].map((m) => Number(m[1]));
+    const rest = await eventsOf(new Response(text, { headers: { 'content-type': 'text/event-stream' } }));
+    expect(ids).toEqual(seqs(rest));
+    expect([...events, ...rest]).toEqual(h.provider.responses.get(id)!.events);
+  });
+
+  it('Last-Event-ID wins over the starting_after of the URL a browser reconnects to', async () => {
+    const { id } = await firstEvents(h, 3);
+    const res = await fetch(`${h.baseURL}/responses/${id}?stream=true&starting_after=1`, { headers: { authorization: `Bearer ${KEY}`, 'last-event-id': '20' } });
+    const rest = await eventsOf(res);
+    expect(seqs(rest)[0]).toBe(21);
+  });
+
+  it('cancel: upstream cancelled, the live stream and every log reader end, without a terminal event', async () => {
+    const client = sdk(h.baseURL);
+    const stream = await client.responses.create({ model: 'fake-model', input: 'Hi', stream: true });
+    const live: Array<Record<string, unknown>> = [];
+    let cancelled: Promise<unknown> | undefined;
+    let reader: Promise<Array<Record<string, unknown>>> | undefined;
+    for await (const e of stream) {
+      live.push(e as unknown as Record<string, unknown>);
+      if (live.length === 5) {
+        const id = (live[0] as { response: { id: string } }).response.id;
+        reader = (async () => {
+          const got: Array<Record<string, unknown>> = [];
+          for await (const x of await client.responses.retrieve(id, { stream: true, starting_after: 0 })) got.push(x as unknown as Record<string, unknown>);
+          return got;
+        })();
+        cancelled = client.responses.cancel(id);
+      }
+    }
+    const id = (live[0] as { response: { id: string } }).response.id;
+    expect(((await cancelled) as { status: string }).status).toBe('cancelled');
+    const read = await reader!;
+    const sent = h.provider.responses.get(id)!;
+    expect(sent.cancelledAt).toBeDefined();
+    expect(live.length).toBeLessThan(sent.events.length);
+    expect(live.some((e) => e['type'] === 'response.completed')).toBe(false);
+    expect(read.some((e) => e['type'] === 'response.completed' || e['type'] === 'error')).toBe(false);
+    expect(live).toEqual(sent.events.slice(0, live.length));
+    expect(read).toEqual(sent.events.slice(1, 1 + read.length));
+  });
+});
+
+describe('auth isolation', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({ provider: { answer: words(20), eventDelay: 2 }, gateway: { background: true } });
+  });
+  afterAll(() => h.close());
+
+  it("another key cannot resume or cancel a stream: 404, never the other caller's data", async () => {
+    const { id } = await firstEvents(h, 2);
+    const other = sdk(h.baseURL, OTHER);
+    await expect(other.responses.retrieve(id, { stream: true, starting_after: 0 })).rejects.toBeInstanceOf(OpenAI.NotFoundError);
+    await expect(other.responses.cancel(id)).rejects.toBeInstanceOf(OpenAI.NotFoundError);
+    // The owner still can.
+    const rest: unknown[] = [];
+    for await (const e of await sdk(h.baseURL).responses.retrieve(id, { stream: true, starting_after: 0 })) rest.push(e);
+    expect(rest).toEqual(h.provider.responses.get(id)!.events.slice(1));
+  });
+
+  it('no Authorization: 401 in the OpenAI shape', async () => {
+    const res = await fetch(`${h.baseURL}/responses`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } });
+    expect(res.status).toBe(401);
+    expect(await res.json()).toEqual({ error: { message: expect.any(String), type: 'invalid_request_error', param: null, code: 'missing_api_key' } });
+  });
+
+  it('authorize(): the application names the owner and holds the upstream key; a refusal is its own status', async () => {
+    const app = await startHarness({
+      provider: { answer: words(10), apiKey: 'sk-upstream-held-by-gateway' },
+      gateway: {
+        authorize: (req) => {
+          const user = req.headers['x-user'];
+          if (typeof user !== 'string') throw new GatewayHttpError(401, 'Sign in first.');
+          return { owner: user, apiKey: 'sk-upstream-held-by-gateway' };
+        },
+      },
+    });
+    try {
+      const as = (user?: string) => new OpenAI({ apiKey: 'unused', baseURL: app.baseURL, maxRetries: 0, defaultHeaders: user ? { 'x-user': user } : {} });
+      const events: Array<Record<string, unknown>> = [];
+      for await (const e of await as('alice').responses.create({ model: 'fake-model', input: 'Hi', stream: true })) events.push(e as unknown as Record<string, unknown>);
+      const id = (events[0] as { response: { id: string } }).response.id;
+      expect(events).toEqual(app.provider.responses.get(id)!.events);
+      await expect(as('bob').responses.retrieve(id, { stream: true })).rejects.toBeInstanceOf(OpenAI.NotFoundError);
+      // With a shared upstream key, the gateway guards the non-streaming routes of a response too.
+      await expect(as('bob').responses.retrieve(id)).rejects.toBeInstanceOf(OpenAI.NotFoundError);
+      expect((await as('alice').responses.retrieve(id)).id).toBe(id);
+      await expect(as().responses.create({ model: 'fake-model', input: 'Hi' })).rejects.toMatchObject({ status: 401, message: expect.stringContaining('Sign in first.') });
+    } finally {
+      await app.close();
+    }
+  });
+});
+
+describe('errors', () => {
+  it('malformed JSON is a 400 with the SDK-readable body; a body over the limit a 413', async () => {
+    const h = await startHarness({ gateway: { limits: { maxBodyBytes: 1024 } } });
+    try {
+      const bad = await post(h, '/v1/responses', '{"model": "x", "input": ');
+      expect(bad.status).toBe(400);
+      expect((await bad.json()) as unknown).toMatchObject({ error: { type: 'invalid_request_error', code: 'invalid_json', param: null } });
+      const big = await post(h, '/v1/responses', JSON.stringify({ model: 'fake-model', input: 'x'.repeat(4096), stream: true }));
+      expect(big.status).toBe(413);
+      expect((await big.json()) as unknown).toMatchObject({ error: { code: 'request_too_large' } });
+      await expect(sdk(h.baseURL).responses.create({ model: 'fake-model', input: 'x'.repeat(4096), stream: true })).rejects.toMatchObject({ status: 413 });
+      const notObject = await post(h, '/v1/responses', '[1,2]');
+      expect(notObject.status).toBe(400);
+      expect(h.provider.requests).toHaveLength(0); // none of them reached the upstream
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('over maxConcurrentStreams: 429 (RateLimitError), and a slot frees when a stream ends', async () => {
+    const h = await startHarness({ provider: { answer: words(100), eventDelay: 20 }, gateway: { limits: { maxConcurrentStreams: 1 } } });
+    try {
+      const first = await sdk(h.baseURL).responses.create({ model: 'fake-model', input: 'Hi', stream: true });
+      await expect(sdk(h.baseURL).responses.create({ model: 'fake-model', input: 'Hi', stream: true })).rejects.toBeInstanceOf(OpenAI.RateLimitError);
+      expect(h.gateway.metrics().errors['429']).toBe(1);
+      for await (const e of first) void e;
+      // The slot frees once the first stream's response has closed.
+      for (let i = 0; h.gateway.metrics().streams.clients > 0 && i < 500; i++) await new Promise((r) => setTimeout(r, 10));
+      const again = await sdk(h.baseURL).responses.stream({ model: 'fake-model', input: 'Hi' }).finalResponse();
+      expect(again.output_text).toBe(words(100));
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('upstream down: 502 (not the SDK connection error: the gateway answered)', async () => {
+    const dead = await listen(() => undefined);
+    const port = (dead.address() as AddressInfo).port;
+    await closeServer(dead);
+    const h = await startHarness({ gateway: { upstream: `http://127.0.0.1:${port}/v1` } });
+    try {
+      await expect(sdk(h.baseURL).responses.create({ model: 'fake-model', input: 'Hi', stream: true })).rejects.toMatchObject({ status: 502, code: 'bad_gateway' });
+      await expect(sdk(h.baseURL).models.list()).rejects.toMatchObject({ status: 502 });
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('an upstream that never answers: 504 after timeouts.upstream', async () => {
+    const silent: Server = createServer(() => undefined);
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+    const h = await startHarness({ gateway: { upstream: `http://127.0.0.1:${(silent.address() as AddressInfo).port}/v1`, timeouts: { upstream: 300 } } });
+    try {
+      await expect(sdk(h.baseURL).responses.create({ model: 'fake-model', input: 'Hi', stream: true })).rejects.toMatchObject({ status: 504 });
+      await expect(sdk(h.baseURL).models.list()).rejects.toMatchObject({ status: 504 });
+    } finally {
+      await h.close();
+      await closeServer(silent);
+    }
+  });
+
+  it('upstream HTTP errors pass through with their status and fields', async () => {
+    const h = await startHarness({ provider: { apiKey: 'sk-right-key-000000' } });
+    try {
+      await expect(sdk(h.baseURL).responses.create({ model: 'fake-model', input: 'Hi', stream: true })).rejects.toMatchObject({ status: 401, code: 'invalid_api_key' });
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('unknown paths outside /v1 are 404; /healthz and /metrics answer', async () => {
+    const h = await startHarness();
+    try {
+      const r = await fetch(`${h.origin}/admin`);
+      expect(r.status).toBe(404);
+      expect((await r.json()) as unknown).toMatchObject({ error: { type: 'not_found_error' } });
+      expect(await (await fetch(`${h.origin}/healthz`)).json()).toEqual({ status: 'ok' });
+      const m = (await (await fetch(`${h.origin}/metrics`)).json()) as Record<string, unknown>;
+      expect(m).toMatchObject({ streams: { clients: 0, producers: 0 }, events: { total: 0 }, log: { appendsInFlight: 0 } });
+      // Under /v1 an unknown path is forwarded: the upstream's own 404 comes back.
+      const up = await fetch(`${h.baseURL}/no-such-thing`, { headers: { authorization: `Bearer ${KEY}` } });
+      expect(up.status).toBe(404);
+      expect(h.provider.requests.map((x) => x.url)).toEqual(['/v1/no-such-thing']);
+    } finally {
+      await h.close();
+    }
+  });
+});
