@@ -25,3 +25,4 @@ export * from './http-server.js';
 export * from './transcripts.js';
 export * from './ws-server.js';
 export * from './fake-provider.js';
+export * from './scripted-provider.js';
