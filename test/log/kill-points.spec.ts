@@ -1,0 +1,187 @@
+// Issue 15, kill -9 "at many different points", across real processes sharing one redis-server: process A
+// (persist-producer.ts under tsx) streams a background response from the loopback fake provider through
+// persistTo and is killed with SIGKILL at a point watched in the log: right after response.created, at the
+// second event, just before the terminal event, and at points drawn from a seed (KILL_SEED in the environment,
+// printed in the test names, to vary them between runs). Each run has a response of its own (the recording
+// with its id rewritten), so that the provider's records tell the runs apart. B's readers with upstream (one
+// started before A, one after the kill) end with exactly the recording and the provider continues each
+// stream once. Then a takeover's taker dies too: process B (takeover-reader.ts) takes over from a killed A,
+// is killed itself mid-continuation, and a third reader takes over from B and ends with the recording.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { lastValueFrom, toArray } from 'rxjs';
+import { fromEventLog } from '../../lib/log/from-event-log';
+import { redisEventLog } from '../../lib/log/redis';
+import type { EventLog, LogScope } from '../../lib/log/types';
+import { type Fault, startTestServer, type TestServer } from '../../lib/testing/index';
+import { fixture, payloads } from '../helpers/fixtures';
+import { prng } from '../helpers/prng';
+import { type RedisServer, startRedisServer } from './redis-server';
+import { collect, seqs } from './takeover-helpers';
+
+jest.setTimeout(240_000);
+
+const LEASE_MS = 3000;
+const CHUNK_DELAY = 5;
+const SEED = Number(process.env['KILL_SEED'] ?? 1515);
+const sse = fixture('long-text');
+const originalId = (payloads(sse)[0]!['response'] as { id: string }).id;
+const N = payloads(sse).length;
+
+const rnd = prng(SEED);
+/** The edges, then `k` seeded points spread over the stream (one in each k-th), all before the terminal event. */
+const KILL_POINTS = [0, 1, N - 2, ...Array.from({ length: 6 }, (_, i) => 1 + Math.floor(((i + rnd()) * (N - 3)) / 6))];
+
+/** Run `name`'s response: the recording with an id of its own, its create request stalled after `stall` events. */
+interface RunSpec {
+  readonly responseId: string;
+  readonly recorded: Array<Record<string, unknown>>;
+}
+const transcripts: Record<string, string> = {};
+const createStall = new Map<string, number>(); // model → stall the create request after this many events
+const resumeFaults = new Map<string, Fault[]>(); // response id → faults of its resume requests, in order
+function runSpec(name: string, stallAfter: number): RunSpec {
+  const responseId = `resp_kill_${name}`;
+  const text = sse.split(originalId).join(responseId);
+  transcripts[name] = text;
+  createStall.set(name, Math.min(stallAfter, N - 1)); // never the terminal event: A is mid-stream when killed
+  return { responseId, recorded: payloads(text) };
+}
+const RUNS = KILL_POINTS.map((p, i) => ({ point: p, spec: runSpec(`k${i}`, p + 40) }));
+const TWICE = runSpec('twice', 120);
+resumeFaults.set(TWICE.responseId, [{ type: 'stall', afterEvents: 80 }]); // B is still continuing when it is killed
+
+let redis: RedisServer;
+let provider: TestServer;
+let log: EventLog;
+const children = new Set<ChildProcess>();
+
+beforeAll(async () => {
+  redis = await startRedisServer();
+  provider = await startTestServer({
+    transcripts,
+    chunkDelay: CHUNK_DELAY,
+    faults: (r) => {
+      if (r.route === 'responses.create') {
+        const after = createStall.get((r.body as { model?: string } | undefined)?.model ?? '');
+        return after === undefined ? undefined : { type: 'stall', afterEvents: after };
+      }
+      if (r.route === 'responses.stream') return resumeFaults.get(decodeURIComponent(r.path.split('/').pop() ?? ''))?.shift();
+      return undefined;
+    },
+  });
+  log = redisEventLog({ url: redis.url, commandTimeoutMs: 30_000 });
+});
+afterAll(async () => {
+  for (const c of children) c.kill('SIGKILL');
+  await log?.close();
+  await provider?.close();
+  await redis?.stop();
+});
+
+interface Child {
+  readonly child: ChildProcess;
+  readonly lines: string[];
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  stderr(): string;
+}
+
+function startChild(script: string, args: string[]): Child {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, script), ...args], { cwd: join(__dirname, '..', '..'), stdio: ['ignore', 'pipe', 'pipe'] });
+  children.add(child);
+  const lines: string[] = [];
+  let out = '';
+  let err = '';
+  child.stdout!.on('data', (d) => {
+    out += d;
+    const parts = out.split('\n');
+    out = parts.pop()!;
+    lines.push(...parts);
+  });
+  child.stderr!.on('data', (d) => (err += d));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => {
+      children.delete(child);
+      resolve({ code, signal });
+    }),
+  );
+  return { child, lines, exited, stderr: () => err };
+}
+
+/** Process A: streams transcript `model` through persistTo into Redis (the owner '' here). */
+const producer = (model: string): Child => startChild('persist-producer.ts', [redis.url, provider.baseURL, model, '', String(LEASE_MS)]);
+
+/** Resolves once the log holds events up to `seq` (watched, not timed); fails after a generous bound or if `p` exited. */
+async function untilStored(s: LogScope, seq: number, p: Child, ms = 90_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const last = (await log.state(s))?.lastSequenceNumber;
+    if (last !== undefined && last >= seq) return;
+    if (Date.now() > deadline || p.child.exitCode !== null) throw new Error(`${s.responseId} never reached ${seq} (at ${last}): ${p.lines.slice(-3).join(' | ')} ${p.stderr()}`);
+    await log.wait(s, last, 1000);
+  }
+}
+
+async function kill(p: Child): Promise<void> {
+  p.child.kill('SIGKILL');
+  expect((await p.exited).signal).toBe('SIGKILL');
+}
+
+const config = () => ({ baseURL: provider.baseURL, apiKey: 'sk-test' });
+const resumesOf = (id: string) => provider.requests.filter((r) => r.route === 'responses.stream' && r.path.endsWith(`/${id}`));
+
+test(`kill -9 of process A at ${KILL_POINTS.join(', ')} of ${N} (seed ${SEED}): readers with upstream before and after the kill end with exactly the recording; one continuation each`, async () => {
+  const runs = RUNS.map(async ({ point, spec }, i) => {
+    const { responseId, recorded } = spec;
+    const s = { responseId };
+    const options = { upstream: config(), leaseMs: LEASE_MS, notFoundTimeout: 90_000, pollMs: 200 };
+    const before = collect(fromEventLog(log, responseId, options));
+    const a = producer(`k${i}`);
+    await untilStored(s, point, a);
+    await kill(a);
+    const killedAt = (await log.state(s))?.lastSequenceNumber as number;
+    expect(killedAt).toBeGreaterThanOrEqual(point);
+    expect(killedAt).toBeLessThan(N - 1);
+    const after = collect(fromEventLog(log, responseId, options));
+    for (const r of [await before, await after]) {
+      expect(r.error).toBeUndefined();
+      expect(seqs(r.events)).toEqual(seqs(recorded));
+      expect(r.events).toEqual(recorded);
+    }
+    expect(resumesOf(responseId).map((r) => r.query['starting_after'])).toEqual([String(killedAt)]);
+    expect(await lastValueFrom(fromEventLog(log, responseId).pipe(toArray()))).toEqual(recorded);
+    expect(await log.state(s)).toMatchObject({ end: 'completed', lease: undefined, lastSequenceNumber: N - 1 });
+  });
+  await Promise.all(runs);
+});
+
+test('kill -9 of the taker too: B takes over from a killed A and is killed mid-continuation; C takes over from B and ends with exactly the recording', async () => {
+  const { responseId, recorded } = TWICE;
+  const s = { responseId };
+  const a = producer('twice');
+  await untilStored(s, 60, a);
+  await kill(a);
+  const killedA = (await log.state(s))?.lastSequenceNumber as number;
+  const leaseA = (await log.state(s))?.lease?.token;
+
+  // B: a reader with upstream in a process of its own; it claims the lease once A's lapses and continues.
+  const b = startChild('takeover-reader.ts', [redis.url, provider.baseURL, responseId, '', String(LEASE_MS)]);
+  await untilStored(s, killedA + 20, b);
+  const taken = (await log.state(s))?.lease;
+  expect(taken).toBeDefined();
+  expect(taken!.token).not.toBe(leaseA);
+  await kill(b);
+  const killedB = (await log.state(s))?.lastSequenceNumber as number;
+  expect(killedB).toBeLessThan(N - 1);
+  // What B delivered before it died: the recording from the start, each once, in order.
+  const delivered = b.lines.filter((l) => l.startsWith('ev ')).map((l) => Number(l.slice(3)));
+  expect(delivered).toEqual(seqs(recorded.slice(0, delivered.length)));
+
+  // C: takes over from B once B's lease lapses, and finishes.
+  const c = await collect(fromEventLog(log, responseId, { upstream: config(), leaseMs: LEASE_MS, pollMs: 200 }));
+  expect(c.error).toBeUndefined();
+  expect(c.events).toEqual(recorded);
+  expect(resumesOf(responseId).map((r) => r.query['starting_after'])).toEqual([String(killedA), String(killedB)]);
+  expect(await log.read(s, undefined)).toEqual(recorded);
+  expect(await log.state(s)).toMatchObject({ end: 'completed', lease: undefined });
+});

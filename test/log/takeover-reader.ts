@@ -1,0 +1,33 @@
+// A reader in a process of its own, for test/log/kill-points.spec.ts: follows a response from Redis with
+// fromEventLog and `upstream` (argv: Redis URL, baseURL, response id, owner, lease ms), so that it takes the
+// stream over when its producer's lease lapses. Prints `ev <sequence_number>` per event delivered, then `done`
+// or `error <name>`, and exits. The test kills it with SIGKILL while it continues the stream.
+import { lastValueFrom, tap } from 'rxjs';
+import { fromEventLog } from '../../lib/log/from-event-log';
+import { redisEventLog } from '../../lib/log/redis';
+
+const [url, baseURL, responseId, owner, leaseMs] = process.argv.slice(2) as [string, string, string, string, string];
+
+async function main(): Promise<void> {
+  const log = redisEventLog({ url, commandTimeoutMs: 5000 });
+  try {
+    await lastValueFrom(
+      fromEventLog(log, responseId, { owner, upstream: { baseURL, apiKey: 'sk-test' }, leaseMs: Number(leaseMs), notFoundTimeout: 60_000, pollMs: 200 }).pipe(
+        tap((e) => process.stdout.write(`ev ${String(e.sequence_number)}\n`)),
+      ),
+    );
+    process.stdout.write('done\n');
+  } catch (e) {
+    process.stdout.write(`error ${(e as { name?: string }).name ?? 'unknown'}\n`);
+  } finally {
+    await log.close();
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (e: unknown) => {
+    console.error(e);
+    process.exit(1);
+  },
+);
