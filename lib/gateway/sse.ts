@@ -3,6 +3,7 @@
 // last one written are read again, from the event log. A slow client costs one socket buffer, never a queue.
 import type { ServerResponse } from 'node:http';
 import type { Observable, Subscription } from 'rxjs';
+import { isTerminalType } from '../events/guards.js';
 import type { ResponseStreamEvent } from '../events/responses.js';
 import { errorPayload } from '../../operators/internal/chat-sse-error.js';
 
@@ -112,7 +113,9 @@ export function pumpSSE(o: PumpOptions): Pump {
     const ok = res.write(sseFrame(e));
     if (Number.isSafeInteger(e.sequence_number)) last = e.sequence_number as number;
     o.onEvent?.();
-    if (!ok && (o.canPause?.() ?? true)) {
+    // Never after the terminal event: the source completes next, and a reader that took a stream over only
+    // completes once its last appends are acknowledged (let go now, they would be dropped).
+    if (!ok && !isTerminalType(e.type) && (o.canPause?.() ?? true)) {
       paused = true;
       sub?.unsubscribe();
       res.once('drain', resume);

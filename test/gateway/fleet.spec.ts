@@ -1,0 +1,112 @@
+// Two gateway processes A and B (the CLI, `openai-rx gateway --redis … --background`, run from source with
+// tsx) share one real Redis; the fake provider runs in this process. The official SDK streams a response
+// through A; A is killed with SIGKILL mid-stream; the SDK's responses.retrieve(id, { stream: true,
+// starting_after }) against B delivers the rest: B takes the dead producer's lease over and continues the
+// response from the upstream. Together, every event exactly once, equal to what the upstream sent.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { join } from 'node:path';
+import OpenAI from 'openai';
+import { ownerOf } from '../../lib/gateway/index';
+import { redisEventLog } from '../../lib/log/redis';
+import type { EventLog } from '../../lib/log/types';
+import { startFakeProvider, type FakeProvider } from '../../lib/testing/index';
+import { type RedisServer, startRedisServer } from '../log/redis-server';
+import { seqs, words } from './helpers';
+
+jest.setTimeout(120_000);
+
+const KEY = 'sk-test-fleet-0000-aaaa';
+const LEASE_MS = 1500;
+
+let redis: RedisServer;
+let provider: FakeProvider;
+let log: EventLog; // this process's view of the shared log, to watch A's progress
+const children = new Set<ChildProcess>();
+
+interface Instance {
+  readonly child: ChildProcess;
+  readonly baseURL: string;
+  stderr(): string;
+}
+
+/** One gateway process: the CLI from source, on a free port; resolves once it listens. */
+function startInstance(name: string): Promise<Instance> {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', join(__dirname, '..', '..', 'cli', 'main.ts'), 'gateway', '--port', '0', '--upstream', provider.baseURL, '--redis', redis.url, '--background', '--lease-ms', String(LEASE_MS)],
+    { cwd: join(__dirname, '..', '..'), stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1', OPENAI_API_KEY: '' } },
+  );
+  children.add(child);
+  child.on('exit', () => children.delete(child));
+  let out = '';
+  let err = '';
+  child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+  return new Promise((resolve, reject) => {
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /at (http:\/\/127\.0\.0\.1:\d+\/v1)/.exec(out);
+      if (m) resolve({ child, baseURL: m[1]!, stderr: () => err });
+    });
+    child.on('exit', (code) => reject(new Error(`gateway ${name} exited (${code}) before listening: ${err}`)));
+  });
+}
+
+const killed = (c: ChildProcess): Promise<void> =>
+  new Promise((resolve) => {
+    if (c.exitCode !== null || c.signalCode !== null) return resolve();
+    c.once('exit', () => resolve());
+    c.kill('SIGKILL');
+  });
+
+beforeAll(async () => {
+  redis = await startRedisServer();
+  provider = await startFakeProvider({ answer: words(160), eventDelay: 15 });
+  log = redisEventLog({ url: redis.url });
+});
+afterAll(async () => {
+  await Promise.all([...children].map(killed));
+  await log?.close();
+  await provider?.close();
+  await redis?.stop();
+});
+
+describe('two gateway processes sharing one Redis', () => {
+  it.each([12, 90])('A is killed with SIGKILL after %i events reached the client; B delivers the rest, each event once', async (killAfter) => {
+    const [a, b] = await Promise.all([startInstance('A'), startInstance('B')]);
+    const sdk = (baseURL: string) => new OpenAI({ apiKey: KEY, baseURL, maxRetries: 0, timeout: 60_000 });
+    const got: Array<Record<string, unknown>> = [];
+    let id: string | undefined;
+    let cut: unknown;
+    try {
+      for await (const e of await sdk(a.baseURL).responses.create({ model: 'fake-model', input: 'Hi', stream: true })) {
+        got.push(e as unknown as Record<string, unknown>);
+        id ??= (e as { response?: { id: string } }).response?.id;
+        if (got.length === killAfter) {
+          // A is mid-stream: its recording has reached Redis (watched, not timed), and it dies without a word.
+          const scope = { responseId: id!, owner: ownerOf(`Bearer ${KEY}`) };
+          while (((await log.state(scope))?.lastSequenceNumber ?? -1) < 1) await new Promise((r) => setTimeout(r, 10));
+          await killed(a.child);
+        }
+      }
+    } catch (e) {
+      cut = e; // the SDK sees A's connection die
+    }
+    expect(cut).toBeDefined();
+    expect(got.length).toBeGreaterThanOrEqual(killAfter);
+    const sent = provider.responses.get(id!)!.events;
+    expect(got.length).toBeLessThan(sent.length);
+
+    const last = got[got.length - 1]!['sequence_number'] as number;
+    const rest: Array<Record<string, unknown>> = [];
+    for await (const e of await sdk(b.baseURL).responses.retrieve(id!, { stream: true, starting_after: last })) rest.push(e as unknown as Record<string, unknown>);
+
+    const all = [...got, ...rest];
+    expect(seqs(all)).toEqual(sent.map((_, i) => i));
+    expect(all).toEqual(sent);
+    expect(rest[rest.length - 1]!['type']).toBe('response.completed');
+    // B continued the response from the upstream after A's lease lapsed.
+    expect(provider.requests.some((r) => r.method === 'GET' && r.url.startsWith(`/v1/responses/${id}?stream=true`))).toBe(true);
+    await killed(b.child);
+    expect(b.stderr()).toBe('');
+  });
+});
