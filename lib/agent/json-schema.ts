@@ -69,12 +69,15 @@ function unwrap(c: Any): { codec: Any; description?: string } {
 /** `undefined` / `void` members of a union make a property optional; the rest is its type. */
 function splitUndefined(c: Any): { codec: Any; optional: boolean } {
   if (c instanceof OptionalType) return { codec: c.inner as Any, optional: true };
-  const { codec } = unwrap(c);
+  const { codec, description } = unwrap(c);
   if (codec._tag !== 'UnionType') return { codec: c, optional: false };
   const members = (codec as unknown as t.UnionType<Any[]>).types;
   const rest = members.filter((m) => !isUndefined(m));
   if (rest.length === members.length) return { codec: c, optional: false };
-  return { codec: rest.length === 1 ? rest[0]! : (t.union(rest as [Any, Any, ...Any[]]) as Any), optional: true };
+  if (rest.length === 0) return { codec: c, optional: true };
+  const inner = rest.length === 1 ? rest[0]! : (t.union(rest as [Any, Any, ...Any[]]) as Any);
+  // A description on the whole `T | undefined` stays with the property.
+  return { codec: description === undefined ? inner : withDescription(inner, description), optional: true };
 }
 
 const isUndefined = (c: Any): boolean => c._tag === 'UndefinedType' || c._tag === 'VoidType';
