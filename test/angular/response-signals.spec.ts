@@ -1,0 +1,108 @@
+/** @jest-environment ./test/angular/environment.js */
+import { zoneless } from './setup';
+import { createEnvironmentInjector, EnvironmentInjector } from '@angular/core';
+import { TestBed } from '@angular/core/testing';
+import { Subject, VirtualTimeScheduler } from 'rxjs';
+import { responseSignals } from '../../angular/index';
+import { StreamInterruptedError } from '../../lib/errors';
+import type { ResponseStreamEvent } from '../../lib/events/responses';
+import * as ev from '../operators/events';
+
+type E = ResponseStreamEvent;
+
+/** A scripted answer: reasoning, text in three deltas, a function call, completion. */
+function script() {
+  const call = ev.fc('fc_1', 'call_1', 'lookup');
+  return {
+    head: [ev.created(), ev.itemAdded(0, { id: 'rs_1', type: 'reasoning', summary: [] }), ev.summaryDelta('rs_1', 0, 0, 'Thinking.'), ev.summaryDone('rs_1', 0, 0, 'Thinking.'),
+      ev.itemAdded(1, ev.msg('msg_1')), ev.partAdded('msg_1', 1, 0)],
+    deltas: [ev.textDelta('msg_1', 1, 0, 'Let me '), ev.textDelta('msg_1', 1, 0, 'look that '), ev.textDelta('msg_1', 1, 0, 'up.')],
+    tail: [ev.textDone('msg_1', 1, 0, 'Let me look that up.'), ev.itemDone(1, ev.msg('msg_1', [ev.textPart('Let me look that up.')], 'completed')),
+      ev.itemAdded(2, call), ev.argsDelta('fc_1', 2, '{"q":'), ev.argsDelta('fc_1', 2, '"rx"}'), ev.argsDone('fc_1', 2, '{"q":"rx"}'),
+      ev.itemDone(2, ev.fc('fc_1', 'call_1', 'lookup', '{"q":"rx"}', 'completed')),
+      ev.completed([{ id: 'rs_1', type: 'reasoning', summary: [{ type: 'summary_text', text: 'Thinking.' }] }, ev.msg('msg_1', [ev.textPart('Let me look that up.')], 'completed'), ev.fc('fc_1', 'call_1', 'lookup', '{"q":"rx"}', 'completed')])],
+  };
+}
+
+beforeEach(() => zoneless());
+
+describe('responseSignals', () => {
+  test('signal values follow a scripted stream: text, reasoning, tool calls, response, status', () => {
+    const events = new Subject<E>();
+    const answer = TestBed.runInInjectionContext(() => responseSignals(events));
+    expect(answer.status()).toBe('streaming');
+    expect(answer.text()).toBe('');
+    const s = script();
+    s.head.forEach((e) => events.next(e));
+    expect(answer.reasoning()).toBe('Thinking.');
+    s.deltas.slice(0, 2).forEach((e) => events.next(e));
+    expect(answer.text()).toBe('Let me look that ');
+    expect(answer.response()?.status).toBe('in_progress');
+    events.next(s.deltas[2]!);
+    s.tail.slice(0, 4).forEach((e) => events.next(e));
+    expect(answer.text()).toBe('Let me look that up.');
+    expect(answer.toolCalls()).toEqual([expect.objectContaining({ type: 'function_call', state: 'partial', name: 'lookup', outputIndex: 2 })]);
+    s.tail.slice(4).forEach((e) => events.next(e));
+    expect(answer.toolCalls()).toEqual([expect.objectContaining({ type: 'function_call', state: 'complete', arguments: '{"q":"rx"}' })]);
+    expect(answer.status()).toBe('streaming'); // the source has not completed yet
+    events.complete();
+    expect(answer.status()).toBe('done');
+    expect(answer.response()?.status).toBe('completed');
+    expect(answer.response()?.output).toHaveLength(3);
+    expect(answer.error()).toBeUndefined();
+  });
+
+  test('smooth: the text is paced, and the tool call and the final status wait for the text before them', () => {
+    const scheduler = new VirtualTimeScheduler();
+    const events = new Subject<E>();
+    const answer = TestBed.runInInjectionContext(() => responseSignals(events, { smooth: { scheduler, delay: 10 } }));
+    const s = script();
+    [...s.head, ...s.deltas, ...s.tail].forEach((e) => events.next(e));
+    events.complete();
+    // At time 0 only the first word is out; the call and completion are held behind the rest of the text.
+    expect(answer.text()).toBe('Let ');
+    expect(answer.toolCalls()).toEqual([]);
+    expect(answer.status()).toBe('streaming');
+    scheduler.flush();
+    expect(answer.text()).toBe('Let me look that up.');
+    expect(answer.toolCalls()).toEqual([expect.objectContaining({ state: 'complete' })]);
+    expect(answer.status()).toBe('done');
+  });
+
+  test('an error: the text received so far, then status error with the error', () => {
+    const events = new Subject<E>();
+    const answer = TestBed.runInInjectionContext(() => responseSignals(events, { smooth: { delay: 1000 } }));
+    const s = script();
+    [...s.head, ...s.deltas].forEach((e) => events.next(e));
+    const cut = new StreamInterruptedError('resp_1', 8);
+    events.error(cut);
+    expect(answer.text()).toBe('Let me look that up.');
+    expect(answer.status()).toBe('error');
+    expect(answer.error()).toBe(cut);
+  });
+
+  test('the subscription is released when the injection context is destroyed', () => {
+    const events = new Subject<E>();
+    const parent = TestBed.inject(EnvironmentInjector);
+    const child = createEnvironmentInjector([], parent);
+    const answer = responseSignals(events, { injector: child });
+    events.next(ev.created());
+    expect(events.observed).toBe(true);
+    child.destroy();
+    expect(events.observed).toBe(false);
+    expect(answer.status()).toBe('cancelled');
+  });
+
+  test('stop(): unsubscribes, status cancelled', () => {
+    const events = new Subject<E>();
+    const answer = TestBed.runInInjectionContext(() => responseSignals(events));
+    answer.stop();
+    expect(events.observed).toBe(false);
+    expect(answer.status()).toBe('cancelled');
+    expect(answer.error()).toBeUndefined();
+  });
+
+  test('outside an injection context, without an injector: Angular says so', () => {
+    expect(() => responseSignals(new Subject<E>())).toThrow(/injection context/);
+  });
+});
