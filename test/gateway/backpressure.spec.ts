@@ -1,0 +1,67 @@
+// A slow client: the gateway's memory for it stays bounded. A client that stops reading makes the socket push
+// back; the gateway then lets the live stream go (it goes on into the log) instead of queueing it, and feeds
+// the client again from the log once the socket drains. Checked on the gateway's side of the socket: when the
+// whole ~30 MB answer is in the log, what the gateway holds for the client is at most one socket buffer and
+// one event, and the client, reading again, still gets every event once, in order.
+import { request, type IncomingMessage, type ServerResponse } from 'node:http';
+import { memoryEventLog } from '../../lib/log/memory';
+import { startHarness, type Harness } from './helpers';
+
+jest.setTimeout(180_000);
+
+const WORDS = 60_000;
+const word = (i: number): string => `${String(i).padStart(6, '0')}${'x'.repeat(54)} `;
+const answer = Array.from({ length: WORDS }, (_, i) => word(i)).join('').trimEnd();
+
+let h: Harness;
+const served: ServerResponse[] = [];
+beforeAll(async () => {
+  h = await startHarness({
+    provider: { answer },
+    gateway: { log: memoryEventLog({ maxEvents: 200_000, maxBytes: 512 * 1024 * 1024 }) },
+  });
+  h.server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    if (req.url === '/v1/responses') served.push(res);
+  });
+});
+afterAll(() => h.close());
+
+const until = async (ok: () => boolean, what: string): Promise<void> => {
+  for (let i = 0; !ok(); i++) {
+    if (i > 15_000) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+};
+
+it('a client that stops reading costs one socket buffer, not the stream; reading again it gets every event once', async () => {
+  const url = new URL(`${h.baseURL}/responses`);
+  const body = JSON.stringify({ model: 'fake-model', input: 'Hi', stream: true });
+  const res = await new Promise<IncomingMessage>((resolve, reject) => {
+    const req = request(url, { method: 'POST', headers: { authorization: 'Bearer sk-test-slow-client-0', 'content-type': 'application/json' } }, resolve);
+    req.on('error', reject);
+    req.end(body);
+  });
+  expect(res.statusCode).toBe(200);
+  res.pause(); // the slow client: reads nothing for now
+
+  // The upstream stream runs to its end (into the log) while the client reads nothing.
+  await until(() => h.provider.responses.size === 1 && h.gateway.metrics().streams.producers === 0, 'the upstream stream to end');
+  const id = [...h.provider.responses.keys()][0]!;
+  const sent = h.provider.responses.get(id)!.events;
+  const frames = sent.map((e) => Buffer.byteLength(`id: ${String(e['sequence_number'])}\nevent: ${String(e['type'])}\ndata: ${JSON.stringify(e)}\n\n`));
+  const total = frames.reduce((a, b) => a + b, 0);
+  const largest = Math.max(...frames);
+  expect(total).toBeGreaterThan(25 * 1024 * 1024);
+  const held = served[0]!.writableLength;
+  expect(held).toBeLessThanOrEqual(64 * 1024 + largest);
+
+  // Reading again: everything, each event once, in order (the rest read back from the log).
+  res.setEncoding('utf8');
+  let text = '';
+  res.on('data', (c: string) => (text += c));
+  res.resume();
+  await new Promise<void>((resolve) => res.on('end', resolve));
+  const ids = [...text.matchAll(/^id: (\d+)$/gm)].map((m) => Number(m[1]));
+  expect(ids).toEqual(sent.map((_, i) => i));
+  expect(text.endsWith(`data: ${JSON.stringify(sent[sent.length - 1])}\n\n`)).toBe(true);
+});
