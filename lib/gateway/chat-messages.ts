@@ -7,7 +7,7 @@ import {
 } from './chat-read.js';
 
 /** `prompt_cache_breakpoint` of a content part: the same object on both APIs. */
-export type PromptCacheBreakpoint = Readonly<Record<string, unknown>>;
+export type PromptCacheBreakpoint = { readonly mode: 'explicit'; readonly ttl?: '30m' | '12h' };
 
 export type ResponsesInputText = { readonly type: 'input_text'; readonly text: string; readonly prompt_cache_breakpoint?: PromptCacheBreakpoint };
 export type ResponsesInputContent =
@@ -106,8 +106,13 @@ function partType(type: unknown, path: string, supported: readonly string[]): ne
 
 function breakpoint(p: Obj, path: string): { prompt_cache_breakpoint?: PromptCacheBreakpoint } {
   const b = p['prompt_cache_breakpoint'];
-  if (b === undefined || b === null) return {};
-  return { prompt_cache_breakpoint: obj(b, `${path}.prompt_cache_breakpoint`) };
+  if (!given(b)) return {};
+  const at = `${path}.prompt_cache_breakpoint`;
+  const o = obj(b, at);
+  onlyKeys(o, new Set(['mode', 'ttl']), at);
+  const mode = optEnum(o['mode'], `${at}.mode`, ['explicit'] as const) ?? missing(`${at}.mode`);
+  const ttl = optEnum(o['ttl'], `${at}.ttl`, ['30m', '12h'] as const);
+  return { prompt_cache_breakpoint: ttl === undefined ? { mode } : { mode, ttl } };
 }
 
 function inputText(p: Obj, path: string): ResponsesInputText {

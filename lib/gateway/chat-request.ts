@@ -4,7 +4,7 @@
 import { GatewayHttpError, invalidRequest } from './errors.js';
 import { messagesToInput, type ResponsesInputItem } from './chat-messages.js';
 import {
-  ChatRequestRefusal, arr, given, invalidType, isObj, onlyKeys, optBool, optInt, optNum, optObj, optStr, str, unsupported, type Obj,
+  ChatRequestRefusal, arr, given, invalidType, isObj, onlyKeys, optBool, optEnum, optInt, optNum, optObj, optStr, str, unsupported, type Obj,
 } from './chat-read.js';
 import { textFormatOf, toolChoiceOf, toolsOf, type ResponsesTextFormat, type ResponsesTool, type ResponsesToolChoice } from './chat-tools.js';
 
@@ -26,7 +26,7 @@ export type ResponsesCreateRequest = {
   readonly store: boolean;
   readonly parallel_tool_calls?: boolean;
   readonly reasoning?: { readonly effort: string };
-  readonly text?: { readonly format?: ResponsesTextFormat; readonly verbosity?: string };
+  readonly text?: { readonly format?: ResponsesTextFormat; readonly verbosity?: 'low' | 'medium' | 'high' };
   readonly tools?: readonly ResponsesTool[];
   readonly tool_choice?: ResponsesToolChoice;
   readonly service_tier?: string;
@@ -111,7 +111,7 @@ function map(body: unknown): ChatRequestMapping & { ok: true } {
   const effort = optStr(body['reasoning_effort'], 'reasoning_effort');
   if (effort !== undefined) out['reasoning'] = { effort };
   const format = given(body['response_format']) ? textFormatOf(body['response_format']) : undefined;
-  const verbosity = optStr(body['verbosity'], 'verbosity');
+  const verbosity = optEnum(body['verbosity'], 'verbosity', ['low', 'medium', 'high'] as const);
   if (format !== undefined || verbosity !== undefined) out['text'] = { ...(format ? { format } : {}), ...(verbosity !== undefined ? { verbosity } : {}) };
   if (given(body['tools'])) out['tools'] = toolsOf(body['tools']);
   if (given(body['tool_choice'])) out['tool_choice'] = toolChoiceOf(body['tool_choice']);

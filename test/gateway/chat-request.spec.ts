@@ -408,3 +408,30 @@ describe('chatRequestToResponses: properties', () => {
     );
   });
 });
+
+// Compile-time: the shapes the mapping builds are the official SDK's Responses wire types, and every top-level
+// field it sets is a Responses field. (Not checked: input_audio parts and assistant output_text parts, which the
+// SDK's input union does not list; see the README table.) A mismatch fails `tsc` and ts-jest.
+type Writable<T> = T extends ReadonlyArray<infer U> ? Array<Writable<U>> : T extends object ? { -readonly [K in keyof T]: Writable<T[K]> } : T;
+type Keys<T> = T extends unknown ? keyof T : never;
+/** A is assignable to B and names no field B lacks (structural assignability alone allows extra fields). */
+type Is<A, B> = [Writable<A>] extends [B] ? ([Keys<A>] extends [Keys<B>] ? true : false) : false;
+type Mapped = import('../../lib/gateway/chat-request').ResponsesCreateRequest;
+type Item = Mapped['input'][number];
+type Content = import('../../lib/gateway/chat-request').ResponsesInputContent;
+type R = typeof import('openai/resources/responses/responses') extends unknown ? import('openai/resources/responses/responses').ResponseCreateParamsBase : never;
+type SDKItem = import('openai/resources/responses/responses').ResponseInputItem;
+const wire: Array<true> = [
+  true satisfies Is<Extract<Item, { type: 'function_call' }>, SDKItem>,
+  true satisfies Is<Extract<Item, { type: 'custom_tool_call' }>, SDKItem>,
+  true satisfies Is<Extract<Item, { type: 'function_call_output' | 'custom_tool_call_output' }> & { type: 'function_call_output' }, SDKItem>,
+  true satisfies Is<Extract<Item, { type: 'function_call_output' | 'custom_tool_call_output' }> & { type: 'custom_tool_call_output' }, SDKItem>,
+  true satisfies Is<{ type: 'message'; role: 'system' | 'developer' | 'user'; content: string | Array<Exclude<Content, { type: 'input_audio' }>> }, SDKItem>,
+  true satisfies Is<{ type: 'message'; role: 'assistant'; content: string }, SDKItem>,
+  true satisfies Is<NonNullable<Mapped['tools']>[number], import('openai/resources/responses/responses').Tool>,
+  true satisfies Is<NonNullable<Mapped['tool_choice']>, NonNullable<R['tool_choice']>>,
+  true satisfies Is<NonNullable<Mapped['text']>, NonNullable<R['text']>>,
+  true satisfies ([keyof Mapped] extends [keyof R] ? true : false),
+];
+
+it('the mapped shapes are the SDK wire types (checked by tsc)', () => expect(wire.every((w) => w)).toBe(true));
