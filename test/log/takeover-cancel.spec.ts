@@ -1,0 +1,74 @@
+// Issue 15: "Cancelling is explicit (cancelResponse = POST /responses/{id}/cancel upstream, and the log closed
+// as cancelled so every reader ends)". Here the stream is cancelled while a reader that took it over is
+// continuing it upstream and another reader follows the log: every reader must end as a cancelled stream
+// ends (fromEventLog: "completes after its stored events"), the taker included, and the log stays cancelled.
+import { fromEventLog } from '../../lib/log/from-event-log';
+import { memoryEventLog } from '../../lib/log/memory';
+import { redisEventLog } from '../../lib/log/redis';
+import type { EventLog } from '../../lib/log/types';
+import { startTestServer, type TestServer } from '../../lib/testing/index';
+import { fixture, payloads } from '../helpers/fixtures';
+import { type RedisServer, startRedisServer } from './redis-server';
+import { collect, crashedProducer, sleep, untilLapsed } from './takeover-helpers';
+
+jest.setTimeout(60_000);
+
+const sse = fixture('long-text');
+const recorded = payloads(sse);
+const responseId = (recorded[0]!['response'] as { id: string }).id;
+const CRASH_AT = 20;
+
+let provider: TestServer;
+let redis: RedisServer;
+beforeAll(async () => {
+  redis = await startRedisServer();
+  provider = await startTestServer({
+    transcripts: { memory: sse, redis: sse },
+    chunkDelay: 10, // the continuation is still going when the cancel comes
+    faults: (r) => (r.route === 'responses.create' ? { type: 'stall', afterEvents: CRASH_AT + 1 } : undefined),
+  });
+});
+afterAll(async () => {
+  await provider?.close();
+  await redis?.stop();
+});
+
+describe.each([
+  ['memory', () => memoryEventLog()],
+  ['redis', () => redisEventLog({ url: redis.url, commandTimeoutMs: 30_000 })],
+] as const)('%s log', (store, open) => {
+  // BUG (lib/log/from-event-log.ts, takeOver): the taker's writer is fenced by the cancel (its lease is
+  // dropped), and that error goes to the reader as EventLogError('fenced') instead of the reader ending like
+  // every other reader of a cancelled stream. Fix: on 'fenced', unsubscribe upstream, look at log.state and
+  // complete when the stream ended (cancelled), else follow the log again (another reader took over) or fail.
+  // Left as test.failing because that file holds another engineer's uncommitted work.
+  test.failing('a cancel during a takeover ends the taker and the follower alike (completion), and the log stays cancelled', async () => {
+    const log: EventLog = open();
+    const owner = `cancel_${store}`;
+    const s = { responseId, owner };
+    try {
+      await crashedProducer(log, provider.baseURL, store, s, CRASH_AT, 300);
+      await untilLapsed(log, s);
+      const cfg = { baseURL: provider.baseURL, apiKey: 'sk-test' };
+      const taker = collect(fromEventLog(log, responseId, { owner, upstream: cfg, leaseMs: 5000 }));
+      for (let i = 0; ((await log.state(s))?.lastSequenceNumber ?? 0) < CRASH_AT + 40; i++) {
+        if (i > 3000) throw new Error('the takeover never got going');
+        await sleep(10);
+      }
+      const follower = collect(fromEventLog(log, responseId, { owner, upstream: cfg, leaseMs: 5000 }));
+      await sleep(50);
+      await log.cancel(s);
+      const [t, f] = await Promise.all([taker, follower]);
+      const stored = await log.read(s, undefined);
+      expect(await log.state(s)).toMatchObject({ end: 'cancelled' });
+      expect(stored).toEqual(recorded.slice(0, stored.length));
+      expect(f.error).toBeUndefined();
+      expect(f.events).toEqual(stored);
+      expect(t.error).toBeUndefined();
+      expect(t.events).toEqual(recorded.slice(0, t.events.length));
+      expect(t.events.length).toBeGreaterThanOrEqual(stored.length);
+    } finally {
+      await log.close();
+    }
+  });
+});
