@@ -1,0 +1,51 @@
+// A turn cut off mid-stream is resumed with resumeFrom (the `resume` option) and the run goes on as if nothing happened.
+import * as t from 'io-ts';
+import { lastValueFrom, toArray } from 'rxjs';
+import { defineTool, runAgent } from '../../lib/agent/index';
+import { StreamInterruptedError } from '../../lib/errors';
+import { startTestServer, type TestServer } from '../../lib/testing/index';
+import { demoToolAnswer, demoToolCalls } from '../../cli/transcripts';
+
+let server: TestServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+/** The demo transcripts, chosen by what the request carries (tool outputs → the answer). */
+const byInput: typeof fetch = (input, init) => {
+  const body = JSON.parse(String(init?.body ?? '{}')) as { input?: unknown };
+  const answer = Array.isArray(body.input) && body.input.some((i: { type?: string }) => i.type === 'function_call_output');
+  return fetch(input as string, { ...init, headers: { ...(init?.headers as Record<string, string>), 'x-openai-rx-transcript': answer ? 'answer' : 'tools' } });
+};
+
+const tools = {
+  get_weather: defineTool({ parameters: t.type({ city: t.string, unit: t.string }), execute: ({ city }) => `sunny in ${city}` }),
+  get_time: defineTool({ parameters: t.type({ timezone: t.string }), execute: () => '14:05' }),
+};
+
+test('resume: a turn dropped mid-stream continues from its last event (GET …?starting_after=N); the run completes', async () => {
+  server = await startTestServer({ transcripts: { tools: demoToolCalls(), answer: demoToolAnswer() }, faults: [{ type: 'drop', afterEvents: 6 }] });
+  const config = { baseURL: server.baseURL, apiKey: 'sk-test-resume', fetch: byInput };
+  const events = await lastValueFrom(runAgent({ model: 'm', input: 'Weather?' }, { tools, config, resume: { delay: 0 } }).pipe(toArray()));
+  expect(server.requests.map((r) => `${r.method} ${r.route} ${r.query['starting_after'] ?? ''}`.trim())).toEqual([
+    'POST responses.create', 'GET responses.stream 5', 'POST responses.create',
+  ]);
+  // Every event of the first turn exactly once, in order.
+  const turn1 = events.slice(0, events.findIndex((e) => e.type === 'response.completed') + 1).map((e) => (e as { sequence_number?: number }).sequence_number);
+  expect(turn1).toEqual(turn1.map((_, i) => i));
+  expect(server.requests[2]!.body).toMatchObject({ previous_response_id: 'resp_demo_tools', input: [
+    { type: 'function_call_output', call_id: 'call_demo_0', output: 'sunny in Paris' },
+    { type: 'function_call_output', call_id: 'call_demo_1', output: '14:05' },
+  ] });
+  expect(events[events.length - 1]).toMatchObject({ type: 'agent.run.finished', turns: 2 });
+});
+
+test('without resume, the interruption ends the run with the retryable StreamInterruptedError and nothing more is sent', async () => {
+  server = await startTestServer({ transcripts: { tools: demoToolCalls(), answer: demoToolAnswer() }, faults: [{ type: 'drop', afterEvents: 6 }] });
+  const err = await lastValueFrom(runAgent({ model: 'm', input: 'Weather?' }, { tools, config: { baseURL: server.baseURL, apiKey: 'k', fetch: byInput } }).pipe(toArray()))
+    .catch((e: unknown) => e);
+  expect(err).toBeInstanceOf(StreamInterruptedError);
+  expect(err).toMatchObject({ retryable: true, responseId: 'resp_demo_tools' });
+  expect(server.requests).toHaveLength(1);
+});
