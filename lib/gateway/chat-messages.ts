@@ -13,7 +13,6 @@ export type ResponsesInputText = { readonly type: 'input_text'; readonly text: s
 export type ResponsesInputContent =
   | ResponsesInputText
   | { readonly type: 'input_image'; readonly image_url: string; readonly detail: 'auto' | 'low' | 'high' | 'original'; readonly prompt_cache_breakpoint?: PromptCacheBreakpoint }
-  | { readonly type: 'input_audio'; readonly input_audio: { readonly data: string; readonly format: 'wav' | 'mp3' } }
   | {
       readonly type: 'input_file';
       readonly file_data?: string;
@@ -96,7 +95,7 @@ function parts(u: unknown, path: string): Obj[] {
   return u.map((p, j) => obj(p, `${path}[${j}]`));
 }
 
-const USER_PARTS = ['text', 'image_url', 'input_audio', 'file'];
+const USER_PARTS = ['text', 'image_url', 'file'];
 
 /** A content part of a type this message cannot hold (or no Responses equivalent exists for). */
 function partType(type: unknown, path: string, supported: readonly string[]): never {
@@ -132,16 +131,9 @@ function userPart(p: Obj, path: string): ResponsesInputContent {
       const detail = optEnum(image['detail'], `${path}.image_url.detail`, ['auto', 'low', 'high', 'original'] as const) ?? 'auto';
       return { type: 'input_image', image_url: str(image['url'], `${path}.image_url.url`), detail, ...breakpoint(p, path) };
     }
-    case 'input_audio': {
-      onlyKeys(p, new Set(['type', 'input_audio', 'prompt_cache_breakpoint']), path);
-      if (given(p['prompt_cache_breakpoint'])) {
-        unsupported(`${path}.prompt_cache_breakpoint`, 'a Responses input_audio part has no cache breakpoint.');
-      }
-      const audio = obj(p['input_audio'], `${path}.input_audio`);
-      onlyKeys(audio, new Set(['data', 'format']), `${path}.input_audio`);
-      const format = optEnum(audio['format'], `${path}.input_audio.format`, ['wav', 'mp3'] as const) ?? missing(`${path}.input_audio.format`);
-      return { type: 'input_audio', input_audio: { data: str(audio['data'], `${path}.input_audio.data`), format } };
-    }
+    case 'input_audio':
+      // The Responses API's message content takes text, images and files only (its wire types list no audio part).
+      return unsupported(`${path}.type`, "the Responses API takes no audio input; transcribe it first (/v1/audio/transcriptions) and send the text.", 'unsupported_value');
     case 'file': {
       onlyKeys(p, new Set(['type', 'file', 'prompt_cache_breakpoint']), path);
       const file = obj(p['file'], `${path}.file`);
@@ -172,19 +164,19 @@ function assistant(message: Obj, path: string, items: ResponsesInputItem[], call
   const content = message['content'];
   const refusal = optStr(message['refusal'], `${path}.refusal`);
   const out: ResponsesOutputContent[] = [];
-  if (typeof content === 'string') {
-    // A plain string stays a string (as sent); an empty one beside tool calls is how clients write "no text".
-    if (refusal === undefined) {
-      if (content !== '' || !given(message['tool_calls'])) items.push({ type: 'message', role: 'assistant', content });
-    } else if (content !== '') out.push({ type: 'output_text', text: content, annotations: [] });
-  } else if (content !== undefined && content !== null) {
+  if (typeof content === 'string' && content !== '') out.push({ type: 'output_text', text: content, annotations: [] });
+  else if (given(content) && typeof content !== 'string') {
     parts(content, `${path}.content`).forEach((p, j) => out.push(assistantPart(p, `${path}.content[${j}]`)));
   }
   if (refusal !== undefined) out.push({ type: 'refusal', refusal });
-  if (out.length > 0) items.push({ type: 'message', role: 'assistant', content: out });
   const toolCalls = message['tool_calls'];
+  const texts = out.flatMap((p) => (p.type === 'output_text' ? [p.text] : []));
+  if (texts.length < out.length) items.push({ type: 'message', role: 'assistant', content: out });
+  // Text only: one string, the form every Responses provider takes for an assistant turn (parts read joined).
+  // An empty string beside tool calls is how clients write "no text": no message then.
+  else if (texts.length > 0 || (content === '' && !given(toolCalls))) items.push({ type: 'message', role: 'assistant', content: texts.join('') });
   if (!given(toolCalls)) {
-    if (typeof content !== 'string' && out.length === 0) missing(`${path}.content`);
+    if (out.length === 0 && content !== '') missing(`${path}.content`);
     return;
   }
   arr(toolCalls, `${path}.tool_calls`).forEach((c, j) => items.push(toolCall(c, `${path}.tool_calls[${j}]`, calls)));

@@ -47,11 +47,6 @@ describe('chatRequestToResponses: messages → input items', () => {
       ] }],
     ],
     [
-      'input_audio → input_audio',
-      [{ role: 'user', content: [{ type: 'input_audio', input_audio: { data: 'UklGRg==', format: 'wav' } }] }],
-      [{ type: 'message', role: 'user', content: [{ type: 'input_audio', input_audio: { data: 'UklGRg==', format: 'wav' } }] }],
-    ],
-    [
       'file → input_file (file_data + filename, or file_id)',
       [{ role: 'user', content: [
         { type: 'file', file: { file_data: 'data:application/pdf;base64,JVBE', filename: 'a.pdf' } },
@@ -68,6 +63,12 @@ describe('chatRequestToResponses: messages → input items', () => {
       [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: 'long', prompt_cache_breakpoint: { mode: 'explicit', ttl: '30m' } }] }],
     ],
     ['an assistant string', [USER_HI, { role: 'assistant', content: 'Hello!' }], [ITEM_HI, { type: 'message', role: 'assistant', content: 'Hello!' }]],
+    [
+      'assistant text parts → one string (the form every Responses provider takes)',
+      [USER_HI, { role: 'assistant', content: [{ type: 'text', text: 'Hel' }, { type: 'text', text: 'lo' }] }],
+      [ITEM_HI, { type: 'message', role: 'assistant', content: 'Hello' }],
+    ],
+    ['an empty assistant string without tool calls stays', [USER_HI, { role: 'assistant', content: '' }], [ITEM_HI, { type: 'message', role: 'assistant', content: '' }]],
     [
       'assistant text and refusal parts → output_text and refusal',
       [USER_HI, { role: 'assistant', content: [{ type: 'text', text: 'Partly: ' }, { type: 'refusal', refusal: 'no.' }] }],
@@ -253,8 +254,9 @@ const refusals: Array<[string, unknown, string, string]> = ([
   ['a text part without text', { model: 'm', messages: [{ role: 'user', content: [{ type: 'text' }] }] }, 'messages[0].content[0].text', 'missing_required_parameter'],
   ['an image_url without url', { model: 'm', messages: [{ role: 'user', content: [{ type: 'image_url', image_url: {} }] }] }, 'messages[0].content[0].image_url.url', 'missing_required_parameter'],
   ['an unknown image detail', { model: 'm', messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'u', detail: 'ultra' } }] }] }, 'messages[0].content[0].image_url.detail', 'invalid_value'],
-  ['an unknown audio format', { model: 'm', messages: [{ role: 'user', content: [{ type: 'input_audio', input_audio: { data: 'x', format: 'ogg' } }] }] }, 'messages[0].content[0].input_audio.format', 'invalid_value'],
-  ['audio without data', { model: 'm', messages: [{ role: 'user', content: [{ type: 'input_audio', input_audio: { format: 'mp3' } }] }] }, 'messages[0].content[0].input_audio.data', 'missing_required_parameter'],
+  ['an audio part (the Responses API takes no audio input)', { model: 'm', messages: [USER_HI, { role: 'user', content: [{ type: 'input_audio', input_audio: { data: 'UklGRg==', format: 'wav' } }] }] }, 'messages[1].content[0].type', 'unsupported_value'],
+  ['a cache breakpoint of an unknown mode', { model: 'm', messages: [{ role: 'user', content: [{ type: 'text', text: 'x', prompt_cache_breakpoint: { mode: 'auto' } }] }] }, 'messages[0].content[0].prompt_cache_breakpoint.mode', 'invalid_value'],
+  ['an unknown verbosity', { ...base, verbosity: 'chatty' }, 'verbosity', 'invalid_value'],
   ['a file with neither data nor id', { model: 'm', messages: [{ role: 'user', content: [{ type: 'file', file: { filename: 'a.pdf' } }] }] }, 'messages[0].content[0].file.file_data', 'missing_required_parameter'],
   ['an assistant audio reference', { model: 'm', messages: [USER_HI, { role: 'assistant', content: null, audio: { id: 'audio_1' } }] }, 'messages[1].audio', 'unsupported_parameter'],
   ['an assistant legacy function_call', { model: 'm', messages: [USER_HI, { role: 'assistant', content: null, function_call: { name: 'f', arguments: '{}' } }] }, 'messages[1].function_call', 'unsupported_parameter'],
@@ -331,7 +333,6 @@ const textParts = fc.array(text.map((t) => ({ type: 'text', text: t })), { minLe
 const userPart = fc.oneof(
   text.map((t) => ({ type: 'text', text: t })),
   fc.record({ url: fc.webUrl(), detail: fc.constantFrom('auto', 'low', 'high') }).map((image_url) => ({ type: 'image_url', image_url })),
-  fc.constantFrom('wav', 'mp3').map((format) => ({ type: 'input_audio', input_audio: { data: 'AAAA', format } })),
   fc.constant({ type: 'file', file: { file_id: 'file-1' } }),
 );
 const plain = fc.oneof(
@@ -410,8 +411,8 @@ describe('chatRequestToResponses: properties', () => {
 });
 
 // Compile-time: the shapes the mapping builds are the official SDK's Responses wire types, and every top-level
-// field it sets is a Responses field. (Not checked: input_audio parts and assistant output_text parts, which the
-// SDK's input union does not list; see the README table.) A mismatch fails `tsc` and ts-jest.
+// field it sets is a Responses field. (Not checked: the output_text / refusal parts of an assistant message that
+// holds a refusal, which the SDK's input union lists only with an item id.) A mismatch fails `tsc` and ts-jest.
 type Writable<T> = T extends ReadonlyArray<infer U> ? Array<Writable<U>> : T extends object ? { -readonly [K in keyof T]: Writable<T[K]> } : T;
 type Keys<T> = T extends unknown ? keyof T : never;
 /** A is assignable to B and names no field B lacks (structural assignability alone allows extra fields). */
@@ -426,7 +427,7 @@ const wire: Array<true> = [
   true satisfies Is<Extract<Item, { type: 'custom_tool_call' }>, SDKItem>,
   true satisfies Is<Extract<Item, { type: 'function_call_output' | 'custom_tool_call_output' }> & { type: 'function_call_output' }, SDKItem>,
   true satisfies Is<Extract<Item, { type: 'function_call_output' | 'custom_tool_call_output' }> & { type: 'custom_tool_call_output' }, SDKItem>,
-  true satisfies Is<{ type: 'message'; role: 'system' | 'developer' | 'user'; content: string | Array<Exclude<Content, { type: 'input_audio' }>> }, SDKItem>,
+  true satisfies Is<{ type: 'message'; role: 'system' | 'developer' | 'user'; content: string | Content[] }, SDKItem>,
   true satisfies Is<{ type: 'message'; role: 'assistant'; content: string }, SDKItem>,
   true satisfies Is<NonNullable<Mapped['tools']>[number], import('openai/resources/responses/responses').Tool>,
   true satisfies Is<NonNullable<Mapped['tool_choice']>, NonNullable<R['tool_choice']>>,
