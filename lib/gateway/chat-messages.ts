@@ -125,7 +125,7 @@ function userPart(p: Obj, path: string): ResponsesInputContent {
       return inputText(p, path);
     case 'image_url': {
       onlyKeys(p, new Set(['type', 'image_url', 'prompt_cache_breakpoint']), path);
-      // The SDK also accepts a bare URL string here; the API reference names an object.
+      // Some clients send a bare URL string; the API reference names an object.
       const image = typeof p['image_url'] === 'string' ? { url: p['image_url'] } : obj(p['image_url'], `${path}.image_url`);
       onlyKeys(image, new Set(['url', 'detail']), `${path}.image_url`);
       const detail = optEnum(image['detail'], `${path}.image_url.detail`, ['auto', 'low', 'high', 'original'] as const) ?? 'auto';
