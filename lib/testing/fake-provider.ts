@@ -17,6 +17,11 @@ export interface FakeProviderOptions {
   readonly eventDelay?: number;
   /** When set, requests must send `Authorization: Bearer <apiKey>`, else 401. */
   readonly apiKey?: string;
+  /**
+   * Holds every stream after its first event (`response.created`) until this settles: a test can have many
+   * streams open at once, whatever the machine's speed.
+   */
+  readonly hold?: PromiseLike<unknown>;
 }
 
 /** One response the fake has created. */
@@ -99,6 +104,12 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
   const sockets = new Set<Socket>();
   const timers = new Set<NodeJS.Timeout>();
   let counter = 0;
+  const hold = options.hold;
+  let released = hold === undefined;
+  hold?.then(
+    () => (released = true),
+    () => (released = true),
+  );
   const prefix = Math.random().toString(36).slice(2, 8);
 
   const answerOf = (body: Record<string, unknown>): string =>
@@ -141,6 +152,7 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
     const step = (): void => {
       timer = undefined;
       while (!res.destroyed) {
+        if (i >= 1 && !released) return void hold!.then(step, step);
         if (r.cancelledAt !== undefined && i >= r.cancelledAt) return void res.end();
         if (i >= r.parsed.events.length) return void res.end();
         if (i >= generated(r)) {
@@ -196,7 +208,8 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
+    // A deep accept queue: a gateway under test may open a thousand streams at once.
+    server.listen({ port: options.port ?? 0, host: options.host ?? '127.0.0.1', backlog: 4096 }, () => {
       server.off('error', reject);
       resolve();
     });

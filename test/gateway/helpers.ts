@@ -39,7 +39,8 @@ export async function listen(handler: (req: import('node:http').IncomingMessage,
     s.on('close', () => sockets.delete(s));
   });
   (server as Server & { sockets?: Set<Socket> }).sockets = sockets;
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  // A deep accept queue: a test opens a thousand connections at once.
+  await new Promise<void>((resolve) => server.listen({ port: 0, host: '127.0.0.1', backlog: 4096 }, resolve));
   return server;
 }
 
