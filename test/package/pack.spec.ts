@@ -55,7 +55,7 @@ describe('npm pack', () => {
     expect(unwanted).toEqual([]);
     // Outside dist/, only the TypeScript sources the maps point at (and the top-level files).
     const outside = [...paths].filter((p) => !p.startsWith('dist/') && !['package.json', 'README.md', 'LICENSE'].includes(p));
-    expect(outside.filter((p) => !/^(lib|operators|cli)\/.*\.ts$/.test(p) || p.endsWith('.d.ts'))).toEqual([]);
+    expect(outside.filter((p) => !/^(lib|operators|angular|cli)\/.*\.ts$/.test(p) || p.endsWith('.d.ts'))).toEqual([]);
   });
 
   test('every source map points at files the package ships', async () => {
@@ -93,8 +93,10 @@ describe('npm pack', () => {
     for (const s of ['pretest', 'prestart', 'pretest:browser']) expect(pkg.scripts[s]).toBe('node scripts/build.mjs --if-stale');
   });
 
-  test('dependency ranges: runtime ones shareable (^), rxjs a ^7.8.0 peer, dev ones exact', () => {
-    expect(pkg.peerDependencies).toEqual({ rxjs: '^7.8.0' });
+  test('dependency ranges: runtime ones shareable (^), rxjs a ^7.8.0 peer, @angular/core an optional peer, dev ones exact', () => {
+    expect(pkg.peerDependencies).toEqual({ rxjs: '^7.8.0', '@angular/core': '^20.0.0 || ^21.0.0 || ^22.0.0' });
+    // Only openai-rx/angular needs Angular: nobody else must be made to install it.
+    expect((pkg as unknown as { peerDependenciesMeta?: unknown }).peerDependenciesMeta).toEqual({ '@angular/core': { optional: true } });
     for (const [name, range] of Object.entries(pkg.dependencies)) expect(`${name}@${range}`).toMatch(/@\^\d+\.\d+\.\d+$/);
     for (const [name, range] of Object.entries(pkg.devDependencies)) expect(`${name}@${range}`).toMatch(/@\d+\.\d+\.\d+$/);
     const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, { version?: string; dependencies?: Record<string, string>; peerDependencies?: Record<string, string> }> };
