@@ -108,14 +108,14 @@ function breakpoint(p: Obj, path: string): { prompt_cache_breakpoint?: PromptCac
   if (!given(b)) return {};
   const at = `${path}.prompt_cache_breakpoint`;
   const o = obj(b, at);
-  onlyKeys(o, new Set(['mode', 'ttl']), at);
+  onlyKeys(o, ['mode', 'ttl'], at);
   const mode = optEnum(o['mode'], `${at}.mode`, ['explicit'] as const) ?? missing(`${at}.mode`);
   const ttl = optEnum(o['ttl'], `${at}.ttl`, ['30m', '12h'] as const);
   return { prompt_cache_breakpoint: ttl === undefined ? { mode } : { mode, ttl } };
 }
 
 function inputText(p: Obj, path: string): ResponsesInputText {
-  onlyKeys(p, new Set(['type', 'text', 'prompt_cache_breakpoint']), path);
+  onlyKeys(p, ['type', 'text', 'prompt_cache_breakpoint'], path);
   return { type: 'input_text', text: str(p['text'], `${path}.text`), ...breakpoint(p, path) };
 }
 
@@ -124,10 +124,10 @@ function userPart(p: Obj, path: string): ResponsesInputContent {
     case 'text':
       return inputText(p, path);
     case 'image_url': {
-      onlyKeys(p, new Set(['type', 'image_url', 'prompt_cache_breakpoint']), path);
+      onlyKeys(p, ['type', 'image_url', 'prompt_cache_breakpoint'], path);
       // Some clients send a bare URL string; the API reference names an object.
       const image = typeof p['image_url'] === 'string' ? { url: p['image_url'] } : obj(p['image_url'], `${path}.image_url`);
-      onlyKeys(image, new Set(['url', 'detail']), `${path}.image_url`);
+      onlyKeys(image, ['url', 'detail'], `${path}.image_url`);
       const detail = optEnum(image['detail'], `${path}.image_url.detail`, ['auto', 'low', 'high', 'original'] as const) ?? 'auto';
       return { type: 'input_image', image_url: str(image['url'], `${path}.image_url.url`), detail, ...breakpoint(p, path) };
     }
@@ -135,9 +135,9 @@ function userPart(p: Obj, path: string): ResponsesInputContent {
       // The Responses API's message content takes text, images and files only (its wire types list no audio part).
       return unsupported(`${path}.type`, "the Responses API takes no audio input; transcribe it first (/v1/audio/transcriptions) and send the text.", 'unsupported_value');
     case 'file': {
-      onlyKeys(p, new Set(['type', 'file', 'prompt_cache_breakpoint']), path);
+      onlyKeys(p, ['type', 'file', 'prompt_cache_breakpoint'], path);
       const file = obj(p['file'], `${path}.file`);
-      onlyKeys(file, new Set(['file_data', 'file_id', 'filename']), `${path}.file`);
+      onlyKeys(file, ['file_data', 'file_id', 'filename'], `${path}.file`);
       const file_data = optStr(file['file_data'], `${path}.file.file_data`);
       const file_id = optStr(file['file_id'], `${path}.file.file_id`);
       const filename = optStr(file['filename'], `${path}.file.filename`);
@@ -184,11 +184,11 @@ function assistant(message: Obj, path: string, items: ResponsesInputItem[], call
 
 function assistantPart(p: Obj, path: string): ResponsesOutputContent {
   if (p['type'] === 'text') {
-    onlyKeys(p, new Set(['type', 'text']), path);
+    onlyKeys(p, ['type', 'text'], path);
     return { type: 'output_text', text: str(p['text'], `${path}.text`), annotations: [] };
   }
   if (p['type'] === 'refusal') {
-    onlyKeys(p, new Set(['type', 'refusal']), path);
+    onlyKeys(p, ['type', 'refusal'], path);
     return { type: 'refusal', refusal: str(p['refusal'], `${path}.refusal`) };
   }
   return partType(p['type'], `${path}.type`, ['text', 'refusal']);
@@ -199,16 +199,16 @@ function toolCall(u: unknown, path: string, calls: Map<string, 'function' | 'cus
   const call_id = str(c['id'], `${path}.id`);
   const type = c['type'] ?? 'function';
   if (type === 'function') {
-    onlyKeys(c, new Set(['id', 'type', 'function']), path);
+    onlyKeys(c, ['id', 'type', 'function'], path);
     const f = obj(c['function'], `${path}.function`);
     onlyKeys(f, FUNCTION_CALL_KEYS, `${path}.function`);
     calls.set(call_id, 'function');
     return { type: 'function_call', call_id, name: str(f['name'], `${path}.function.name`), arguments: str(f['arguments'], `${path}.function.arguments`) };
   }
   if (type === 'custom') {
-    onlyKeys(c, new Set(['id', 'type', 'custom']), path);
+    onlyKeys(c, ['id', 'type', 'custom'], path);
     const f = obj(c['custom'], `${path}.custom`);
-    onlyKeys(f, new Set(['name', 'input']), `${path}.custom`);
+    onlyKeys(f, ['name', 'input'], `${path}.custom`);
     calls.set(call_id, 'custom');
     return { type: 'custom_tool_call', call_id, name: str(f['name'], `${path}.custom.name`), input: str(f['input'], `${path}.custom.input`) };
   }

@@ -110,9 +110,9 @@ export function optEnum<T extends string>(u: unknown, path: string, values: read
 }
 
 /** Refuses any key of `o` not in `known`: the API refuses unknown parameters too, and a silent drop hides a mistake. */
-export function onlyKeys(o: Obj, known: ReadonlySet<string>, path: string): void {
+export function onlyKeys(o: Obj, known: ReadonlySet<string> | readonly string[], path: string): void {
   for (const key of Object.keys(o)) {
-    if (known.has(key)) continue;
+    if (Array.isArray(known) ? known.includes(key) : (known as ReadonlySet<string>).has(key)) continue;
     const at = path === '' ? key : `${path}.${key}`;
     throw new ChatRequestRefusal(at, `Unrecognized request argument supplied: '${at}'.`, 'unknown_parameter');
   }

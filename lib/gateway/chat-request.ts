@@ -98,7 +98,7 @@ function map(body: unknown): ChatRequestMapping & { ok: true } {
   };
   set('stream', optBool(body['stream'], 'stream'));
   const streamOptions = optObj(body['stream_options'], 'stream_options');
-  if (streamOptions) onlyKeys(streamOptions, new Set(['include_usage', 'include_obfuscation']), 'stream_options');
+  if (streamOptions) onlyKeys(streamOptions, ['include_usage', 'include_obfuscation'], 'stream_options');
   const obfuscation = optBool(streamOptions?.['include_obfuscation'], 'stream_options.include_obfuscation');
   if (obfuscation !== undefined) out['stream_options'] = { include_obfuscation: obfuscation };
   set('max_output_tokens', maxTokens(body));

@@ -53,9 +53,9 @@ function description(o: Obj, path: string): { description?: string } {
 
 function tool(t: Obj, path: string): ResponsesTool {
   if (t['type'] === 'function') {
-    onlyKeys(t, new Set(['type', 'function']), path);
+    onlyKeys(t, ['type', 'function'], path);
     const f = obj(t['function'], `${path}.function`);
-    onlyKeys(f, new Set(['name', 'description', 'parameters', 'strict']), `${path}.function`);
+    onlyKeys(f, ['name', 'description', 'parameters', 'strict'], `${path}.function`);
     const parameters = given(f['parameters']) ? obj(f['parameters'], `${path}.function.parameters`) : undefined;
     return {
       type: 'function',
@@ -68,9 +68,9 @@ function tool(t: Obj, path: string): ResponsesTool {
     };
   }
   if (t['type'] === 'custom') {
-    onlyKeys(t, new Set(['type', 'custom']), path);
+    onlyKeys(t, ['type', 'custom'], path);
     const c = obj(t['custom'], `${path}.custom`);
-    onlyKeys(c, new Set(['name', 'description', 'format']), `${path}.custom`);
+    onlyKeys(c, ['name', 'description', 'format'], `${path}.custom`);
     const format = given(c['format']) ? customFormat(obj(c['format'], `${path}.custom.format`), `${path}.custom.format`) : undefined;
     return { type: 'custom', name: str(c['name'], `${path}.custom.name`), ...description(c, `${path}.custom`), ...(format ? { format } : {}) };
   }
@@ -80,13 +80,13 @@ function tool(t: Obj, path: string): ResponsesTool {
 
 function customFormat(f: Obj, path: string): ResponsesCustomToolFormat {
   if (f['type'] === 'text') {
-    onlyKeys(f, new Set(['type']), path);
+    onlyKeys(f, ['type'], path);
     return { type: 'text' };
   }
   if (f['type'] === 'grammar') {
-    onlyKeys(f, new Set(['type', 'grammar']), path);
+    onlyKeys(f, ['type', 'grammar'], path);
     const g = obj(f['grammar'], `${path}.grammar`);
-    onlyKeys(g, new Set(['definition', 'syntax']), `${path}.grammar`);
+    onlyKeys(g, ['definition', 'syntax'], `${path}.grammar`);
     const syntax = optEnum(g['syntax'], `${path}.grammar.syntax`, ['lark', 'regex'] as const) ?? missing(`${path}.grammar.syntax`);
     return { type: 'grammar', definition: str(g['definition'], `${path}.grammar.definition`), syntax };
   }
@@ -101,9 +101,9 @@ function reference(r: Obj, path: string): ResponsesToolReference {
     if (type === undefined) missing(`${path}.type`);
     return invalidValue(`${path}.type`, type, TOOL_TYPES);
   }
-  onlyKeys(r, new Set(['type', type]), path);
+  onlyKeys(r, ['type', type], path);
   const inner = obj(r[type], `${path}.${type}`);
-  onlyKeys(inner, new Set(['name']), `${path}.${type}`);
+  onlyKeys(inner, ['name'], `${path}.${type}`);
   return { type, name: str(inner['name'], `${path}.${type}.name`) };
 }
 
@@ -113,9 +113,9 @@ export function toolChoiceOf(u: unknown): ResponsesToolChoice {
   if (typeof u === 'string') return invalidValue('tool_choice', u, ['none', 'auto', 'required']);
   const c = obj(u, 'tool_choice');
   if (c['type'] !== 'allowed_tools') return reference(c, 'tool_choice');
-  onlyKeys(c, new Set(['type', 'allowed_tools']), 'tool_choice');
+  onlyKeys(c, ['type', 'allowed_tools'], 'tool_choice');
   const a = obj(c['allowed_tools'], 'tool_choice.allowed_tools');
-  onlyKeys(a, new Set(['mode', 'tools']), 'tool_choice.allowed_tools');
+  onlyKeys(a, ['mode', 'tools'], 'tool_choice.allowed_tools');
   const mode = optEnum(a['mode'], 'tool_choice.allowed_tools.mode', ['auto', 'required'] as const) ?? missing('tool_choice.allowed_tools.mode');
   const tools = arr(a['tools'], 'tool_choice.allowed_tools.tools').map((t, i) => {
     const path = `tool_choice.allowed_tools.tools[${i}]`;
@@ -129,14 +129,14 @@ export function textFormatOf(u: unknown): ResponsesTextFormat {
   const f = obj(u, 'response_format');
   const type = f['type'];
   if (type === 'text' || type === 'json_object') {
-    onlyKeys(f, new Set(['type']), 'response_format');
+    onlyKeys(f, ['type'], 'response_format');
     return { type };
   }
   if (type === 'json_schema') {
-    onlyKeys(f, new Set(['type', 'json_schema']), 'response_format');
+    onlyKeys(f, ['type', 'json_schema'], 'response_format');
     const path = 'response_format.json_schema';
     const s = obj(f['json_schema'], path);
-    onlyKeys(s, new Set(['name', 'description', 'schema', 'strict']), path);
+    onlyKeys(s, ['name', 'description', 'schema', 'strict'], path);
     // Optional in Chat, required by Responses: a schema-less json_schema format cannot be expressed.
     if (!given(s['schema'])) missing(`${path}.schema`);
     const strict = optBool(s['strict'], `${path}.strict`);
