@@ -60,6 +60,22 @@ async function redisPid(): Promise<number> {
   }
 }
 
+/** How many connections Redis has besides the one asking (every log closed: none may be left behind). */
+async function otherClients(): Promise<number> {
+  const admin = new Redis(server.url, { lazyConnect: true });
+  await admin.connect();
+  try {
+    return (String(await admin.client('LIST')).trim().split('\n').length) - 1;
+  } finally {
+    await admin.quit();
+  }
+}
+afterEach(async () => {
+  // The logs are closed in each test's finally: their connections (main, tail, blocking) are gone too.
+  for (let i = 0; (await otherClients()) > 0 && i < 200; i++) await sleep(50);
+  expect(await otherClients()).toBe(0);
+});
+
 interface Run {
   readonly producer: Promise<Outcome & { at: number }>;
   readonly reader: Promise<Outcome & { at: number }>;
@@ -251,5 +267,42 @@ test('a short pause of Redis (SIGSTOP, SIGCONT soon after) mid-stream: each side
     expect(unhandled).toEqual([]);
   } finally {
     for (const l of run.logs) await l.close();
+  }
+});
+
+test("onWriteError 'continue': Redis hung mid-stream, the stream still passes every event and completes; what was acknowledged stays in the log", async () => {
+  const a = redisEventLog({ url: server.url, commandTimeoutMs: COMMAND_TIMEOUT_MS });
+  const id = 'resp_continue';
+  const acked: number[] = [];
+  const acking: EventLog = {
+    ...a,
+    append: async (scope, token, events) => {
+      await a.append(scope, token, events);
+      for (const e of events) acked.push(e.sequence_number as number);
+    },
+  };
+  const events = eventsOf(id).slice(0, 400).concat(completed(id, 400));
+  const passing = collect(paced(events).pipe(persistTo(acking, { leaseMs: LEASE_MS, onWriteError: 'continue' })));
+  for (let i = 0; acked.length < 50; i++) {
+    if (i > 3000) throw new Error('nothing acknowledged');
+    await sleep(10);
+  }
+  const pid = await redisPid();
+  process.kill(pid, 'SIGSTOP');
+  try {
+    const r = await passing;
+    expect(r.error).toBeUndefined();
+    expect(r.events).toEqual(events);
+  } finally {
+    process.kill(pid, 'SIGCONT');
+  }
+  try {
+    const stored = await readWhenBack(a, { responseId: id });
+    expect(stored).toEqual(events.slice(0, stored.length));
+    expect(stored.length).toBeGreaterThanOrEqual(Math.max(...acked) + 1);
+    await sleep(100);
+    expect(unhandled).toEqual([]);
+  } finally {
+    await a.close();
   }
 });
