@@ -9,7 +9,7 @@ import OpenAI from 'openai';
 import type { ChatCompletion, ChatCompletionCreateParamsStreaming, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { createGateway, type Gateway } from '../../lib/gateway/index';
 import { chatTranscript, startTestServer, type TestServer } from '../../lib/testing/index';
-import { CREATED_AT, sseOf, transcript, type UsageSpec } from '../chat/build';
+import { CREATED_AT, customCall, ev, sseOf, transcript, type UsageSpec } from '../chat/build';
 
 const USAGE: UsageSpec = {
   input_tokens: 40, output_tokens: 12, total_tokens: 52, input_tokens_details: { cached_tokens: 0 }, output_tokens_details: { reasoning_tokens: 0 },
@@ -21,7 +21,12 @@ const CHAT_USAGE = {
 };
 
 /** Chat chunks as an OpenAI Chat Completions provider streams them (role chunk, fragments by index, finish, usage). */
-function chatProviderStream(answer: { text?: string[]; refusal?: string[]; calls?: Array<{ id: string; name: string; args: string[] }> }): string {
+function chatProviderStream(answer: {
+  text?: string[];
+  refusal?: string[];
+  calls?: Array<{ id: string; name: string; args: string[] }>;
+  custom?: { id: string; name: string; input: string[] };
+}): string {
   const base = { id: 'chatcmpl-ref', object: 'chat.completion.chunk', created: CREATED_AT, model: 'gpt-ref', service_tier: 'default', system_fingerprint: 'fp_ref' };
   const chunk = (delta: Record<string, unknown>, finish: string | null = null) => ({ ...base, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }], usage: null });
   const chunks: object[] = [chunk({ role: 'assistant', content: answer.text ? '' : null, refusal: null })];
@@ -31,9 +36,24 @@ function chatProviderStream(answer: { text?: string[]; refusal?: string[]; calls
     chunks.push(chunk({ tool_calls: [{ index, id: c.id, type: 'function', function: { name: c.name, arguments: '' } }] }));
     for (const a of c.args) chunks.push(chunk({ tool_calls: [{ index, function: { arguments: a } }] }));
   });
-  chunks.push(chunk({}, answer.calls ? 'tool_calls' : 'stop'));
+  if (answer.custom) {
+    const { id, name, input } = answer.custom;
+    chunks.push(chunk({ tool_calls: [{ index: 0, id, type: 'custom', custom: { name, input: '' } }] }));
+    for (const i of input) chunks.push(chunk({ tool_calls: [{ index: 0, custom: { input: i } }] }));
+  }
+  chunks.push(chunk({}, answer.calls || answer.custom ? 'tool_calls' : 'stop'));
   chunks.push({ ...base, choices: [], usage: CHAT_USAGE });
   return chatTranscript(chunks);
+}
+
+/** A Responses transcript of one custom tool call streamed in pieces (the builder's `transcript` has function calls only). */
+function customTranscript(c: { id: string; name: string; input: string[] }): Array<{ type: string }> {
+  const input = c.input.join('');
+  const events = [
+    ev.created(), ev.inProgress(), ev.customAdded(0, c.id, c.name), ...c.input.map((i) => ev.input(0, i, c.id)), ev.inputDone(0, input, c.id),
+    ev.customDone(0, c.id, c.name, input), ev.completed({ output: [customCall(c.id, c.name, input)], usage: USAGE }),
+  ];
+  return events.map((e, sequence_number) => ({ ...e, sequence_number }));
 }
 
 const WEATHER_TOOLS: Extra['tools'] & object = [
@@ -52,6 +72,8 @@ const ANSWERS = {
   'step-after-tools': { text: ['Paris is sunny', '; it is 12:00 CET.'] },
   'step-refusal': { refusal: ["I can't ", 'share that.'] },
   'step-json': { text: ['{"city":', '"Paris","temp":21}'] },
+  'step-custom': { custom: { id: 'call_sql', name: 'run_sql', input: ['SELECT count(*) ', 'FROM users;'] } },
+  'step-after-custom': { text: ['There are 42 users.'] },
 };
 type Step = keyof typeof ANSWERS;
 
@@ -66,7 +88,7 @@ beforeAll(async () => {
   const chats: Record<string, string> = {};
   for (const [name, a] of Object.entries(ANSWERS) as Array<[Step, (typeof ANSWERS)[Step]]>) {
     const calls = 'calls' in a ? a.calls.map((c) => ({ callId: c.id, name: c.name, args: c.args })) : undefined;
-    responses[name] = sseOf(transcript({ ...a, calls, usage: USAGE }));
+    responses[name] = 'custom' in a ? sseOf(customTranscript(a.custom)) : sseOf(transcript({ ...a, calls, usage: USAGE }));
     chats[name] = chatProviderStream(a);
   }
   upstream = await startTestServer({ transcripts: responses, chatFromResponses: false });
@@ -202,6 +224,23 @@ describe('the official SDK streams chat completions through the gateway (Respons
       text: { format: { type: 'json_schema', name: 'weather', schema, strict: true } },
       max_output_tokens: 200,
     });
+  });
+
+  it('a custom tool (grammar format) call, then its result as a custom_tool_call_output', async () => {
+    const grammar = { definition: 'start: "SELECT" /[^;]+/ ";"', syntax: 'lark' as const };
+    const tools: Extra = { tools: [{ type: 'custom', custom: { name: 'run_sql', description: 'Runs SQL', format: { type: 'grammar', grammar } } }] };
+    const question: ChatCompletionMessageParam[] = [{ role: 'user', content: 'How many users?' }];
+    const first = await both('step-custom', question, tools);
+    const message = first.viaGateway.final.choices[0]!.message;
+    expect(message.tool_calls).toEqual([{ id: 'call_sql', type: 'custom', custom: { name: 'run_sql', input: 'SELECT count(*) FROM users;' } }]);
+    expect(upstreamBody('step-custom')['tools']).toEqual([{ type: 'custom', name: 'run_sql', description: 'Runs SQL', format: { type: 'grammar', ...grammar } }]);
+
+    await both('step-after-custom', [...question, message as ChatCompletionMessageParam, { role: 'tool', tool_call_id: 'call_sql', content: '42' }], tools);
+    expect(upstreamBody('step-after-custom')['input']).toEqual([
+      { type: 'message', role: 'user', content: 'How many users?' },
+      { type: 'custom_tool_call', call_id: 'call_sql', name: 'run_sql', input: 'SELECT count(*) FROM users;' },
+      { type: 'custom_tool_call_output', call_id: 'call_sql', output: '42' },
+    ]);
   });
 
   it('an unmappable request is a 400 the SDK raises as BadRequestError naming the param; the upstream is not called', async () => {
