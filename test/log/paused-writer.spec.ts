@@ -1,0 +1,138 @@
+// Issue 15, "two producers never interleave": a writer that is not dead but paused (its process stopped with
+// SIGSTOP, as a long GC pause, a swapped-out VM or a debugger would) loses its lease, a reader with upstream
+// takes the stream over and finishes it, and then the paused writer wakes up (SIGCONT) with events still to
+// append. Its appends and renewals must be refused (fencing token) and it must end with a typed error, while
+// the log holds exactly the recording, each sequence_number once. Once for a paused producer (persistTo in
+// persist-producer.ts) and once for a paused taker (fromEventLog with upstream in takeover-reader.ts).
+import { type ChildProcess, spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { fromEventLog } from '../../lib/log/from-event-log';
+import { redisEventLog } from '../../lib/log/redis';
+import type { EventLog, LogScope } from '../../lib/log/types';
+import { startTestServer, type TestServer } from '../../lib/testing/index';
+import { fixture, payloads } from '../helpers/fixtures';
+import { type RedisServer, startRedisServer } from './redis-server';
+import { collect, seqs } from './takeover-helpers';
+
+jest.setTimeout(180_000);
+
+const LEASE_MS = 3000;
+const sse = fixture('long-text');
+const recorded = payloads(sse);
+const responseId = (recorded[0]!['response'] as { id: string }).id;
+const N = recorded.length;
+
+let redis: RedisServer;
+let provider: TestServer;
+let log: EventLog;
+const children = new Set<ChildProcess>();
+
+beforeAll(async () => {
+  redis = await startRedisServer();
+  provider = await startTestServer({ transcripts: { paused: sse, taker: sse }, chunkDelay: 5 });
+  log = redisEventLog({ url: redis.url, commandTimeoutMs: 30_000 });
+});
+afterAll(async () => {
+  for (const c of children) {
+    c.kill('SIGCONT');
+    c.kill('SIGKILL');
+  }
+  await log?.close();
+  await provider?.close();
+  await redis?.stop();
+});
+
+interface Child {
+  readonly child: ChildProcess;
+  readonly lines: string[];
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  stderr(): string;
+}
+
+function startChild(script: string, args: string[]): Child {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, script), ...args], { cwd: join(__dirname, '..', '..'), stdio: ['ignore', 'pipe', 'pipe'] });
+  children.add(child);
+  const lines: string[] = [];
+  let out = '';
+  let err = '';
+  child.stdout!.on('data', (d) => {
+    out += d;
+    const parts = out.split('\n');
+    out = parts.pop()!;
+    lines.push(...parts);
+  });
+  child.stderr!.on('data', (d) => (err += d));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => {
+      children.delete(child);
+      resolve({ code, signal });
+    }),
+  );
+  return { child, lines, exited, stderr: () => err };
+}
+
+async function untilStored(s: LogScope, seq: number, p: Child, ms = 90_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const last = (await log.state(s))?.lastSequenceNumber;
+    if (last !== undefined && last >= seq) return;
+    if (Date.now() > deadline || p.child.exitCode !== null) throw new Error(`${s.owner} never reached ${seq} (at ${last}): ${p.lines.slice(-3).join(' | ')} ${p.stderr()}`);
+    await log.wait(s, last, 1000);
+  }
+}
+
+const config = () => ({ baseURL: provider.baseURL, apiKey: 'sk-test' });
+
+test('a paused producer loses its lease to a reader with upstream; woken up, its appends are refused: it ends with a typed error and the log is exactly the recording', async () => {
+  const owner = 'paused';
+  const s = { responseId, owner };
+  const a = startChild('persist-producer.ts', [redis.url, provider.baseURL, 'paused', owner, String(LEASE_MS)]);
+  await untilStored(s, 50, a);
+  a.child.kill('SIGSTOP');
+  try {
+    const before = provider.requests.filter((r) => r.route === 'responses.stream').length;
+    const r = await collect(fromEventLog(log, responseId, { owner, upstream: config(), leaseMs: 60_000, pollMs: 200 }));
+    expect(r.error).toBeUndefined();
+    expect(r.events).toEqual(recorded);
+    expect(provider.requests.filter((q) => q.route === 'responses.stream').length - before).toBe(1);
+  } finally {
+    a.child.kill('SIGCONT');
+  }
+  expect(await a.exited).toEqual({ code: 0, signal: null });
+  // It had more to append (the provider kept sending while it was stopped): refused by the fencing token.
+  expect(a.lines.at(-1)).toBe('error EventLogError fenced');
+  const acked = a.lines.filter((l) => l.startsWith('ack ')).map((l) => Number(l.slice(4)));
+  expect(Math.max(...acked)).toBeLessThan(N - 1);
+  expect(await log.read(s, undefined)).toEqual(recorded);
+  expect(await log.state(s)).toMatchObject({ end: 'completed', lastSequenceNumber: N - 1 });
+});
+
+test('a paused taker loses the stream to another reader with upstream; woken up, it cannot append: it ends (typed error or completion) having delivered each event once, in order, and the log is exactly the recording', async () => {
+  const owner = 'taker';
+  const s = { responseId, owner };
+  // A: the producer, killed so that B takes over.
+  const a = startChild('persist-producer.ts', [redis.url, provider.baseURL, 'taker', owner, String(LEASE_MS)]);
+  await untilStored(s, 30, a);
+  a.child.kill('SIGKILL');
+  await a.exited;
+  const killedA = (await log.state(s))?.lastSequenceNumber as number;
+  // B: a reader with upstream in its own process; it takes over, then is paused mid-continuation.
+  const b = startChild('takeover-reader.ts', [redis.url, provider.baseURL, responseId, owner, String(LEASE_MS)]);
+  await untilStored(s, killedA + 20, b);
+  b.child.kill('SIGSTOP');
+  try {
+    const c = await collect(fromEventLog(log, responseId, { owner, upstream: config(), leaseMs: 60_000, pollMs: 200 }));
+    expect(c.error).toBeUndefined();
+    expect(c.events).toEqual(recorded);
+  } finally {
+    b.child.kill('SIGCONT');
+  }
+  expect(await b.exited).toEqual({ code: 0, signal: null });
+  const last = b.lines.at(-1);
+  expect(['done', 'error EventLogError']).toContain(last);
+  const delivered = b.lines.filter((l) => l.startsWith('ev ')).map((l) => Number(l.slice(3)));
+  expect(delivered).toEqual(seqs(recorded.slice(0, delivered.length)));
+  if (last === 'done') expect(delivered).toHaveLength(N);
+  expect(await log.read(s, undefined)).toEqual(recorded);
+  expect(await log.state(s)).toMatchObject({ end: 'completed', lastSequenceNumber: N - 1 });
+});
