@@ -31,13 +31,32 @@ const conversation = fc
 const params = fc.record(
   {
     stream: fc.boolean(), temperature: fc.double({ min: 0, max: 2, noNaN: true }), top_p: fc.double({ min: 0, max: 1, noNaN: true }),
-    max_tokens: fc.nat(4096), tool_choice: fc.constantFrom('auto', 'none', 'required'), parallel_tool_calls: fc.boolean(),
-    response_format: fc.constantFrom({ type: 'text' }, { type: 'json_object' }), reasoning_effort: fc.constantFrom('low', 'medium', 'high'),
-    tools: fc.constant([{ type: 'function', function: { name: 'f', parameters: { type: 'object' } } }]),
+    max_tokens: fc.nat(4096), max_completion_tokens: fc.constant(null), parallel_tool_calls: fc.boolean(), store: fc.boolean(),
+    tool_choice: fc.constantFrom('auto', 'none', 'required', { type: 'function', function: { name: 'f' } }, { type: 'custom', custom: { name: 'g' } }),
+    response_format: fc.constantFrom(
+      { type: 'text' }, { type: 'json_object' }, { type: 'json_schema', json_schema: { name: 'o', schema: { type: 'object' }, strict: true } },
+    ),
+    reasoning_effort: fc.constantFrom('minimal', 'low', 'medium', 'high'), verbosity: fc.constantFrom('low', 'medium', 'high'),
+    tools: fc.constant([
+      { type: 'function', function: { name: 'f', parameters: { type: 'object' } } },
+      { type: 'custom', custom: { name: 'g', format: { type: 'text' } } },
+    ]),
+    user: text, metadata: fc.dictionary(fc.string({ minLength: 1, maxLength: 8 }), text, { maxKeys: 3 }),
     stream_options: fc.record({ include_usage: fc.boolean() }),
   },
   { requiredKeys: [] },
 );
+
+/** The text of chat content or Responses content: a string, or its text parts joined. */
+function textOf(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content.map((p: { text?: unknown }) => (typeof p.text === 'string' ? p.text : '')).join('');
+}
+
+function texts(input: ReadonlyArray<{ type: string; content?: unknown; output?: unknown }>): string {
+  return input.map((i) => textOf(i.type === 'message' ? i.content : i.output)).join('');
+}
 
 describe('chatRequestToResponses: properties', () => {
   const SEED = process.env['FC_SEED'] !== undefined ? Number(process.env['FC_SEED']) : 20261130;
@@ -60,6 +79,8 @@ describe('chatRequestToResponses: properties', () => {
         expect(outputs).toBe(messages.filter((m) => m.role === 'tool').length);
         const calls = messages.flatMap((m) => ('tool_calls' in m ? m.tool_calls : []));
         expect(input.filter((i) => i.type === 'function_call')).toHaveLength(calls.length);
+        // Every text, in order: message contents and tool results (an assistant's parts are joined, nothing is lost).
+        expect(texts(input)).toBe(messages.map((m) => textOf(m.content)).join(''));
         expect(JSON.parse(JSON.stringify(r.request))).toEqual(r.request);
       }),
       { seed: SEED, numRuns: 300 },
