@@ -67,9 +67,10 @@ const NO_EQUIVALENT = 'the Responses API has no such parameter.';
  * to input items in order (system / developer / user / assistant messages, text, image and file parts,
  * assistant `tool_calls` → `function_call` / `custom_tool_call`, `tool` messages → their `*_output`), `tools`,
  * `tool_choice`, `response_format` → `text.format`, `max_tokens` / `max_completion_tokens` → `max_output_tokens`,
- * `reasoning_effort` → `reasoning.effort`, and the parameters both APIs share. What has no Responses equivalent
- * (`n > 1`, `logit_bias`, logprobs, penalties, `seed`, `stop`, audio in or out, predictions, the legacy `functions`)
- * is refused with an OpenAI-style 400 (`invalid_request_error`, `param` naming the JSON path). Pure: never throws.
+ * `reasoning_effort` → `reasoning.effort`, no `store` → `store: false` (Chat's default), and the parameters both APIs
+ * share. What has no Responses equivalent (`n > 1`, `logit_bias`, logprobs, penalties, `seed`, `stop`, audio in or
+ * out, predictions, the legacy `functions`) is refused with an OpenAI-style 400 (`invalid_request_error`, `param`
+ * naming the JSON path). Pure; a request it cannot map is a result, never a throw.
  *
  * ```ts
  * const mapped = chatRequestToResponses(JSON.parse(body));
