@@ -6,9 +6,10 @@ import { redactError } from '../redact.js';
 import type { EventLog } from './types.js';
 
 /**
- * Cancels a (background) response: `POST {baseURL}/responses/{id}/cancel` upstream, then `log.cancel`, so
- * that every reader of the stream in the log ends and its producer is fenced off. The log is cancelled even
- * when the upstream request fails; the upstream failure (an `HTTPError`, a `NetworkError`) is then thrown.
+ * Cancels a (background) response: `POST {baseURL}/responses/{id}/cancel` upstream and, at the same time,
+ * `log.cancel`, so that every reader of the stream in the log ends and its producer is fenced off. The log is
+ * cancelled whatever the upstream request does; its failure (an `HTTPError`, a `NetworkError`) is thrown once
+ * both are done (a failure of the log, `EventLogError`, when the upstream request succeeded).
  * An id that cannot go into a path is refused (`InvalidParameterError`) before anything is sent.
  *
  * ```ts
@@ -21,6 +22,10 @@ export async function cancelResponse(responseId: string, config?: ClientConfig, 
   const resolved = resolveConfig(config);
   const secrets = configSecrets(config);
   const url = `${resolved.baseURL}/responses/${encodeURIComponent(responseId)}/cancel`;
+  // The log is cancelled alongside the upstream request, not after it: the readers end even while the
+  // provider is slow to answer (or never does, until the caller's signal gives it up).
+  const cancelled = log?.cancel({ responseId, owner: options.owner });
+  cancelled?.catch(() => undefined); // awaited below; not an unhandled rejection while the request runs
   let failure: unknown;
   try {
     let res: Response;
@@ -34,6 +39,6 @@ export async function cancelResponse(responseId: string, config?: ClientConfig, 
   } catch (e) {
     failure = e;
   }
-  if (log) await log.cancel({ responseId, owner: options.owner });
+  await cancelled;
   if (failure !== undefined) throw failure;
 }
