@@ -1,0 +1,78 @@
+// `openai-rx gateway` as a user runs it: --fake serves the built-in fake provider behind the gateway (offline,
+// no key), the official SDK streams through it, SIGTERM / SIGINT stop it cleanly (exit 0), bad flags are usage errors.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { join } from 'node:path';
+import OpenAI from 'openai';
+
+jest.setTimeout(120_000);
+
+const ROOT = join(__dirname, '..', '..');
+const children = new Set<ChildProcess>();
+afterAll(() => {
+  for (const c of children) c.kill('SIGKILL');
+});
+
+interface Run {
+  readonly child: ChildProcess;
+  out(): string;
+  err(): string;
+  readonly exited: Promise<number | null>;
+}
+
+function cli(args: string[]): Run {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'cli', 'main.ts'), ...args], {
+    cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1', OPENAI_API_KEY: '', OPENAI_BASE_URL: '' },
+  });
+  children.add(child);
+  let out = '';
+  let err = '';
+  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+  const exited = new Promise<number | null>((resolve) =>
+    child.on('exit', (code) => {
+      children.delete(child);
+      resolve(code);
+    }),
+  );
+  return { child, out: () => out, err: () => err, exited };
+}
+
+async function baseURLOf(run: Run): Promise<string> {
+  for (;;) {
+    const m = /at (http:\/\/127\.0\.0\.1:\d+\/v1)/.exec(run.out());
+    if (m) return m[1]!;
+    if (run.child.exitCode !== null) throw new Error(`exited early: ${run.err()}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe('openai-rx gateway', () => {
+  it.each(['SIGTERM', 'SIGINT'] as const)('--fake: the SDK streams through it offline; %s stops it with status 0', async (signal) => {
+    const run = cli(['gateway', '--fake', '--port', '0', '--fake-delay', '0']);
+    const baseURL = await baseURLOf(run);
+    const client = new OpenAI({ apiKey: 'any-key', baseURL, maxRetries: 0 });
+    const final = await client.responses.stream({ model: 'fake-model', input: 'Hi' }).finalResponse();
+    expect(final.output_text).toMatch(/^This answer comes from the fake provider/);
+    // A stream left open when the signal comes does not keep the process alive.
+    const open = await client.responses.create({ model: 'fake-model', input: 'Hi', stream: true });
+    const it = open[Symbol.asyncIterator]();
+    await it.next();
+    run.child.kill(signal);
+    expect(await run.exited).toBe(0);
+    expect(run.out()).toMatch(/stopped\n$/);
+    expect(run.err()).toBe('');
+  });
+
+  it.each([
+    [['gateway', '--fake', '--upstream', 'http://127.0.0.1:1/v1'], /--fake and --upstream exclude each other/],
+    [['gateway', '--port', '-1'], /--port needs a whole number from 0 to 65535/],
+    [['gateway', '--redis', 'localhost:6379'], /--redis takes a redis:\/\/ or rediss:\/\/ URL/],
+    [['gateway', '--upstream', 'ftp://example.com/v1'], /unsupported scheme/],
+    [['gateway', '--bogus'], /Unknown option '--bogus'/],
+  ])('%j is a usage error (status 2, one line)', async (args, message) => {
+    const run = cli(args);
+    expect(await run.exited).toBe(2);
+    expect(run.err()).toMatch(message);
+    expect(run.err().trim().split('\n')).toHaveLength(1);
+  });
+});
