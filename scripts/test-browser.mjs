@@ -135,3 +135,7 @@ try {
   web.close();
   await Promise.all([api.close(), ws.close()]);
 }
+
+// The gateway's EventSource resume (issue 16): its own servers, page (examples/browser-gateway/) and Chromium.
+const { gatewayEventSource } = await import('./browser/gateway-eventsource.mjs');
+for (const failure of await gatewayEventSource({ root, executablePath })) fail(failure);
