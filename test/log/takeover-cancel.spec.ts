@@ -47,7 +47,7 @@ describe.each([
     const owner = `cancel_${store}`;
     const s = { responseId, owner };
     try {
-      await crashedProducer(log, provider.baseURL, store, s, CRASH_AT, 300);
+      await crashedProducer(log, provider.baseURL, store, s, CRASH_AT, 1500);
       await untilLapsed(log, s);
       const cfg = { baseURL: provider.baseURL, apiKey: 'sk-test' };
       const taker = collect(fromEventLog(log, responseId, { owner, upstream: cfg, leaseMs: 5000 }));

@@ -65,7 +65,7 @@ describe.each([
       };
       const client: Array<Record<string, unknown>> = [];
       const producer = streamResponse({ model: store, input: 'count', background: true }, { baseURL: provider.baseURL, apiKey: 'sk-test' })
-        .pipe(persistTo(dying, { owner, leaseMs: 400, maxBatchDelay: 0, maxBatchSize: 1 }))
+        .pipe(persistTo(dying, { owner, leaseMs: 1500, maxBatchDelay: 0, maxBatchSize: 1 }))
         .subscribe({ next: (e) => client.push(e as unknown as Record<string, unknown>), error: () => undefined });
       for (let i = 0; client.length < PASSED + 1; i++) {
         if (i > 3000) throw new Error(`the client got only ${client.length} events`);

@@ -14,13 +14,14 @@ import { fixture, payloads } from '../helpers/fixtures';
 import { type RedisServer, startRedisServer } from './redis-server';
 import { collect, crashedProducer, type Outcome, seqs, untilLapsed } from './takeover-helpers';
 
-jest.setTimeout(120_000);
+jest.setTimeout(300_000);
 
 const sse = fixture('long-text');
 const recorded = payloads(sse);
 const responseId = (recorded[0]!['response'] as { id: string }).id;
 const N = recorded.length;
-const PRODUCER_LEASE_MS = 400;
+// Renewed every third of it: a busy machine's pause does not lapse it before the crash; it lapses soon after.
+const PRODUCER_LEASE_MS = 1500;
 
 let provider: TestServer;
 let redis: RedisServer;
