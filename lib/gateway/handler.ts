@@ -32,6 +32,15 @@ const RESPONSE = /^\/v1\/responses\/([^/]+)$/;
 const CANCEL = /^\/v1\/responses\/([^/]+)\/cancel$/;
 const RESPONSE_ANY = /^\/v1\/responses\/([^/]+)(?:\/.*)?$/;
 
+/** A path segment decoded; a malformed escape (`%E0%A4%A`) names no response: 404. */
+function segment(raw: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    throw new GatewayHttpError(404, 'No response found with this id.', { param: 'response_id' });
+  }
+}
+
 const json = (res: ServerResponse, value: unknown): void => {
   const body = JSON.stringify(value);
   res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'cache-control': 'no-store' });
@@ -85,10 +94,10 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     const cancel = method === 'POST' ? CANCEL.exec(path) : null;
     if (cancel) {
       await body(req);
-      return cancelResponse(ctx, req, res, caller, decodeURIComponent(cancel[1]!));
+      return cancelResponse(ctx, req, res, caller, segment(cancel[1]!));
     }
     const one = method === 'GET' ? RESPONSE.exec(path) : null;
-    if (one && url.searchParams.get('stream') === 'true') return resumeResponse(ctx, req, res, caller, decodeURIComponent(one[1]!), url.searchParams);
+    if (one && url.searchParams.get('stream') === 'true') return resumeResponse(ctx, req, res, caller, segment(one[1]!), url.searchParams);
     await ownership(ctx, caller, path);
     const bytes = method === 'GET' || method === 'HEAD' ? undefined : await body(req);
     return forward(resolved, req, res, caller, upstreamPath, bytes);
@@ -102,7 +111,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     if (!resolved.authorize) return; // the caller's own key goes upstream: the upstream decides
     const m = RESPONSE_ANY.exec(path);
     if (!m) return;
-    const id = decodeURIComponent(m[1]!);
+    const id = segment(m[1]!);
     if ((await c.log.state({ responseId: id, owner: caller.owner })) === undefined) {
       throw new GatewayHttpError(404, `No response found with id '${id.slice(0, 64)}'.`, { param: 'response_id' });
     }

@@ -1,6 +1,7 @@
 // The gateway's routes over real loopback sockets: resume by Last-Event-ID, cancel, auth isolation, and the
 // OpenAI-style errors (400 malformed JSON, 401, 404, 413, 429, 502, 504) with the SDK's own error classes.
 import { createServer, type Server } from 'node:http';
+import { connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import OpenAI from 'openai';
 import { lastValueFrom, toArray } from 'rxjs';
@@ -223,6 +224,59 @@ describe('errors', () => {
       const up = await fetch(`${h.baseURL}/no-such-thing`, { headers: { authorization: `Bearer ${KEY}` } });
       expect(up.status).toBe(404);
       expect(h.provider.requests.map((x) => x.url)).toEqual(['/v1/no-such-thing']);
+    } finally {
+      await h.close();
+    }
+  });
+});
+
+describe('connections', () => {
+  it('an idle stream gets a `: keep-alive` comment every timeouts.heartbeat ms (and still every event once)', async () => {
+    let release!: () => void;
+    const h = await startHarness({ provider: { answer: words(5), hold: new Promise<void>((r) => (release = r)) }, gateway: { timeouts: { heartbeat: 20 } } });
+    try {
+      const res = await post(h, '/v1/responses', JSON.stringify({ model: 'fake-model', input: 'Hi', stream: true }));
+      const reader = res.body!.getReader();
+      let text = '';
+      while (!text.includes(': keep-alive\n\n')) text += new TextDecoder().decode((await reader.read()).value);
+      release();
+      for (let r = await reader.read(); !r.done; r = await reader.read()) text += new TextDecoder().decode(r.value);
+      const events = await eventsOf(new Response(text, { headers: { 'content-type': 'text/event-stream' } }));
+      const id = (events[0] as { response: { id: string } }).response.id;
+      expect(events).toEqual(h.provider.responses.get(id)!.events);
+    } finally {
+      release();
+      await h.close();
+    }
+  });
+
+  it('a body that stops arriving is a 408 after timeouts.body, and the connection is closed', async () => {
+    const h = await startHarness({ gateway: { timeouts: { body: 200 } } });
+    try {
+      const answer = await new Promise<string>((resolve, reject) => {
+        const socket = connect(Number(new URL(h.origin).port), '127.0.0.1');
+        let got = '';
+        socket.on('data', (d) => (got += d.toString()));
+        socket.on('close', () => resolve(got));
+        socket.on('error', reject);
+        socket.write(`POST /v1/responses HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${KEY}\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{"model":`);
+      });
+      expect(answer).toMatch(/^HTTP\/1\.1 408 /);
+      expect(answer).toContain('"code":"request_timeout"');
+      expect(h.provider.requests).toHaveLength(0);
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('a response id that cannot be decoded or cannot be an id is a 404, not a 500', async () => {
+    const h = await startHarness();
+    try {
+      for (const path of ['/v1/responses/%E0%A4%A?stream=true', '/v1/responses/..%2F..%2Fadmin?stream=true', '/v1/responses/%E0%A4%A/cancel']) {
+        const res = await fetch(`${h.origin}${path}`, { method: path.endsWith('cancel') ? 'POST' : 'GET', headers: { authorization: `Bearer ${KEY}` } });
+        expect([path, res.status]).toEqual([path, 404]);
+      }
+      expect(h.provider.requests).toHaveLength(0);
     } finally {
       await h.close();
     }
