@@ -1,4 +1,4 @@
-import { concat, connect, defer, EMPTY, filter, merge, mergeMap, Observable, of, tap, throwError } from 'rxjs';
+import { concat, connect, defer, EMPTY, filter, map, merge, mergeMap, Observable, of, tap, throwError } from 'rxjs';
 import type { ResponseStreamEvent } from '../events/responses.js';
 import { configSecrets } from '../http/config.js';
 import type { ResponseCreateParams, ResponsesStreamConfig } from '../http/transports.js';
@@ -8,6 +8,7 @@ import type { Tool, ToolReturn } from './define-tool.js';
 import { AgentConfigError, MaxTurnsError } from './errors.js';
 import type { AgentCall, AgentEvent, AgentInputItem } from './events.js';
 import type { ClientToolHandlers } from './handlers.js';
+import { OneResponseView } from './one-response.js';
 import { httpTransport, inputItems, outputTextOf, socketTransport, TurnRecord, type AgentResumeOptions, type TurnTransport } from './turn.js';
 
 export interface RunAgentOptions {
@@ -36,6 +37,13 @@ export interface RunAgentOptions {
   readonly parallel?: number;
   /** How long a call may run (ms) before its signal is aborted and the model told it timed out. Off by default. */
   readonly toolTimeout?: number;
+  /**
+   * Show the run as one response (see `OneResponseView`): the opening events of turns after the first and the
+   * terminal events of turns before the last are left out, `output_index` and `sequence_number` continue across
+   * turns. For consumers that read a single response: `toChatChunks()`, an SSE client of `toResponsesSSE()`.
+   * Default `false`: every turn's events as the API sent them.
+   */
+  readonly asOneResponse?: boolean;
 }
 
 /** What `runAgent` emits: every turn's Responses events, with the `agent.*` events between them. */
@@ -108,10 +116,15 @@ export function runAgent(request: ResponseCreateParams, options: RunAgentOptions
     }
     const conversation: AgentInputItem[] = [...inputItems(request['input'])];
 
+    const view = options.asOneResponse ? new OneResponseView() : undefined;
     const turn = (n: number, body: ResponseCreateParams): Observable<AgentStreamEvent> => {
       const record = new TurnRecord();
       const events = transport(body, { turn: n }).pipe(tap((e) => record.see(e)));
-      return concat(events, defer(() => afterTurn(n, record)));
+      const last = (): boolean => n >= maxTurns || callsOf(record.items(), n).length === 0;
+      const shown = view
+        ? events.pipe(map((e) => view.adapt(e, n, last, () => record.items())), filter((e): e is ResponseStreamEvent => e !== undefined))
+        : events;
+      return concat(shown, defer(() => afterTurn(n, record)));
     };
 
     const afterTurn = (n: number, record: TurnRecord): Observable<AgentStreamEvent> => {
@@ -140,6 +153,7 @@ export function runAgent(request: ResponseCreateParams, options: RunAgentOptions
         const body: Record<string, unknown> = stored && record.responseId !== undefined
           ? { ...base, input: [...outputs], previous_response_id: record.responseId }
           : { ...base, input: [...conversation] };
+        view?.endTurn(items);
         return concat(of(done), turn(n + 1, body as ResponseCreateParams));
       });
       return concat(answered, next);
