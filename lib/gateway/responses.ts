@@ -2,6 +2,8 @@
 // any instance, taking a dead producer's stream over when the response runs in the background upstream),
 // and cancel.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { throwError, timeout, type Observable } from 'rxjs';
+import type { ResponseStreamEvent } from '../events/responses.js';
 import { checkResponseId, streamResponse } from '../http/transports.js';
 import { fromEventLog } from '../log/from-event-log.js';
 import type { LogScope } from '../log/types.js';
@@ -34,9 +36,15 @@ export function createResponse(ctx: GatewayContext, res: ServerResponse, caller:
   const request = options.background ? { ...body, background: true, store: true } : body;
   const config = upstreamConfig(caller, options);
   const background = request['background'] === true;
+  // The first-event timeout belongs to the upstream stream, not to the client: a producer whose client left
+  // before anything came must not wait for an upstream that never answers.
+  const firstEvent = timeout<ResponseStreamEvent, Observable<never>>({
+    first: options.upstreamTimeout,
+    with: () => throwError(() => new FirstEventTimeout(`no event within ${options.upstreamTimeout} ms`)),
+  });
   const producer = ctx.producers.start(
     caller.owner,
-    streamResponse(request, config).pipe(persistTo(log, { owner: caller.owner, leaseMs: options.leaseMs, onWriteError: 'continue' })),
+    streamResponse(request, config).pipe(firstEvent, persistTo(log, { owner: caller.owner, leaseMs: options.leaseMs, onWriteError: 'continue' })),
   );
   startPump(ctx, {
     res,
@@ -48,7 +56,6 @@ export function createResponse(ctx: GatewayContext, res: ServerResponse, caller:
             ...(background ? { upstream: config } : {}),
           }),
     canPause: () => producer.responseId !== undefined,
-    firstEventTimeout: options.upstreamTimeout,
     onFailedBeforeStart: (e) => {
       // Nothing written and no id the client could resume with: the upstream request is of no use to anyone.
       if (producer.responseId === undefined) producer.stop();

@@ -196,6 +196,16 @@ describe('errors', () => {
     try {
       await expect(sdk(h.baseURL).responses.create({ model: 'fake-model', input: 'Hi', stream: true })).rejects.toMatchObject({ status: 504 });
       await expect(sdk(h.baseURL).models.list()).rejects.toMatchObject({ status: 504 });
+      // A client that leaves before the first event does not leave its upstream request waiting for ever.
+      const controller = new AbortController();
+      const leaving = fetch(`${h.baseURL}/responses`, {
+        method: 'POST', signal: controller.signal, body: JSON.stringify({ model: 'fake-model', input: 'Hi', stream: true }),
+        headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+      }).catch((e: unknown) => e);
+      while (h.gateway.metrics().streams.producers === 0) await new Promise((r) => setTimeout(r, 5));
+      controller.abort();
+      expect(await leaving).toMatchObject({ name: 'AbortError' });
+      while (h.gateway.metrics().streams.producers > 0) await new Promise((r) => setTimeout(r, 20));
     } finally {
       await h.close();
       await closeServer(silent);
