@@ -1,5 +1,7 @@
 // The browser test (`npm run test:browser`): loads examples/browser/ in headless Chromium and checks that
 // the ESM build streams a response over fetch and runs three lanes over the browser's own WebSocket.
+// Then the Angular example (examples/angular/, built with @angular/build: scripts/test-browser-angular.mjs):
+// its chat box shows the answer progressively and completely, and its stop button closes the upstream request.
 //
 // One static server serves the page, dist/esm and the dependencies' ESM builds (resolving extensionless
 // relative imports as a dev server does), and forwards /v1/* to the loopback HTTP test server, so the page
@@ -28,6 +30,9 @@ if (!existsSync(executablePath)) {
 }
 
 const { chromium } = await import('playwright-core');
+const { angularFile, buildAngularExample, checkAngularExample } = await import('./test-browser-angular.mjs');
+// The Angular example is built first (examples/angular/dist/browser, served under /app/).
+await buildAngularExample(root);
 const { startTestServer, startResponsesWebSocketServer, textTranscript } = await import(join(root, 'dist/esm/lib/testing/index.js'));
 const { demoText, DEMO_ANSWER } = await import(join(root, 'dist/esm/cli/transcripts.js'));
 
@@ -76,7 +81,7 @@ const web = createServer((req, res) => {
     res.on('close', () => upstream.destroy());
     return;
   }
-  const file = resolveFile(url.pathname);
+  const file = angularFile(root, url.pathname) ?? resolveFile(url.pathname);
   if (!file) {
     res.writeHead(404, { 'content-type': 'text/plain' });
     res.end(`not found: ${url.pathname}`);
@@ -123,6 +128,7 @@ try {
     [api.requests.length === 1 && api.requests[0].outcome === 'completed', 'one POST /v1/responses, read to its end'],
     [problems.length === 0, `no page errors (${problems.join('; ') || 'none'})`],
   ];
+  checks.push(...(await checkAngularExample({ browser, origin, api, expected: DEMO_ANSWER, root })));
   for (const [ok, what] of checks) console.log(`${ok ? 'ok  ' : 'FAIL'} ${what}`);
   const failed = checks.filter(([ok]) => !ok).length;
   console.log(`test:browser: ${checks.length - failed}/${checks.length} checks passed in ${Date.now() - started} ms (${result.userAgent.match(/(Headless)?Chrome\/[\d.]+/)?.[0] ?? 'chromium'})`);
