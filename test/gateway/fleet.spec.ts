@@ -6,12 +6,13 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import OpenAI from 'openai';
-import { ownerOf } from '../../lib/gateway/index';
+import { createGateway, ownerOf } from '../../lib/gateway/index';
 import { redisEventLog } from '../../lib/log/redis';
 import type { EventLog } from '../../lib/log/types';
 import { startFakeProvider, type FakeProvider } from '../../lib/testing/index';
 import { type RedisServer, startRedisServer } from '../log/redis-server';
-import { seqs, words } from './helpers';
+import { closeServer, listen, seqs, words } from './helpers';
+import type { AddressInfo } from 'node:net';
 
 jest.setTimeout(120_000);
 
@@ -108,5 +109,32 @@ describe('two gateway processes sharing one Redis', () => {
     expect(provider.requests.some((r) => r.method === 'GET' && r.url.startsWith(`/v1/responses/${id}?stream=true`))).toBe(true);
     await killed(b.child);
     expect(b.stderr()).toBe('');
+  });
+});
+
+describe('createGateway({ log: "redis://…" }) in one process', () => {
+  it('records to Redis, resumes from it (seen by another log client), and close() releases its connections', async () => {
+    const gateway = createGateway({ upstream: provider.baseURL, log: redis.url });
+    const server = await listen(gateway);
+    const baseURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+    try {
+      const client = new OpenAI({ apiKey: KEY, baseURL, maxRetries: 0 });
+      const first: Array<Record<string, unknown>> = [];
+      for await (const e of await client.responses.create({ model: 'fake-model', input: 'Hi', stream: true })) {
+        first.push(e as unknown as Record<string, unknown>);
+        if (first.length === 20) break;
+      }
+      const id = (first[0] as { response: { id: string } }).response.id;
+      const rest: Array<Record<string, unknown>> = [];
+      for await (const e of await client.responses.retrieve(id, { stream: true, starting_after: 19 })) rest.push(e as unknown as Record<string, unknown>);
+      const sent = provider.responses.get(id)!.events;
+      expect([...first, ...rest]).toEqual(sent);
+      // The recording is in Redis, under the owner's hash: this process's own client reads it whole.
+      expect(await log.read({ responseId: id, owner: ownerOf(`Bearer ${KEY}`) }, undefined)).toEqual(sent);
+      expect(await log.read({ responseId: id, owner: ownerOf('Bearer someone-else') }, undefined)).toEqual([]);
+    } finally {
+      await closeServer(server);
+      await gateway.close(); // jest's detectOpenHandles fails the run if a Redis connection is left open
+    }
   });
 });
