@@ -3,6 +3,7 @@ import { EventLogError, StreamInterruptedError } from '../errors.js';
 import type { ResponseStreamEvent } from '../events/responses.js';
 import type { ClientConfig } from '../http/config.js';
 import { retrieveResponseStream } from '../http/transports.js';
+import { canFollow, type FollowableEventLog } from './follow.js';
 import { isTerminalEvent } from './scope.js';
 import type { EventLog, LogScope } from './types.js';
 import { asEventLogError, LogWriter, type LogWriterOptions } from './writer.js';
@@ -120,6 +121,85 @@ export function fromEventLog(log: EventLog, responseId: string, options: FromEve
       return 'taken';
     };
 
+    /**
+     * The live part over a log that pushes new events ({@link FollowableEventLog}): one registration for as long
+     * as events come, no round trip per event. After `pollMs` without news (or when the lease may have lapsed, or
+     * the stream ended) it checks the log as `run` does. 'done' once the reader ended; 'lapsed' for `run` to handle.
+     */
+    const follow = (flog: FollowableEventLog, expiresAt: number): Promise<'done' | 'lapsed'> =>
+      new Promise<'done' | 'lapsed'>((resolve, reject) => {
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        let finished = false;
+        let checking = false;
+        let again = false;
+        let lastNews = 0; // none yet: the first timer checks
+        const finish = (result: 'done' | 'lapsed' | Error): void => {
+          if (finished) return;
+          finished = true;
+          if (timer !== undefined) clearTimeout(timer);
+          unfollow();
+          controller.signal.removeEventListener('abort', onAbort);
+          if (result instanceof Error) reject(result);
+          else resolve(result);
+        };
+        const complete = (): void => {
+          finish('done');
+          if (!stopped()) subscriber.complete();
+        };
+        const onAbort = (): void => finish('done');
+        const arm = (ms: number): void => {
+          if (timer !== undefined) clearTimeout(timer);
+          timer = setTimeout(onTimer, Math.max(1, ms));
+        };
+        const onTimer = (): void => {
+          timer = undefined;
+          const quiet = Date.now() - lastNews;
+          // News came meanwhile: the producer is alive; look again pollMs after the last of it.
+          if (quiet < pollMs) arm(pollMs - quiet);
+          else void check();
+        };
+        const check = async (): Promise<void> => {
+          if (checking) {
+            again = true;
+            return;
+          }
+          checking = true;
+          try {
+            do {
+              again = false;
+              if (finished) return;
+              if (await drain()) return complete();
+              if (finished) return;
+              const st = await log.state(scope);
+              if (finished) return;
+              if (st === undefined) return finish(new EventLogError('not_found', 'the stream expired while it was read', responseId));
+              if (st.lastSequenceNumber !== undefined && (last === undefined || st.lastSequenceNumber > last)) again = true;
+              else if (st.end !== undefined) return complete();
+              else if (st.lease === undefined) return finish('lapsed');
+              else arm(Math.min(pollMs, st.lease.expiresAt - Date.now() + 5));
+            } while (again);
+          } catch (e) {
+            finish(e instanceof Error ? e : asEventLogError(e, responseId));
+          } finally {
+            checking = false;
+          }
+        };
+        const unfollow = flog.follow(scope, last, {
+          events: (batch) => {
+            if (finished) return;
+            lastNews = Date.now();
+            for (const e of batch) {
+              if (stopped()) return finish('done');
+              if (deliver(e)) return complete();
+            }
+          },
+          end: () => void check(),
+          error: (e) => finish(e),
+        });
+        controller.signal.addEventListener('abort', onAbort, { once: true });
+        arm(Math.min(pollMs, expiresAt - Date.now() + 5));
+      });
+
     const run = async (): Promise<void> => {
       // Not started yet: wait for it, up to notFoundTimeout.
       let state = await log.state(scope);
@@ -152,6 +232,10 @@ export function fromEventLog(log: EventLog, responseId: string, options: FromEve
             throw new StreamInterruptedError(responseId, last, "the producer's lease lapsed before a terminal event");
           }
           if ((await takeOver(options.upstream)) === 'taken') return;
+          continue;
+        }
+        if (canFollow(log)) {
+          if ((await follow(log, st.lease.expiresAt)) === 'done') return;
           continue;
         }
         const untilLapse = st.lease.expiresAt - Date.now();

@@ -5,6 +5,8 @@
 //   KEYS[1]  meta    hash:   fence (highest token issued), holder + until (the live lease), last (highest stored
 //                            sequence_number), count, bytes (JSON bytes stored), end ('completed' | 'cancelled')
 //   KEYS[2]  events  stream: one entry per event, id `<sequence_number>-1`, field `e` = the event's JSON
+//            (a cancel of a started stream also adds an entry `<last>-2` with field `end`, so that a reader tailing only
+//            the events keys learns of it from the same XREAD; readers skip entries without `e`)
 //   KEYS[3]  end     stream: one entry once the stream ended, so a reader's XREAD BLOCK wakes on a cancel too
 //
 // Times are Redis's own clock (TIME), so that leases mean the same to every process. Each script returns an
@@ -54,55 +56,70 @@ end
 return {'ok'}
 `;
 
+// Appends the events in ARGV[from..to] (triples: sequence_number, '1' when terminal else '0', JSON) to one
+// stream (keys km, ke, kn: meta, events, end) for the holder of `token`. Returns {'ok', stored}, {'fenced'} or
+// {'limit', what, would}.
+const APPEND_ONE = `
+local function append_one(km, ke, kn, token, live_ttl, end_ttl, max_events, max_bytes, from, to, now)
+  local m = redis.call('HMGET', km, 'holder', 'until', 'end', 'last', 'count', 'bytes')
+  if tonumber(m[1]) ~= tonumber(token) or (tonumber(m[2]) or 0) <= now then return {'fenced'} end
+  if m[3] then return {'ok', '0'} end
+  local last = tonumber(m[4])
+  local count = tonumber(m[5]) or 0
+  local bytes = tonumber(m[6]) or 0
+  local picked = {}
+  local added = 0
+  local terminal = false
+  for i = from, to, 3 do
+    local seq = tonumber(ARGV[i])
+    if last == nil or seq > last then
+      picked[#picked + 1] = i
+      last = seq
+      added = added + string.len(ARGV[i + 2])
+      if ARGV[i + 1] == '1' then
+        terminal = true
+        break
+      end
+    end
+  end
+  if #picked == 0 then return {'ok', '0'} end
+  if count + #picked > tonumber(max_events) then return {'limit', 'events', int(count + #picked)} end
+  if bytes + added > tonumber(max_bytes) then return {'limit', 'bytes', int(bytes + added)} end
+  for _, i in ipairs(picked) do
+    redis.call('XADD', ke, ARGV[i] .. '-1', 'e', ARGV[i + 2])
+  end
+  redis.call('HSET', km, 'last', ARGV[picked[#picked]], 'count', int(count + #picked), 'bytes', int(bytes + added))
+  local ttl = tonumber(live_ttl)
+  if terminal then
+    redis.call('HSET', km, 'end', 'completed')
+    redis.call('XADD', kn, '*', 'end', 'completed')
+    ttl = tonumber(end_ttl)
+  end
+  redis.call('PEXPIRE', km, ttl)
+  redis.call('PEXPIRE', ke, ttl)
+  redis.call('PEXPIRE', kn, ttl)
+  return {'ok', int(#picked)}
+end
+`;
+
 /**
  * ARGV: token, liveTtlMs, endTtlMs, maxEvents, maxBytes, then per event: sequence_number, '1' when terminal
  * else '0', JSON. Returns {'ok', stored}, {'fenced'} or {'limit', what, would}.
  */
-export const APPEND = `${PRELUDE}
-local now = now_ms()
-local m = redis.call('HMGET', KEYS[1], 'holder', 'until', 'end', 'last', 'count', 'bytes')
-if tonumber(m[1]) ~= tonumber(ARGV[1]) or (tonumber(m[2]) or 0) <= now then return {'fenced'} end
-if m[3] then return {'ok', '0'} end
-local last = tonumber(m[4])
-local count = tonumber(m[5]) or 0
-local bytes = tonumber(m[6]) or 0
-local picked = {}
-local added = 0
-local terminal = false
-for i = 6, #ARGV, 3 do
-  local seq = tonumber(ARGV[i])
-  if last == nil or seq > last then
-    picked[#picked + 1] = i
-    last = seq
-    added = added + string.len(ARGV[i + 2])
-    if ARGV[i + 1] == '1' then
-      terminal = true
-      break
-    end
-  end
-end
-if #picked == 0 then return {'ok', '0'} end
-if count + #picked > tonumber(ARGV[4]) then return {'limit', 'events', int(count + #picked)} end
-if bytes + added > tonumber(ARGV[5]) then return {'limit', 'bytes', int(bytes + added)} end
-for _, i in ipairs(picked) do
-  redis.call('XADD', KEYS[2], ARGV[i] .. '-1', 'e', ARGV[i + 2])
-end
-redis.call('HSET', KEYS[1], 'last', ARGV[picked[#picked]], 'count', int(count + #picked), 'bytes', int(bytes + added))
-if terminal then
-  redis.call('HSET', KEYS[1], 'end', 'completed')
-  redis.call('XADD', KEYS[3], '*', 'end', 'completed')
-  expire_all(tonumber(ARGV[3]))
-else
-  expire_all(tonumber(ARGV[2]))
-end
-return {'ok', int(#picked)}
+export const APPEND = `${PRELUDE}${APPEND_ONE}
+return append_one(KEYS[1], KEYS[2], KEYS[3], ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], 6, #ARGV, now_ms())
 `;
 
 /** ARGV: endTtlMs. Ends the stream as cancelled (creating it when it does not exist) unless it already ended. */
 export const CANCEL = `
+local held = redis.call('HGET', KEYS[1], 'holder')
 redis.call('HDEL', KEYS[1], 'holder', 'until')
 if not redis.call('HGET', KEYS[1], 'end') then
   redis.call('HSET', KEYS[1], 'end', 'cancelled')
+  -- Only where a reader may be following: a stream never started keeps no events key.
+  if held or redis.call('EXISTS', KEYS[2]) == 1 then
+    redis.call('XADD', KEYS[2], (redis.call('HGET', KEYS[1], 'last') or '0') .. '-2', 'end', 'cancelled')
+  end
   redis.call('XADD', KEYS[3], '*', 'end', 'cancelled')
   for i = 1, #KEYS do redis.call('PEXPIRE', KEYS[i], tonumber(ARGV[1])) end
 end

@@ -1,23 +1,44 @@
-// The tail multiplexer of `redisEventLog` (lib/log/redis.ts): every `wait` of one log instance shares ONE
-// blocking connection. It keeps the set of (events key, last id) pairs being waited on (and their `:end` keys),
-// issues one `XREAD COUNT 1 BLOCK <≤ 1 s> STREAMS k1 k2 … id1 id2 …` for all of them, resolves the waiters
-// whose streams got an entry past their id (or ended), and issues the next. A waiter on a pair the XREAD in
-// flight does not cover interrupts it with `CLIENT UNBLOCK` (sent on the main connection), so it does not
-// wait for the block time. Only for a single Redis: on a Cluster the keys of different streams live in
-// different slots, and one XREAD cannot span them.
+// The tail multiplexer of `redisEventLog` (lib/log/redis.ts): every `wait` and every `follow` of one log
+// instance shares ONE blocking connection. It keeps the streams being tailed, each with the id after which it
+// is wanted (the smallest of its consumers'), and the `:end` keys of the waiters, and issues one
+// `XREAD COUNT n BLOCK <≤ 1 s> STREAMS k1 k2 … id1 id2 …` for all of them. The entries of the reply go
+// straight to the followers of their stream (no second read), who stay registered, their ids advanced here:
+// a stream that keeps getting entries costs nothing but its share of the next XREAD. One-shot waiters settle.
+// A consumer the XREAD in flight does not cover interrupts it with `CLIENT UNBLOCK` (sent on the main
+// connection), batched: the new consumers of about a millisecond share one. Only for a single Redis: on a
+// Cluster the keys of different streams live in different slots, and one XREAD cannot span them.
 import type { Redis } from 'ioredis';
 
 /** The longest single XREAD BLOCK, in ms. */
 const BLOCK_MS = 1000;
+/** New consumers arriving within this many ms share one CLIENT UNBLOCK. */
+const UNBLOCK_BATCH_MS = 1;
+/**
+ * The shortest time between two XREADs while entries keep coming, in ms. Every XREAD names every tailed key
+ * (its cost grows with their number), so with many busy streams each one should bring several entries.
+ */
+const MIN_CYCLE_MS = 1;
 
-interface Waiter {
+/** A stream entry as ioredis returns it: id and flat field/value list. */
+export type StreamEntry = [id: string, fields: string[]];
+
+type Id = readonly [number, number];
+
+interface Consumer {
   readonly events: string;
-  readonly end: string;
-  /** The stream id after which an entry wakes this waiter. */
-  readonly id: string;
-  readonly after: readonly [number, number];
-  settled: boolean;
+  /** The end key to watch too (a follower's stream marks its end in the events key itself: none). */
+  readonly end: string | undefined;
+  /** The entries after this id are wanted; a follower's advances as entries are handed to it. */
+  after: Id;
+}
+
+interface Waiter extends Consumer {
   settle(result: boolean | Error): void;
+}
+
+interface Follower extends Consumer {
+  readonly onEntries: (entries: StreamEntry[]) => void;
+  readonly onError: (e: Error) => void;
 }
 
 export interface RedisTailOptions {
@@ -27,18 +48,20 @@ export interface RedisTailOptions {
   readonly unblock: (clientId: number) => Promise<number>;
   /** `p`, or a rejection after `ms`. */
   readonly timed: <T>(p: Promise<T>, ms: number) => Promise<T>;
-  /** The error a waiter gets when Redis fails. */
+  /** The error a consumer gets when Redis fails. */
   readonly failure: (e: unknown) => Error;
   /** Bound on one command beyond its block time, in ms. */
   readonly timeoutMs: number;
+  /** Most entries one XREAD returns per stream. Default 500. */
+  readonly count?: number;
 }
 
-const parseId = (id: string): [number, number] => {
+export const parseId = (id: string): Id => {
   const dash = id.indexOf('-');
   return dash < 0 ? [Number(id), 0] : [Number(id.slice(0, dash)), Number(id.slice(dash + 1))];
 };
-const later = (a: readonly [number, number], b: readonly [number, number]): boolean => a[0] > b[0] || (a[0] === b[0] && a[1] > b[1]);
-const pairOf = (key: string, id: string): string => `${key}\n${id}`;
+const later = (a: Id, b: Id): boolean => a[0] > b[0] || (a[0] === b[0] && a[1] > b[1]);
+const idText = (id: Id): string => `${id[0]}-${id[1]}`;
 
 export interface RedisTail {
   /**
@@ -46,20 +69,30 @@ export interface RedisTail {
    * on an abort of `signal` or on `close()`; rejects with `failure(e)` when Redis fails.
    */
   wait(events: string, end: string, id: string, waitMs: number, signal?: AbortSignal): Promise<boolean>;
+  /**
+   * Hands every entry of `events` after `id` to `onEntries` as it arrives (in order, each once), and calls
+   * `onError` (once, then nothing more) when Redis fails. Returns the unfollow.
+   */
+  follow(events: string, id: string, onEntries: (entries: StreamEntry[]) => void, onError: (e: Error) => void): () => void;
   close(): void;
 }
 
 export function redisTail(options: RedisTailOptions): RedisTail {
+  const count = Math.max(1, options.count ?? 500);
   const waiters = new Set<Waiter>();
+  const followers = new Set<Follower>();
   let conn: Redis | undefined;
   let connId: number | undefined;
   let connecting: Promise<Redis> | undefined;
   let running = false;
   let closed = false;
-  /** The pairs (and end keys) the XREAD in flight covers; undefined when none is in flight. */
-  let inFlight: Set<string> | undefined;
+  /** What the XREAD in flight covers: stream key → the id it reads after (end keys: '0-0'); undefined when none is in flight. */
+  let inFlight: Map<string, Id> | undefined;
   let cycle = 0;
+  let unblockTimer: ReturnType<typeof setTimeout> | undefined;
   let unblocking = false;
+  let pace: ReturnType<typeof setTimeout> | undefined;
+  let wakePace: (() => void) | undefined;
 
   const drop = (): void => {
     const c = conn;
@@ -89,12 +122,25 @@ export function redisTail(options: RedisTailOptions): RedisTail {
     return connecting;
   };
 
+  const consumers = (): Consumer[] => [...waiters, ...followers];
+
   const failAll = (e: unknown): void => {
     const err = options.failure(e);
     for (const w of [...waiters]) w.settle(err);
+    for (const f of [...followers]) {
+      followers.delete(f);
+      f.onError(err);
+    }
   };
 
-  /** Interrupts the XREAD in flight so that it is re-issued with the waiters added since. */
+  /** Whether the XREAD in flight returns what `c` waits for. */
+  const covered = (c: Consumer): boolean => {
+    if (inFlight === undefined) return false;
+    const at = inFlight.get(c.events);
+    return at !== undefined && !later(at, c.after) && (c.end === undefined || inFlight.has(c.end));
+  };
+
+  /** Interrupts the XREAD in flight so that it is re-issued with the consumers added since. */
   const interrupt = async (): Promise<void> => {
     if (unblocking) return;
     unblocking = true;
@@ -110,16 +156,58 @@ export function redisTail(options: RedisTailOptions): RedisTail {
     } finally {
       unblocking = false;
       // Added while this UNBLOCK was under way, for an XREAD issued since:
-      if (!closed && inFlight !== undefined && cycle !== c && [...waiters].some((w) => !covered(w))) void interrupt();
+      if (!closed && inFlight !== undefined && cycle !== c && consumers().some((w) => !covered(w))) schedule();
     }
   };
 
-  const covered = (w: Waiter): boolean => inFlight !== undefined && inFlight.has(pairOf(w.events, w.id)) && inFlight.has(w.end);
+  /** A new consumer: start the loop, or interrupt the XREAD in flight (once for all that arrive within UNBLOCK_BATCH_MS). */
+  const schedule = (): void => {
+    if (!running) {
+      void loop();
+      return;
+    }
+    if (pace !== undefined) {
+      // Between two XREADs: the next one takes it, at once.
+      wakePace?.();
+      return;
+    }
+    if (inFlight === undefined || unblockTimer !== undefined) return;
+    unblockTimer = setTimeout(() => {
+      unblockTimer = undefined;
+      if (!closed && consumers().some((w) => !covered(w))) void interrupt();
+    }, UNBLOCK_BATCH_MS);
+  };
+
+  const dispatch = (got: [string, StreamEntry[]][]): void => {
+    const byKey = new Map<string, StreamEntry[]>();
+    for (const [key, entries] of got) if (entries.length > 0) byKey.set(key, entries);
+    for (const f of [...followers]) {
+      if (!followers.has(f)) continue; // unfollowed by an earlier callback
+      const entries = byKey.get(f.events);
+      if (entries !== undefined) {
+        let first = 0;
+        while (first < entries.length && !later(parseId(entries[first]![0]), f.after)) first++;
+        if (first < entries.length) {
+          const mine = first === 0 ? entries : entries.slice(first);
+          f.after = parseId(mine[mine.length - 1]![0]);
+          f.onEntries(mine);
+        }
+      }
+    }
+    for (const w of [...waiters]) {
+      if (w.end !== undefined && byKey.has(w.end)) w.settle(true);
+      else {
+        const entries = byKey.get(w.events);
+        if (entries !== undefined && later(parseId(entries[entries.length - 1]![0]), w.after)) w.settle(true);
+      }
+    }
+  };
 
   const loop = async (): Promise<void> => {
     running = true;
+    let issued = 0;
     try {
-      while (!closed && waiters.size > 0) {
+      while (!closed && (waiters.size > 0 || followers.size > 0)) {
         let c: Redis;
         try {
           c = await connection();
@@ -129,27 +217,32 @@ export function redisTail(options: RedisTailOptions): RedisTail {
           continue;
         }
         if (closed) break;
-        const pairs = new Map<string, [string, string]>();
+        // Per key, the smallest id any of its consumers reads after; end keys once ended are left out.
+        const at = new Map<string, Id>();
         const ends = new Set<string>();
-        for (const w of waiters) {
-          pairs.set(pairOf(w.events, w.id), [w.events, w.id]);
-          ends.add(w.end);
+        for (const w of consumers()) {
+          const seen = at.get(w.events);
+          if (seen === undefined || later(seen, w.after)) at.set(w.events, w.after);
+          if (w.end !== undefined) ends.add(w.end);
         }
         const keys: string[] = [];
         const ids: string[] = [];
-        for (const [key, id] of pairs.values()) {
+        for (const [key, id] of at) {
           keys.push(key);
-          ids.push(id);
+          ids.push(idText(id));
         }
         for (const key of ends) {
           keys.push(key);
           ids.push('0-0');
         }
-        inFlight = new Set([...pairs.keys(), ...ends]);
+        if (keys.length === 0) continue; // all gone while connecting
+        inFlight = new Map(at);
+        for (const key of ends) inFlight.set(key, [0, 0]);
         cycle++;
-        let got: [string, [string, string[]][]][] | null;
+        issued = Date.now();
+        let got: [string, StreamEntry[]][] | null;
         try {
-          got = (await options.timed(c.xread('COUNT', 1, 'BLOCK', BLOCK_MS, 'STREAMS', ...keys, ...ids), BLOCK_MS + options.timeoutMs)) as typeof got;
+          got = (await options.timed(c.xread('COUNT', count, 'BLOCK', BLOCK_MS, 'STREAMS', ...keys, ...ids), BLOCK_MS + options.timeoutMs)) as typeof got;
         } catch (e) {
           inFlight = undefined;
           if (closed) break;
@@ -159,21 +252,17 @@ export function redisTail(options: RedisTailOptions): RedisTail {
         }
         inFlight = undefined;
         if (got === null || got.length === 0) continue;
-        // The latest entry returned per key: a waiter wakes when it is past the waiter's id (an end key: any).
-        const latest = new Map<string, [number, number]>();
-        for (const [key, entries] of got) {
-          for (const [id] of entries) {
-            const parsed = parseId(id);
-            const seen = latest.get(key);
-            if (seen === undefined || later(parsed, seen)) latest.set(key, parsed);
-          }
-        }
-        for (const w of [...waiters]) {
-          if (latest.has(w.end)) w.settle(true);
-          else {
-            const l = latest.get(w.events);
-            if (l !== undefined && later(l, w.after)) w.settle(true);
-          }
+        dispatch(got);
+        // Entries came: let more gather before naming every key again (a new consumer cuts the pause short).
+        const rest = issued + MIN_CYCLE_MS - Date.now();
+        if (rest > 0 && !closed) {
+          await new Promise<void>((r) => {
+            wakePace = r;
+            pace = setTimeout(r, rest);
+          });
+          clearTimeout(pace);
+          pace = undefined;
+          wakePace = undefined;
         }
       }
     } finally {
@@ -187,16 +276,15 @@ export function redisTail(options: RedisTailOptions): RedisTail {
       if (closed || signal?.aborted) return Promise.resolve(false);
       return new Promise<boolean>((resolve, reject) => {
         let timer: ReturnType<typeof setTimeout> | undefined;
+        let settled = false;
         const onAbort = (): void => w.settle(false);
         const w: Waiter = {
           events,
           end,
-          id,
           after: parseId(id),
-          settled: false,
           settle(result) {
-            if (w.settled) return;
-            w.settled = true;
+            if (settled) return;
+            settled = true;
             waiters.delete(w);
             if (timer !== undefined) clearTimeout(timer);
             signal?.removeEventListener('abort', onAbort);
@@ -207,15 +295,27 @@ export function redisTail(options: RedisTailOptions): RedisTail {
         waiters.add(w);
         timer = setTimeout(() => w.settle(false), Math.max(0, waitMs));
         signal?.addEventListener('abort', onAbort, { once: true });
-        if (!running) void loop();
-        else if (inFlight !== undefined && !covered(w)) void interrupt();
+        if (!covered(w)) schedule();
       });
+    },
+
+    follow(events, id, onEntries, onError) {
+      if (closed) return () => undefined;
+      const f: Follower = { events, end: undefined, after: parseId(id), onEntries, onError };
+      followers.add(f);
+      if (!covered(f)) schedule();
+      return () => {
+        followers.delete(f);
+      };
     },
 
     close() {
       if (closed) return;
       closed = true;
+      if (unblockTimer !== undefined) clearTimeout(unblockTimer);
+      wakePace?.();
       for (const w of [...waiters]) w.settle(false);
+      followers.clear();
       drop();
     },
   };

@@ -2,8 +2,9 @@ import type { Cluster, Redis, RedisOptions } from 'ioredis';
 import { EventLogError } from '../errors.js';
 import type { ResponseStreamEvent } from '../events/responses.js';
 import { ACQUIRE, APPEND, CANCEL, RELEASE, RENEW, STATE } from './redis-scripts.js';
-import { type RedisTail, redisTail } from './redis-tail.js';
+import { type RedisTail, redisTail, type StreamEntry } from './redis-tail.js';
 import { isTerminalEvent } from './scope.js';
+import type { FollowableEventLog, FollowHandlers } from './follow.js';
 import type { EventLog, Lease, LogEnd, LogScope, LogState } from './types.js';
 
 export interface RedisEventLogOptions {
@@ -81,7 +82,7 @@ const placeable = (e: ResponseStreamEvent): boolean => Number.isSafeInteger(e.se
  * await log.close();
  * ```
  */
-export function redisEventLog(options: RedisEventLogOptions = {}): EventLog {
+export function redisEventLog(options: RedisEventLogOptions = {}): EventLog & FollowableEventLog {
   const keyPrefix = options.keyPrefix ?? DEFAULT_PREFIX;
   if (/[{}]/.test(keyPrefix)) throw new TypeError('redisEventLog: keyPrefix must not contain { or } (the keys carry their own hash tag)');
   const ttlMs = Math.max(1, Math.round(options.ttlMs ?? DAY));
@@ -138,11 +139,14 @@ export function redisEventLog(options: RedisEventLogOptions = {}): EventLog {
     if (closed) throw new EventLogError('unavailable', 'the log is closed', scope.responseId);
   };
 
-  /** Runs a script by its SHA, loading it (EVAL) when Redis does not know it (first use, restart, another node). */
-  const run = async (script: string, scope: LogScope, args: (string | number)[]): Promise<string[]> => {
-    ensureOpen(scope);
+  const streamKeys = (scope: LogScope): string[] => {
     const k = redisStreamKeys(keyPrefix, scope);
-    const keys = [k.meta, k.events, k.end];
+    return [k.meta, k.events, k.end];
+  };
+
+  /** Runs a script by its SHA, loading it (EVAL) when Redis does not know it (first use, restart, another node). */
+  const run = async (script: string, scope: LogScope, args: (string | number)[], keys = streamKeys(scope)): Promise<string[]> => {
+    ensureOpen(scope);
     const c = await timed(client(), scope);
     const sha = shas.get(script);
     const call = async (): Promise<unknown> => {
@@ -219,7 +223,73 @@ export function redisEventLog(options: RedisEventLogOptions = {}): EventLog {
       timeoutMs,
     }));
 
+  /** What an APPEND returned, as the contract's errors. */
+  const appendResult = (scope: LogScope, token: number, r: readonly string[]): void => {
+    if (r[0] === 'fenced') throw fenced(scope, token);
+    if (r[0] === 'limit') {
+      const what = r[1] === 'events' ? `${r[2]} events (maxEvents ${maxEvents})` : `${r[2]} bytes (maxBytes ${maxBytes})`;
+      throw new EventLogError('limit', `the stream would hold ${what}`, scope.responseId);
+    }
+  };
+
   const xreadIds = (after: number | undefined): string => (after === undefined || after < 0 ? '0-0' : `${Math.floor(after)}-1`);
+
+/** The events of stream entries; the entry a cancel adds (no `e` field) is skipped. */
+  const parseEntries = (entries: StreamEntry[]): ResponseStreamEvent[] => {
+    const out: ResponseStreamEvent[] = [];
+    for (const [, fields] of entries) {
+      const at = fields.indexOf('e');
+      if (at >= 0 && at % 2 === 0) out.push(JSON.parse(fields[at + 1] as string) as ResponseStreamEvent);
+    }
+    return out;
+  };
+  /** Whether entries hold the one a cancel adds to the events stream. */
+  const hasEnd = (entries: StreamEntry[]): boolean => entries.some(([, fields]) => fields[0] === 'end');
+
+  /** `follow` on a Cluster: a blocking connection of its own (from the pool) reading the stream's entries straight. */
+  const followOnCluster = (scope: LogScope, after: number | undefined, h: FollowHandlers, isStopped: () => boolean, onConn: (c: Redis | undefined) => void): void => {
+    const { events, end } = redisStreamKeys(keyPrefix, scope);
+    let id = xreadIds(after);
+    let ended = false;
+    void (async () => {
+      while (!closed && !isStopped()) {
+        const conn = await takeBlocking(scope);
+        if (closed || isStopped()) {
+          conn.disconnect();
+          return;
+        }
+        busy.add(conn);
+        onConn(conn);
+        try {
+          const keys = ended ? [events, id] : [events, end, id, '0-0'];
+          const got = (await timed(conn.xread('COUNT', 500, 'BLOCK', 1000, 'STREAMS', ...keys), scope, 1000 + timeoutMs)) as [string, StreamEntry[]][] | null;
+          for (const [key, entries] of got ?? []) {
+            if (isStopped()) return;
+            if (key === events && entries.length > 0) {
+              id = entries[entries.length - 1]![0];
+              const batch = parseEntries(entries);
+              if (batch.length > 0) h.events(batch);
+              if (hasEnd(entries) && !ended) {
+                ended = true;
+                if (!isStopped()) h.end();
+              }
+            }
+          }
+          if (!ended && got?.some(([key, entries]) => key === end && entries.length > 0)) {
+            ended = true;
+            if (!isStopped()) h.end();
+          }
+        } finally {
+          onConn(undefined);
+          busy.delete(conn);
+          if (conn.status === 'ready' && !closed && !isStopped() && blocking.length < POOL) blocking.push(conn);
+          else conn.disconnect();
+        }
+      }
+    })().catch((e: unknown) => {
+      if (!closed && !isStopped()) h.error(unavailable(e, scope));
+    });
+  };
 
   return {
     async acquire(scope, leaseMs) {
@@ -239,17 +309,14 @@ export function redisEventLog(options: RedisEventLogOptions = {}): EventLog {
     },
 
     async append(scope, token, events) {
-      const args: (string | number)[] = [token, liveTtlMs, ttlMs, maxEvents, maxBytes];
+      ensureOpen(scope);
+      const args: string[] = [];
       for (const e of events) {
         if (!placeable(e)) continue;
         args.push(String(e.sequence_number), isTerminalEvent(e) ? '1' : '0', JSON.stringify(e));
       }
-      const r = await run(APPEND, scope, args);
-      if (r[0] === 'fenced') throw fenced(scope, token);
-      if (r[0] === 'limit') {
-        const what = r[1] === 'events' ? `${r[2]} events (maxEvents ${maxEvents})` : `${r[2]} bytes (maxBytes ${maxBytes})`;
-        throw new EventLogError('limit', `the stream would hold ${what}`, scope.responseId);
-      }
+      const r = await run(APPEND, scope, [token, liveTtlMs, ttlMs, maxEvents, maxBytes, ...args]);
+      appendResult(scope, token, r);
     },
 
     async read(scope, after, limit) {
@@ -262,7 +329,7 @@ export function redisEventLog(options: RedisEventLogOptions = {}): EventLog {
         limit === undefined ? c.xrange(events, start, '+') : c.xrange(events, start, '+', 'COUNT', Math.floor(limit)),
         scope,
       );
-      return entries.map(([, fields]) => JSON.parse(fields[fields.indexOf('e') + 1] as string) as ResponseStreamEvent);
+      return parseEntries(entries);
     },
 
     async wait(scope, after, waitMs, signal) {
@@ -311,6 +378,57 @@ export function redisEventLog(options: RedisEventLogOptions = {}): EventLog {
         }
       }
       return false;
+    },
+
+    follow(scope, after, h) {
+      let stopped = false;
+      let unfollow: (() => void) | undefined;
+      let conn: Redis | undefined;
+      const isStopped = (): boolean => stopped || closed;
+      // A handler may unfollow from inside a call: nothing more is called after that.
+      const guarded: FollowHandlers = {
+        events: (batch) => !isStopped() && h.events(batch),
+        end: () => !isStopped() && h.end(),
+        error: (e) => {
+          if (isStopped()) return;
+          stopped = true;
+          h.error(e);
+        },
+      };
+      client().then(
+        (c) => {
+          if (isStopped()) return;
+          if (isCluster(c)) {
+            followOnCluster(scope, after, guarded, isStopped, (x) => (conn = x));
+            return;
+          }
+          const { events } = redisStreamKeys(keyPrefix, scope);
+          // Only the events key: a cancel puts its entry there too (the end key is for `wait`).
+          unfollow = tailOf(c).follow(
+            events,
+            xreadIds(after),
+            (entries) => {
+              let batch: ResponseStreamEvent[];
+              try {
+                batch = parseEntries(entries);
+              } catch (e) {
+                unfollow?.();
+                guarded.error(unavailable(e, scope));
+                return;
+              }
+              if (batch.length > 0) guarded.events(batch);
+              if (hasEnd(entries)) guarded.end();
+            },
+            (e) => guarded.error(e instanceof EventLogError && e.responseId === undefined ? new EventLogError(e.reason, e.message.replace(/^\w+: /, ''), scope.responseId) : unavailable(e, scope)),
+          );
+        },
+        (e: unknown) => guarded.error(unavailable(e, scope)),
+      );
+      return () => {
+        stopped = true;
+        unfollow?.();
+        conn?.disconnect(); // a Cluster follower's blocking XREAD
+      };
     },
 
     async state(scope): Promise<LogState | undefined> {
