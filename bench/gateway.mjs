@@ -1,0 +1,619 @@
+// The gateway (openai-rx/gateway) against other ways to stand between a client and the model, side by side in
+// one run, all in front of the same loopback upstream:
+//   - gateway, in-memory log      createGateway({ log: 'memory' })
+//   - gateway, Redis log          createGateway({ log: 'redis://…' }) (a redis-server started here; skipped without one)
+//   - byte proxy                  node:http piping the upstream body
+//   - openai SDK proxy            client.responses.create({ stream: true }) re-encoded as SSE
+//
+//   node scripts/build.mjs && node --expose-gc bench/gateway.mjs [--quick] [--check] [--only gateway,byte,...]
+//     [--streams 10] [--events 2000] [--rounds 3] [--rate1 200] [--rate 10] [--many 1000] [--sections bulk,paced,idle]
+//     [--profile <contender>] (--cpu-prof of that proxy child; summarise with bench/profile.mjs)
+//     [--json bench-gateway.json]      (OPENAI_RX_DIST=/path/to/dist, REDIS_SERVER=/path/to/redis-server)
+//
+// Processes: the upstream (a raw TCP server writing prebuilt Responses SSE bytes), one child per proxy, and
+// this one (the clients). Figures:
+// - events/s per core: events through the proxy / the proxy process's CPU seconds (process.cpuUsage() of its
+//   child), with the upstream writing as fast as the sockets take it ("bulk": the proxy reads coalesced
+//   chunks), and in the paced run at --many streams (one event per read, as a model streams).
+// - latency: the upstream stamps each delta with CLOCK_MONOTONIC (shared by the processes) as it writes it,
+//   the client reads the stamp; "added" is the proxy's percentile minus the direct one (client → upstream,
+//   no proxy) in the same conditions. Pacing starts once every stream is open.
+// - memory per open stream: the proxy's RSS and heap (after a full GC) with --many streams open and idle,
+//   minus before they opened.
+// The machine's load average is printed with each figure: on a shared machine, read them with it.
+import { fork, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import http from 'node:http';
+import { createServer as createNetServer, Socket } from 'node:net';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
+
+const argv = process.argv.slice(2);
+const flag = (n) => argv.includes(n);
+const opt = (n, d) => (argv.includes(n) ? argv[argv.indexOf(n) + 1] : d);
+const QUICK = flag('--quick');
+const nowMs = () => Number(process.hrtime.bigint()) / 1e6;
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const SELF = fileURLToPath(import.meta.url);
+const distRoot = () => (process.env.OPENAI_RX_DIST ? new URL(`file://${process.env.OPENAI_RX_DIST.replace(/\/?$/, '/')}`) : new URL('../dist/', import.meta.url));
+
+// =====================================================================================================
+// The upstream (child): `--role upstream`. A request's `input` is `bench:<run>:<fast|hold>:<deltas>`.
+// fast: the whole stream at once; hold: the first 4 events, then the rest on the parent's word (paced with
+// stamps: {go}, or at once: {finish}).
+// =====================================================================================================
+const PRELUDE = 4; // created, in_progress, output_item.added, content_part.added
+const TAIL = 4; // output_text.done, content_part.done, output_item.done, completed
+const WORDS = ' Reactive streams turn each server-sent event into a value you can map, filter and combine'.split(' ');
+/** Resolves on 'drain' or 'close', whichever first, leaving no listener behind. */
+const drained = (w) => new Promise((resolve) => {
+  const done = () => {
+    w.off('drain', done);
+    w.off('close', done);
+    resolve();
+  };
+  w.on('drain', done);
+  w.on('close', done);
+});
+const sse = (e) => `event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`;
+const responseObj = (id, status, text) => ({
+  id, object: 'response', created_at: 1764400000, status, background: false, error: null, incomplete_details: null, instructions: null,
+  model: 'gpt-5.4-nano', output: text === undefined ? [] : [{ id: 'msg_bench', type: 'message', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text, annotations: [], logprobs: [] }] }],
+  parallel_tool_calls: true, temperature: 1, tool_choice: 'auto', tools: [], top_p: 1, usage: text === undefined ? null : { input_tokens: 12, output_tokens: 2000, total_tokens: 2012 },
+});
+const delta = (seq, text) => ({ type: 'response.output_text.delta', sequence_number: seq, item_id: 'msg_bench', output_index: 0, content_index: 0, delta: text, logprobs: [], obfuscation: 'x4Rb' });
+const prelude = (id) => [
+  { type: 'response.created', sequence_number: 0, response: responseObj(id, 'in_progress') },
+  { type: 'response.in_progress', sequence_number: 1, response: responseObj(id, 'in_progress') },
+  { type: 'response.output_item.added', sequence_number: 2, output_index: 0, item: { id: 'msg_bench', type: 'message', status: 'in_progress', role: 'assistant', content: [] } },
+  { type: 'response.content_part.added', sequence_number: 3, item_id: 'msg_bench', output_index: 0, content_index: 0, part: { type: 'output_text', text: '', annotations: [], logprobs: [] } },
+];
+const tail = (id, n, text) => [
+  { type: 'response.output_text.done', sequence_number: PRELUDE + n, item_id: 'msg_bench', output_index: 0, content_index: 0, text, logprobs: [] },
+  { type: 'response.content_part.done', sequence_number: PRELUDE + n + 1, item_id: 'msg_bench', output_index: 0, content_index: 0, part: { type: 'output_text', text, annotations: [], logprobs: [] } },
+  { type: 'response.output_item.done', sequence_number: PRELUDE + n + 2, output_index: 0, item: { id: 'msg_bench', type: 'message', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text, annotations: [], logprobs: [] }] } },
+  { type: 'response.completed', sequence_number: PRELUDE + n + 3, response: responseObj(id, 'completed', text) },
+];
+
+/** One chunk of a `transfer-encoding: chunked` body. */
+const chunked = (text) => Buffer.from(`${Buffer.byteLength(text).toString(16)}\r\n${text}\r\n`);
+const LAST_CHUNK = Buffer.from('0\r\n\r\n');
+
+async function upstreamRole() {
+  // Keep-alive connections, chunked bodies (as a real upstream answers), prebuilt bytes: the upstream is no bottleneck.
+  const deltasOf = new Map(); // n → [Buffer] (shared by every fast stream of n deltas)
+  const textOf = (n) => Array.from({ length: n }, (_, i) => WORDS[i % WORDS.length] + ' ').join('');
+  const deltas = (n) => deltasOf.get(n) ?? deltasOf.set(n, Array.from({ length: n }, (_, i) => chunked(sse(delta(PRELUDE + i, WORDS[i % WORDS.length] + ' '))))).get(n);
+  const framed = (events) => events.map((e) => chunked(sse(e)));
+  const held = new Map(); // run → [{ sock, id, n, done }]
+  let ids = 0;
+  const HEAD = Buffer.from('HTTP/1.1 200 OK\r\ncontent-type: text/event-stream; charset=utf-8\r\ncache-control: no-cache\r\nx-request-id: req_bench\r\ntransfer-encoding: chunked\r\nconnection: keep-alive\r\n\r\n');
+  const write = async (sock, bufs) => {
+    for (const b of bufs) {
+      if (sock.destroyed) return false;
+      if (!sock.write(b)) await drained(sock);
+    }
+    return !sock.destroyed;
+  };
+  /** Answers one request; resolves when its response has been written whole. */
+  const handle = async (sock, head, body) => {
+    const input = /"input"\s*:\s*"bench:([^:"]+):(fast|hold):(\d+)"/.exec(body);
+    if (!/^POST \/v1\/responses /.test(head) || !input) {
+      sock.write('HTTP/1.1 404 Not Found\r\ncontent-type: application/json\r\ncontent-length: 2\r\n\r\n{}');
+      return;
+    }
+    const [, run, mode, nText] = input;
+    const n = Number(nText);
+    const id = `resp_${run}_${(++ids).toString(36)}`;
+    if (mode === 'fast') {
+      await write(sock, [HEAD, ...framed(prelude(id)), ...deltas(n), ...framed(tail(id, n, textOf(n))), LAST_CHUNK]);
+      return;
+    }
+    await write(sock, [HEAD, ...framed(prelude(id))]);
+    await new Promise((done) => (held.get(run) ?? held.set(run, []).get(run)).push({ sock, id, n, done }));
+  };
+  const server = createNetServer((sock) => {
+    sock.setNoDelay(true);
+    sock.on('error', () => undefined);
+    let buf = '';
+    const onData = (c) => {
+      buf += c.toString('latin1');
+      const h = buf.indexOf('\r\n\r\n');
+      if (h < 0) return;
+      const head = buf.slice(0, h);
+      let body;
+      let end;
+      if (/transfer-encoding:\s*chunked/i.test(head)) {
+        const last = buf.indexOf('\r\n0\r\n\r\n', h);
+        if (last < 0 && !buf.startsWith('0\r\n\r\n', h + 4)) return;
+        body = '';
+        for (let at = h + 4; ;) {
+          const eol = buf.indexOf('\r\n', at);
+          const len = parseInt(buf.slice(at, eol), 16);
+          if (!len) { end = eol + 4; break; }
+          body += buf.slice(eol + 2, eol + 2 + len);
+          at = eol + 2 + len + 2;
+        }
+      } else {
+        const len = Number(/content-length:\s*(\d+)/i.exec(head)?.[1] ?? 0);
+        if (buf.length < h + 4 + len) return;
+        body = buf.slice(h + 4, h + 4 + len);
+        end = h + 4 + len;
+      }
+      sock.off('data', onData);
+      const rest = buf.slice(end);
+      buf = '';
+      void handle(sock, head, body).then(() => {
+        if (sock.destroyed) return;
+        sock.on('data', onData); // the next request on this keep-alive connection
+        if (rest) onData(Buffer.from(rest, 'latin1'));
+      });
+    };
+    sock.on('data', onData);
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  process.on('message', async (m) => {
+    if (m.stats) return process.send({ stats: true, cpu: process.cpuUsage() });
+    if (m.exit) process.exit(0);
+    const streams = held.get(m.run) ?? [];
+    held.delete(m.run);
+    if (m.finish) {
+      await Promise.all(streams.map(async (s) => { await write(s.sock, [...deltas(s.n), ...framed(tail(s.id, s.n, textOf(s.n))), LAST_CHUNK]); s.done(); }));
+      return process.send({ finished: m.run });
+    }
+    // {go}: stream i writes delta k at t0 + offset_i + k / rate, stamped with the time it is written
+    const period = 1000 / m.rate;
+    const t0 = nowMs();
+    const state = streams.map((s) => ({ ...s, at: Math.random() * period, k: 0 }));
+    let open = state.length;
+    while (open > 0) {
+      const elapsed = nowMs() - t0;
+      for (const s of state) {
+        while (s.k < s.n && s.at + s.k * period <= elapsed) {
+          if (!s.sock.destroyed) s.sock.write(chunked(sse(delta(PRELUDE + s.k, `~T${nowMs().toFixed(3)}~ `))));
+          if (++s.k === s.n) {
+            open--;
+            void write(s.sock, [...framed(tail(s.id, s.n, 'paced')), LAST_CHUNK]).then(s.done);
+          }
+        }
+      }
+      await sleep(1);
+    }
+    process.send({ paced: m.run });
+  });
+  process.send({ port: server.address().port });
+}
+
+// =====================================================================================================
+// The proxies (child): `--role proxy --kind <kind> --upstream <url> [--redis <url>]`.
+// =====================================================================================================
+const SSE_HEADERS = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' };
+const HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'host', 'content-length']);
+
+async function proxyRole() {
+  const kind = opt('--kind');
+  const upstream = opt('--upstream'); // http://127.0.0.1:port/v1
+  let handler;
+  let close = async () => undefined;
+  if (kind === 'gateway-memory' || kind === 'gateway-redis') {
+    const { createGateway } = await import(new URL('esm/lib/gateway/index.js', distRoot()).href);
+    const gateway = createGateway({ upstream, log: kind === 'gateway-redis' ? opt('--redis') : 'memory' });
+    handler = gateway;
+    close = () => gateway.close();
+  } else if (kind === 'byte') {
+    const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
+    const base = new URL(upstream);
+    handler = (req, res) => {
+      const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => !HOP.has(k)));
+      if (req.headers['content-length']) headers['content-length'] = req.headers['content-length'];
+      const up = http.request({ host: base.hostname, port: base.port, path: req.url, method: req.method, headers, agent }, (ur) => {
+        res.writeHead(ur.statusCode ?? 502, Object.fromEntries(Object.entries(ur.headers).filter(([k]) => !HOP.has(k))));
+        ur.pipe(res);
+      });
+      up.on('error', () => (res.headersSent ? res.destroy() : res.writeHead(502).end()));
+      res.on('close', () => { if (!res.writableFinished) up.destroy(); });
+      req.pipe(up);
+    };
+  } else if (kind === 'sdk') {
+    const { default: OpenAI } = await import('openai');
+    const client = new OpenAI({ baseURL: upstream, apiKey: 'bench', maxRetries: 0 });
+    handler = async (req, res) => {
+      const chunks = [];
+      for await (const c of req) chunks.push(c);
+      const ac = new AbortController();
+      res.on('close', () => { if (!res.writableFinished) ac.abort(); });
+      try {
+        const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+        const stream = await client.responses.create({ ...body, stream: true }, { signal: ac.signal, headers: { authorization: req.headers.authorization } });
+        res.writeHead(200, SSE_HEADERS);
+        for await (const e of stream) {
+          const seq = e.sequence_number;
+          if (!res.write(`${seq === undefined ? '' : `id: ${seq}\n`}event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`)) await drained(res);
+        }
+        res.end();
+      } catch {
+        if (res.headersSent) res.destroy();
+        else res.writeHead(502).end();
+      }
+    };
+  } else throw new Error(`unknown proxy kind ${kind}`);
+  // What stalls the proxy between two stats calls: event-loop delay and GC pauses.
+  const loop = monitorEventLoopDelay({ resolution: 1 });
+  loop.enable();
+  let gcMax = 0;
+  let gcTotal = 0;
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) {
+      gcMax = Math.max(gcMax, e.duration);
+      gcTotal += e.duration;
+    }
+  }).observe({ entryTypes: ['gc'] });
+  const server = http.createServer({ keepAliveTimeout: 60_000 }, handler);
+  server.maxRequestsPerSocket = 0;
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  process.on('message', async (m) => {
+    if (m.stats) {
+      if (m.gc && globalThis.gc) for (let i = 0; i < 3; i++) { globalThis.gc(); await sleep(20); }
+      const mem = process.memoryUsage();
+      process.send({ stats: true, cpu: process.cpuUsage(), rss: mem.rss, heap: mem.heapUsed, loopP99: loop.percentile(99) / 1e6, loopMax: loop.max / 1e6, gcMax, gcTotal });
+      loop.reset();
+      gcMax = 0;
+      gcTotal = 0;
+      return;
+    }
+    if (m.exit) {
+      server.closeAllConnections?.();
+      await close().catch(() => undefined);
+      process.exit(0); // (a --cpu-prof child writes its profile here)
+    }
+  });
+  process.send({ port: server.address().port });
+}
+
+// =====================================================================================================
+// The bench (parent): the children, the clients, the tables.
+// =====================================================================================================
+function child(role, args = [], execArgv = []) {
+  const proc = fork(SELF, ['--role', role, ...args], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv: ['--expose-gc', ...execArgv] });
+  const waiting = [];
+  proc.on('message', (m) => {
+    const i = waiting.findIndex((w) => w.match(m));
+    if (i >= 0) waiting.splice(i, 1)[0].resolve(m);
+  });
+  let exited;
+  const dead = new Promise((_, reject) => proc.once('exit', (code) => { exited = code; reject(new Error(`${role} ${args[1] ?? ''} exited (${code})`)); }));
+  dead.catch(() => undefined);
+  const wait = (match) => Promise.race([new Promise((resolve) => waiting.push({ match, resolve })), dead]);
+  return {
+    proc, wait,
+    ask: (msg, match) => { const p = wait(match); proc.send(msg); return p; },
+    stats: (gc = false) => { const p = wait((m) => m.stats); proc.send({ stats: true, gc }); return p; },
+    stop: async () => { if (exited === undefined && proc.exitCode === null) { proc.send({ exit: true }); await once(proc, 'exit'); } },
+  };
+}
+
+async function freePort() {
+  const s = createNetServer();
+  s.listen(0, '127.0.0.1');
+  await once(s, 'listening');
+  const { port } = s.address();
+  await new Promise((r) => s.close(r));
+  return port;
+}
+async function ping(port) {
+  return new Promise((resolve) => {
+    const socket = new Socket();
+    let data = '';
+    const done = (v) => { socket.destroy(); resolve(v); };
+    socket.setTimeout(1000, () => done(false));
+    socket.on('error', () => done(false));
+    socket.on('data', (c) => { data += c; if (data.includes('\r\n')) done(data.startsWith('+PONG')); });
+    socket.connect(port, '127.0.0.1', () => socket.write('PING\r\n'));
+  });
+}
+/** A redis-server on a free loopback port, persistence off; undefined (and why) when there is none. */
+async function startRedis() {
+  const port = await freePort();
+  const bin = process.env.REDIS_SERVER ?? 'redis-server';
+  const proc = spawn(bin, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no', '--loglevel', 'warning', '--maxclients', '10000'], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const missing = await Promise.race([once(proc, 'error').then(([e]) => e.message), sleep(100).then(() => undefined)]);
+  if (missing) return { missing: `${bin}: ${missing}` };
+  const deadline = Date.now() + 20_000;
+  while (!(await ping(port))) {
+    if (proc.exitCode !== null) return { missing: `${bin} exited (${proc.exitCode})` };
+    if (Date.now() > deadline) { proc.kill('SIGKILL'); return { missing: `${bin} did not answer on port ${port}` }; }
+    await sleep(50);
+  }
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    async cpu() {
+      const { Redis } = await import('ioredis');
+      const c = new Redis(this.url);
+      const info = await c.info('cpu');
+      await c.quit();
+      return Number(/used_cpu_user:([\d.]+)/.exec(info)[1]) + Number(/used_cpu_sys:([\d.]+)/.exec(info)[1]);
+    },
+    async stop() { if (proc.exitCode === null) { proc.kill('SIGTERM'); await once(proc, 'exit'); } },
+  };
+}
+
+const clientAgent = new http.Agent({ keepAlive: false, maxSockets: Infinity });
+/**
+ * One streamed POST /v1/responses to `port`; counts the SSE events (comments aside) and, with `lat`, pushes
+ * now − stamp for every stamped delta. `onFirst` once the prelude has arrived.
+ */
+function streamOnce(port, input, { lat, onFirst } = {}) {
+  return new Promise((resolve, reject) => {
+    const body = JSON.stringify({ model: 'gpt-5.4-nano', input, stream: true });
+    const req = http.request({ host: '127.0.0.1', port, path: '/v1/responses', method: 'POST', agent: clientAgent,
+      headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), authorization: 'Bearer sk-bench', accept: 'text/event-stream' } }, (res) => {
+      if (res.statusCode !== 200) {
+        let t = '';
+        res.on('data', (c) => (t += c));
+        res.on('end', () => reject(new Error(`HTTP ${res.statusCode}: ${t.slice(0, 200)}`)));
+        return;
+      }
+      let rest = '';
+      let events = 0;
+      let completed = false; // the last event was response.completed
+      res.on('data', (c) => {
+        const t = lat ? nowMs() : 0;
+        const s = rest + c.toString('latin1');
+        let at = 0;
+        for (let end; (end = s.indexOf('\n\n', at)) >= 0; at = end + 2) {
+          if (s.charCodeAt(at) === 58 /* : */) continue;
+          events++;
+          if (lat) {
+            const k = s.indexOf('~T', at);
+            if (k >= 0 && k < end) lat.push(t - Number(s.slice(k + 2, s.indexOf('~', k + 2))));
+          }
+          if (events === PRELUDE) onFirst?.();
+          completed = s.slice(at, Math.min(end, at + 64)).includes('event: response.completed\n');
+        }
+        rest = s.slice(at);
+      });
+      res.on('end', () => (completed ? resolve(events) : reject(new Error(`stream ended after ${events} events, not with response.completed`))));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+const pct = (sorted, p) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] : NaN);
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
+const cpuSec = (a, b) => (b.cpu.user + b.cpu.system - a.cpu.user - a.cpu.system) / 1e6;
+const load1 = () => loadavg()[0];
+let runs = 0;
+const runId = () => `r${(++runs).toString(36)}`;
+
+async function withTimeout(p, ms, what) {
+  let t;
+  try {
+    return await Promise.race([p, new Promise((_, reject) => (t = setTimeout(() => reject(new Error(`${what}: no end within ${ms / 1000} s`)), ms)))]);
+  } finally {
+    clearTimeout(t);
+  }
+}
+
+/** Bulk: `streams` concurrent streams of `n` deltas, the upstream writing as fast as the sockets take it. */
+async function bulk(ctx, c, streams, n) {
+  const run = runId();
+  const [s0, u0, r0] = await Promise.all([c.child.stats(), ctx.upstream.stats(), c.redis?.cpu()]);
+  const l0 = load1();
+  const t0 = nowMs();
+  const got = await withTimeout(Promise.all(Array.from({ length: streams }, () => streamOnce(c.port, `bench:${run}:fast:${n}`))), 600_000, c.name);
+  const ms = nowMs() - t0;
+  const [s1, u1, r1] = await Promise.all([c.child.stats(), ctx.upstream.stats(), c.redis?.cpu()]);
+  const events = streams * (n + PRELUDE + TAIL);
+  if (got.reduce((a, b) => a + b, 0) !== events) throw new Error(`${c.name}: ${got.reduce((a, b) => a + b, 0)} of ${events} events`);
+  const cpu = cpuSec(s0, s1);
+  return { events, ms, cpu, perCore: events / cpu, wallPerSec: events / (ms / 1000), upstreamCpu: cpuSec(u0, u1), redisCpu: r1 === undefined ? undefined : r1 - r0, load: (l0 + load1()) / 2 };
+}
+
+/** Paced: `streams` streams open, then each writes `n` stamped deltas at `rate`/s. */
+async function paced(ctx, c, streams, rate, n) {
+  const run = runId();
+  const lat = [];
+  let first = 0;
+  let allFirst;
+  const opened = new Promise((r) => (allFirst = r));
+  const port = c.port ?? ctx.upstreamPort;
+  const done = Promise.all(Array.from({ length: streams }, () => streamOnce(port, `bench:${run}:hold:${n}`, { lat, onFirst: () => ++first === streams && allFirst() })));
+  done.catch(() => undefined);
+  await withTimeout(Promise.race([opened, done]), 300_000, `${c.name}: opening ${streams} streams`);
+  await sleep(200);
+  const s0 = c.child ? await c.child.stats() : undefined;
+  const l0 = load1();
+  ctx.upstream.proc.send({ go: true, run, rate });
+  const got = await withTimeout(done, 600_000, c.name);
+  const s1 = c.child ? await c.child.stats() : undefined;
+  const events = streams * (n + PRELUDE + TAIL);
+  if (got.reduce((a, b) => a + b, 0) !== events) throw new Error(`${c.name}: ${got.reduce((a, b) => a + b, 0)} of ${events} events`);
+  if (lat.length !== streams * n) throw new Error(`${c.name}: ${lat.length} of ${streams * n} stamps read`);
+  const sorted = Float64Array.from(lat).sort();
+  const cpu = s0 ? cpuSec(s0, s1) : undefined;
+  return { streams, rate, deltas: lat.length, p50: pct(sorted, 0.5), p99: pct(sorted, 0.99), max: sorted[sorted.length - 1], cpuUsPerEvent: cpu === undefined ? undefined : (cpu * 1e6) / (streams * (n + TAIL)),
+    loopP99: s1?.loopP99, loopMax: s1?.loopMax, gcMax: s1?.gcMax, gcTotal: s1?.gcTotal, load: (l0 + load1()) / 2 };
+}
+
+/** Memory: the proxy's RSS and heap (after GC) with `streams` streams open and idle, minus before. */
+async function idle(ctx, c, streams) {
+  const run = runId();
+  const s0 = await c.child.stats(true);
+  let first = 0;
+  let allFirst;
+  const opened = new Promise((r) => (allFirst = r));
+  const done = Promise.all(Array.from({ length: streams }, () => streamOnce(c.port, `bench:${run}:hold:20`, { onFirst: () => ++first === streams && allFirst() })));
+  done.catch(() => undefined);
+  await withTimeout(Promise.race([opened, done]), 300_000, `${c.name}: opening ${streams} streams`);
+  await sleep(500);
+  const s1 = await c.child.stats(true);
+  const l = load1();
+  await ctx.upstream.ask({ finish: true, run }, (m) => m.finished === run);
+  await withTimeout(done, 300_000, c.name);
+  return { streams, rssKB: (s1.rss - s0.rss) / 1024 / streams, heapKB: (s1.heap - s0.heap) / 1024 / streams, load: l };
+}
+
+function table(head, body) {
+  const widths = head.map((h, i) => Math.max(h.length, ...body.map((r) => String(r[i]).length)));
+  const line = (cells) => '| ' + cells.map((c, i) => (i < 1 ? String(c).padEnd(widths[i]) : String(c).padStart(widths[i]))).join(' | ') + ' |';
+  console.log(line(head));
+  console.log('|' + widths.map((w, i) => (i < 1 ? '-'.repeat(w + 2) : '-'.repeat(w + 1) + ':')).join('|') + '|');
+  for (const r of body) console.log(line(r));
+}
+const fmt = (x, d = 1) => (x === undefined || Number.isNaN(x) ? '—' : x.toFixed(d));
+const k = (x) => (x === undefined || Number.isNaN(x) ? '—' : x >= 1000 ? `${(x / 1000).toFixed(1)}k` : x.toFixed(0));
+
+async function main() {
+  const STREAMS = Number(opt('--streams', 10));
+  const EVENTS = Number(opt('--events', QUICK ? 500 : 2000));
+  const ROUNDS = Number(opt('--rounds', QUICK ? 1 : 3));
+  const MANY = Number(opt('--many', 1000));
+  const RATE1 = Number(opt('--rate1', 200)); // deltas/s of the one paced stream
+  const RATE = Number(opt('--rate', 10)); // deltas/s of each of the --many paced streams
+  const SECONDS = QUICK ? 2 : 5; // paced run length
+  const PROFILE = opt('--profile');
+  const ONLY = opt('--only')?.split(',');
+  const SECTIONS = opt('--sections', 'bulk,paced,idle').split(',');
+  const OUT = opt('--json', 'bench-gateway.json');
+  const results = { date: new Date().toISOString(), machine: { cpu: cpus()[0]?.model ?? '?', cores: cpus().length, node: process.version }, quick: QUICK,
+    params: { streams: STREAMS, events: EVENTS, rounds: ROUNDS, many: MANY, rate1: RATE1, rate: RATE, seconds: SECONDS }, load: { start: loadavg() }, contenders: [], targets: [] };
+
+  const upstream = child('upstream');
+  const { port: upstreamPort } = await upstream.wait((m) => m.port);
+  const upstreamURL = `http://127.0.0.1:${upstreamPort}/v1`;
+  const ctx = { upstream, upstreamPort };
+  const redis = await startRedis();
+  const defs = [
+    { name: 'gateway, in-memory log', kind: 'gateway-memory' },
+    { name: 'gateway, Redis log', kind: 'gateway-redis', skip: redis.missing && `skipped: no redis-server (${redis.missing}); set REDIS_SERVER` },
+    { name: 'byte proxy (node:http pipe)', kind: 'byte' },
+    { name: 'openai SDK proxy (re-encoded SSE)', kind: 'sdk' },
+  ].filter((d) => !ONLY || ONLY.some((o) => d.kind.includes(o)));
+  const contenders = [];
+  const direct = { name: 'direct (no proxy)', rows: {} };
+  try {
+    for (const d of defs) {
+      const c = { ...d, rows: { bulk: [] } };
+      contenders.push(c);
+      if (c.skip) continue;
+      const profDir = PROFILE && d.kind.includes(PROFILE) ? mkdtempSync(join(tmpdir(), 'gateway-prof-')) : undefined;
+      c.profDir = profDir;
+      c.child = child('proxy', ['--kind', d.kind, '--upstream', upstreamURL, ...(d.kind === 'gateway-redis' ? ['--redis', redis.url] : [])], profDir ? ['--cpu-prof', '--cpu-prof-dir', profDir] : []);
+      c.port = (await c.child.wait((m) => m.port)).port;
+      if (d.kind === 'gateway-redis') c.redis = redis;
+    }
+    const live = () => contenders.filter((c) => !c.skip && !c.error);
+    const attempt = async (c, f) => {
+      try {
+        return await f();
+      } catch (e) {
+        c.error = e.message;
+        process.stderr.write(`\n  ${c.name}: FAILED: ${e.message}\n`);
+        return undefined;
+      }
+    };
+    // warm-up (and a check that every contender delivers every event), then bulk rounds, round-robin
+    process.stderr.write(`bulk: ${STREAMS} streams × ${EVENTS} deltas, ${ROUNDS} round(s) `);
+    for (const c of live()) await attempt(c, () => bulk(ctx, c, STREAMS, Math.min(EVENTS, 200)));
+    for (let r = 0; r < (SECTIONS.includes('bulk') ? ROUNDS : 0); r++) {
+      for (const c of live()) {
+        const row = await attempt(c, () => bulk(ctx, c, STREAMS, EVENTS));
+        if (row) c.rows.bulk.push(row);
+      }
+      process.stderr.write('.');
+    }
+    process.stderr.write('\n');
+    for (const c of [direct, ...live()].filter((c) => SECTIONS.includes('paced') || c !== direct)) {
+      process.stderr.write(`paced / idle: ${c.name}… `);
+      if (SECTIONS.includes('paced')) {
+        c.rows.one = await attempt(c, () => paced(ctx, c, 1, RATE1, RATE1 * SECONDS));
+        c.rows.many = await attempt(c, () => paced(ctx, c, MANY, RATE, RATE * SECONDS));
+      }
+      if (c !== direct && SECTIONS.includes('idle')) c.rows.idle = await attempt(c, () => idle(ctx, c, MANY));
+      process.stderr.write('done\n');
+    }
+    contenders.unshift(direct);
+  } finally {
+    for (const c of contenders) await c.child?.stop().catch(() => undefined);
+    await upstream.stop().catch(() => undefined);
+    await redis.stop?.();
+  }
+
+  // ---- tables ----
+  const mid = (c) => {
+    const rows = c.rows?.bulk ?? [];
+    if (!rows.length) return undefined;
+    const pick = (key) => median(rows.map((r) => r[key]));
+    return { perCore: pick('perCore'), wallPerSec: pick('wallPerSec'), cpu: pick('cpu'), upstreamCpu: pick('upstreamCpu'), redisCpu: rows[0].redisCpu === undefined ? undefined : pick('redisCpu'), load: pick('load'), events: rows[0].events };
+  };
+  const status = (c) => c.skip ?? (c.error ? `FAILED: ${c.error.slice(0, 100)}` : undefined);
+  console.log(`\n# Gateway vs proxies — ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), Node ${process.version}; load average at start ${loadavg().map((x) => x.toFixed(1)).join(' ')}`);
+  console.log(`\n## Throughput — ${STREAMS} concurrent streams × ${EVENTS + PRELUDE + TAIL} events, upstream as fast as the sockets take it; median of ${ROUNDS} round(s)`);
+  table(['contender', 'events/s per core', 'x byte proxy', 'proxy CPU s', 'events/s (wall)', 'upstream CPU s', 'redis CPU s', 'load'],
+    contenders.filter((c) => c.rows.bulk).map((c) => {
+      const m = mid(c);
+      const byte = mid(contenders.find((x) => x.kind === 'byte') ?? {});
+      if (!m) return [c.name, status(c) ?? '—', '', '', '', '', '', ''];
+      return status(c) && !m ? [c.name, status(c), '', '', '', '', '', ''] : [c.name, k(m.perCore), byte ? fmt(m.perCore / byte.perCore, 2) : '—', fmt(m.cpu, 2), k(m.wallPerSec), fmt(m.upstreamCpu, 2), fmt(m.redisCpu, 2), fmt(m.load, 1)];
+    }));
+  console.log(`\n## Latency — upstream write → client read, per delta, ms; paced: 1 stream at ${RATE1}/s, ${MANY} streams at ${RATE}/s each, ${SECONDS} s; added = contender − direct`);
+  const dr = { one: direct.rows.one, many: direct.rows.many };
+  table(['contender', 'streams', 'p50', 'p99', 'max', 'added p50', 'added p99', 'proxy CPU µs/event', 'events/s per core', 'proxy loop delay p99/max', 'longest GC / GC total ms', 'load'],
+    contenders.flatMap((c) => (c.skip ? [[c.name, c.skip, '', '', '', '', '', '', '', '', '', '']] : ['one', 'many'].map((key) => {
+      const r = c.rows[key];
+      if (!r) return [c.name, status(c) ?? '—', '', '', '', '', '', '', '', '', '', ''];
+      const d = dr[key];
+      const add = c === direct ? undefined : { p50: r.p50 - (d?.p50 ?? NaN), p99: r.p99 - (d?.p99 ?? NaN) };
+      r.addedP50 = add?.p50;
+      r.addedP99 = add?.p99;
+      return [c.name, r.streams, fmt(r.p50, 2), fmt(r.p99, 2), fmt(r.max, 1), fmt(add?.p50, 2), fmt(add?.p99, 2), fmt(r.cpuUsPerEvent, 1), r.cpuUsPerEvent ? k(1e6 / r.cpuUsPerEvent) : '—',
+        r.loopMax === undefined ? '—' : `${fmt(r.loopP99, 1)} / ${fmt(r.loopMax, 1)}`, r.gcMax === undefined ? '—' : `${fmt(r.gcMax, 1)} / ${fmt(r.gcTotal, 0)}`, fmt(r.load, 1)];
+    }))));
+  console.log(`\n## Memory per open stream — ${MANY} streams open and idle (after the first events), proxy process after a full GC`);
+  table(['contender', 'RSS KB/stream', 'heap KB/stream', 'load'],
+    contenders.filter((c) => c !== direct).map((c) => (c.rows.idle ? [c.name, fmt(c.rows.idle.rssKB), fmt(c.rows.idle.heapKB), fmt(c.rows.idle.load, 1)] : [c.name, status(c) ?? '—', '', ''])));
+
+  // ---- targets ----
+  const gw = contenders.find((c) => c.kind === 'gateway-memory');
+  const byte = contenders.find((c) => c.kind === 'byte');
+  const sdk = contenders.find((c) => c.kind === 'sdk');
+  const [g, b, s] = [gw, byte, sdk].map((c) => (c ? mid(c) : undefined));
+  const add = (target, value, holds) => results.targets.push({ target, value, holds });
+  add('gateway (in-memory log) ≥ 50% of the byte proxy\'s events/s per core (bulk)', g && b ? `${fmt((100 * g.perCore) / b.perCore, 0)}% (${k(g.perCore)} vs ${k(b.perCore)})` : undefined, g && b ? g.perCore >= 0.5 * b.perCore : undefined);
+  add('gateway (in-memory log) ≥ 3x the SDK proxy\'s events/s per core (bulk)', g && s ? `${fmt(g.perCore / s.perCore, 2)}x (${k(g.perCore)} vs ${k(s.perCore)})` : undefined, g && s ? g.perCore >= 3 * s.perCore : undefined);
+  const gm = gw?.rows.many;
+  const bm = byte?.rows.many;
+  const sm = sdk?.rows.many;
+  if (gm?.cpuUsPerEvent && bm?.cpuUsPerEvent) add(`(paced, ${MANY} streams) gateway ≥ 50% of the byte proxy's events/s per core`, `${fmt((100 * bm.cpuUsPerEvent) / gm.cpuUsPerEvent, 0)}%`, bm.cpuUsPerEvent / gm.cpuUsPerEvent >= 0.5);
+  if (gm?.cpuUsPerEvent && sm?.cpuUsPerEvent) add(`(paced, ${MANY} streams) gateway ≥ 3x the SDK proxy's events/s per core`, `${fmt(sm.cpuUsPerEvent / gm.cpuUsPerEvent, 2)}x`, sm.cpuUsPerEvent / gm.cpuUsPerEvent >= 3);
+  add(`gateway (in-memory log) p99 added latency < 5 ms at ${MANY} streams`, gm?.addedP99 === undefined ? undefined : `${fmt(gm.addedP99, 2)} ms (p99 ${fmt(gm.p99, 2)} − direct ${fmt(direct.rows.many?.p99, 2)}; load ${fmt(gm.load, 1)})`, gm?.addedP99 === undefined || Number.isNaN(gm.addedP99) ? undefined : gm.addedP99 < 5);
+  console.log('\n## Targets');
+  table(['target', 'measured', 'holds'], results.targets.map((t) => [t.target, t.value ?? '—', t.holds === undefined ? 'n/a' : t.holds ? 'yes' : 'NO']));
+
+  for (const c of contenders) {
+    results.contenders.push({ name: c.name, kind: c.kind ?? 'direct', status: status(c) ?? 'ok', bulk: c.rows.bulk, bulkMedian: c.rows.bulk ? mid(c) : undefined, paced1: c.rows.one, pacedMany: c.rows.many, idle: c.rows.idle });
+    if (c.profDir) {
+      const files = readdirSync(c.profDir).filter((f) => f.endsWith('.cpuprofile'));
+      for (const f of files) console.log(`\ncpu profile of ${c.name}: ${join(c.profDir, f)}  (node bench/profile.mjs ${join(c.profDir, f)} 30)`);
+    }
+  }
+  results.load.end = loadavg();
+  writeFileSync(OUT, JSON.stringify(results, null, 2));
+  console.log(`\n(wrote ${OUT})`);
+  const failed = contenders.some((c) => c.error) || results.targets.some((t) => t.holds === false || t.holds === undefined);
+  if (flag('--check') && failed) process.exit(1);
+}
+
+const role = opt('--role');
+const run = role === 'upstream' ? upstreamRole : role === 'proxy' ? proxyRole : main;
+run().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
