@@ -112,6 +112,42 @@ describe('two gateway processes sharing one Redis', () => {
   });
 });
 
+describe('cancel across instances', () => {
+  it('a cancel sent to B ends the stream A is serving and every reader, with no error and no terminal event', async () => {
+    const [a, b] = await Promise.all([startInstance('A'), startInstance('B')]);
+    try {
+      const sdk = (baseURL: string) => new OpenAI({ apiKey: KEY, baseURL, maxRetries: 0, timeout: 60_000 });
+      const live: Array<Record<string, unknown>> = [];
+      let reader: Promise<Array<Record<string, unknown>>> | undefined;
+      let answer: Promise<{ status?: string }> | undefined;
+      for await (const e of await sdk(a.baseURL).responses.create({ model: 'fake-model', input: 'Hi', stream: true })) {
+        live.push(e as unknown as Record<string, unknown>);
+        if (live.length === 5) {
+          const id = (live[0] as { response: { id: string } }).response.id;
+          const follow = await sdk(b.baseURL).responses.retrieve(id, { stream: true, starting_after: 0 });
+          reader = (async () => {
+            const got: Array<Record<string, unknown>> = [];
+            for await (const x of follow) got.push(x as unknown as Record<string, unknown>);
+            return got;
+          })();
+          answer = sdk(b.baseURL).responses.cancel(id) as Promise<{ status?: string }>;
+        }
+      }
+      const id = (live[0] as { response: { id: string } }).response.id;
+      expect((await answer!).status).toBe('cancelled');
+      const followed = await reader!;
+      const sent = provider.responses.get(id)!.events;
+      expect(live.length).toBeLessThan(sent.length);
+      for (const got of [live, followed]) expect(got.some((e) => e['type'] === 'response.completed' || e['type'] === 'error')).toBe(false);
+      expect(live).toEqual(sent.slice(0, live.length));
+      expect(followed).toEqual(sent.slice(1, 1 + followed.length));
+      expect(a.stderr() + b.stderr()).toBe('');
+    } finally {
+      await Promise.all([killed(a.child), killed(b.child)]);
+    }
+  });
+});
+
 describe('createGateway({ log: "redis://…" }) in one process', () => {
   it('records to Redis, resumes from it (seen by another log client), and close() releases its connections', async () => {
     const gateway = createGateway({ upstream: provider.baseURL, log: redis.url });
