@@ -7,6 +7,7 @@ import type { AgentRunFinishedEvent } from '../../lib/agent/events';
 import { HTTPError } from '../../lib/errors';
 import { streamResponse } from '../../lib/http/transports';
 import { connectResponsesSocket, type ResponsesSocket } from '../../lib/ws/socket';
+import { LaneError } from '../../lib/ws/errors';
 import { outputText } from '../../operators/outputText';
 import { startScriptedProvider, type ScriptedProvider, type ScriptedReply, type ScriptedRequest } from '../../lib/testing/index';
 
@@ -146,6 +147,16 @@ describe.each<Transport>(['http', 'websocket'])('runAgent over %s', (transport) 
 });
 
 describe('the scripted provider', () => {
+  test('over WebSocket a refused turn fails the lane: the run ends with a LaneError naming the API error', async () => {
+    provider = await startScriptedProvider({ turns: [{ calls: [{ name: 'get_time', arguments: { timezone: 'UTC' } }] }, { error: { status: 429, message: 'slow down', code: 'rate_limit_exceeded' } }] });
+    socket = connectResponsesSocket({ url: provider.webSocketURL, apiKey: KEY });
+    const err = await lastValueFrom(runAgent({ model: 'm', input: 'x' }, { socket, streamId: 'lane-1', tools })).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(LaneError);
+    expect(err).toMatchObject({ stream_id: 'lane-1', message: expect.stringContaining('slow down') });
+    expect(provider.requests.map((r) => r.status)).toEqual([200, 429]);
+    expect(provider.requests[1]!.toolOutputs).toEqual([{ type: 'function_call_output', call_id: 'call_0_0', output: '14:05 in UTC' }]);
+  });
+
   test('refuses, as the API does, a request that leaves a function call without its output', async () => {
     provider = await startScriptedProvider({ turns: [{ calls: [{ name: 'f', arguments: {} }] }, { text: 'never' }] });
     const config = { baseURL: provider.baseURL, apiKey: KEY };
