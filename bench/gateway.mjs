@@ -90,6 +90,7 @@ async function upstreamRole() {
   const framed = (events) => events.map((e) => chunked(sse(e)));
   const held = new Map(); // run → [{ sock, id, n, done }]
   let ids = 0;
+  let connections = 0; // TCP connections accepted: fewer than requests when the proxy reuses them
   const HEAD = Buffer.from('HTTP/1.1 200 OK\r\ncontent-type: text/event-stream; charset=utf-8\r\ncache-control: no-cache\r\nx-request-id: req_bench\r\ntransfer-encoding: chunked\r\nconnection: keep-alive\r\n\r\n');
   const write = async (sock, bufs) => {
     for (const b of bufs) {
@@ -116,6 +117,7 @@ async function upstreamRole() {
     await new Promise((done) => (held.get(run) ?? held.set(run, []).get(run)).push({ sock, id, n, done }));
   };
   const server = createNetServer((sock) => {
+    connections++;
     sock.setNoDelay(true);
     sock.on('error', () => undefined);
     let buf = '';
@@ -157,7 +159,7 @@ async function upstreamRole() {
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   process.on('message', async (m) => {
-    if (m.stats) return process.send({ stats: true, cpu: process.cpuUsage() });
+    if (m.stats) return process.send({ stats: true, cpu: process.cpuUsage(), connections, requests: ids });
     if (m.exit) process.exit(0);
     const streams = held.get(m.run) ?? [];
     held.delete(m.run);
@@ -413,7 +415,7 @@ async function bulk(ctx, c, streams, n) {
   const events = streams * (n + PRELUDE + TAIL);
   if (got.reduce((a, b) => a + b, 0) !== events) throw new Error(`${c.name}: ${got.reduce((a, b) => a + b, 0)} of ${events} events`);
   const cpu = cpuSec(s0, s1);
-  return { events, ms, cpu, perCore: events / cpu, wallPerSec: events / (ms / 1000), upstreamCpu: cpuSec(u0, u1), redisCpu: r1 === undefined ? undefined : r1 - r0, load: (l0 + load1()) / 2 };
+  return { events, ms, cpu, perCore: events / cpu, wallPerSec: events / (ms / 1000), upstreamCpu: cpuSec(u0, u1), upstreamConnections: u1.connections - u0.connections, redisCpu: r1 === undefined ? undefined : r1 - r0, load: (l0 + load1()) / 2 };
 }
 
 /** Paced: `streams` streams open, then each writes `n` stamped deltas at `rate`/s. */
@@ -551,21 +553,21 @@ async function main() {
     const rows = c.rows?.bulk ?? [];
     if (!rows.length) return undefined;
     const pick = (key) => median(rows.map((r) => r[key]));
-    return { perCore: pick('perCore'), wallPerSec: pick('wallPerSec'), cpu: pick('cpu'), upstreamCpu: pick('upstreamCpu'), redisCpu: rows[0].redisCpu === undefined ? undefined : pick('redisCpu'), load: pick('load'), events: rows[0].events };
+    return { upstreamConnections: pick('upstreamConnections'), perCore: pick('perCore'), wallPerSec: pick('wallPerSec'), cpu: pick('cpu'), upstreamCpu: pick('upstreamCpu'), redisCpu: rows[0].redisCpu === undefined ? undefined : pick('redisCpu'), load: pick('load'), events: rows[0].events };
   };
   const status = (c) => c.skip ?? (c.error ? `FAILED: ${c.error.slice(0, 100)}` : undefined);
   console.log(`\n# Gateway vs proxies — ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), Node ${process.version}; load average at start ${loadavg().map((x) => x.toFixed(1)).join(' ')}`);
-  console.log(`\n## Throughput — ${STREAMS} concurrent streams × ${EVENTS + PRELUDE + TAIL} events, upstream as fast as the sockets take it; median of ${ROUNDS} round(s)`);
-  table(['contender', 'events/s per core', 'x byte proxy', 'proxy CPU s', 'events/s (wall)', 'upstream CPU s', 'redis CPU s', 'load'],
+  if (SECTIONS.includes('bulk')) console.log(`\n## Throughput — ${STREAMS} concurrent streams × ${EVENTS + PRELUDE + TAIL} events, upstream as fast as the sockets take it; median of ${ROUNDS} round(s)`);
+  if (SECTIONS.includes('bulk')) table(['contender', 'events/s per core', 'x byte proxy', 'proxy CPU s', 'events/s (wall)', 'upstream CPU s', 'redis CPU s', `new upstream conns / ${STREAMS} streams`, 'load'],
     contenders.filter((c) => c.rows.bulk).map((c) => {
       const m = mid(c);
       const byte = mid(contenders.find((x) => x.kind === 'byte') ?? {});
-      if (!m) return [c.name, status(c) ?? '—', '', '', '', '', '', ''];
-      return status(c) && !m ? [c.name, status(c), '', '', '', '', '', ''] : [c.name, k(m.perCore), byte ? fmt(m.perCore / byte.perCore, 2) : '—', fmt(m.cpu, 2), k(m.wallPerSec), fmt(m.upstreamCpu, 2), fmt(m.redisCpu, 2), fmt(m.load, 1)];
+      if (!m) return [c.name, status(c) ?? '—', '', '', '', '', '', '', ''];
+      return [c.name, k(m.perCore), byte ? fmt(m.perCore / byte.perCore, 2) : '—', fmt(m.cpu, 2), k(m.wallPerSec), fmt(m.upstreamCpu, 2), fmt(m.redisCpu, 2), String(m.upstreamConnections), fmt(m.load, 1)];
     }));
-  console.log(`\n## Latency — upstream write → client read, per delta, ms; paced: 1 stream at ${RATE1}/s, ${MANY} streams at ${RATE}/s each, ${SECONDS} s; added = contender − direct`);
+  if (SECTIONS.includes('paced')) console.log(`\n## Latency — upstream write → client read, per delta, ms; paced: 1 stream at ${RATE1}/s, ${MANY} streams at ${RATE}/s each, ${SECONDS} s; added = contender − direct`);
   const dr = { one: direct.rows.one, many: direct.rows.many };
-  table(['contender', 'streams', 'p50', 'p99', 'max', 'added p50', 'added p99', 'proxy CPU µs/event', 'events/s per core', 'proxy loop delay p99/max', 'longest GC / GC total ms', 'load'],
+  if (SECTIONS.includes('paced')) table(['contender', 'streams', 'p50', 'p99', 'max', 'added p50', 'added p99', 'proxy CPU µs/event', 'events/s per core', 'proxy loop delay p99/max', 'longest GC / GC total ms', 'load'],
     contenders.flatMap((c) => (c.skip ? [[c.name, c.skip, '', '', '', '', '', '', '', '', '', '']] : ['one', 'many'].map((key) => {
       const r = c.rows[key];
       if (!r) return [c.name, status(c) ?? '—', '', '', '', '', '', '', '', '', '', ''];
@@ -576,8 +578,8 @@ async function main() {
       return [c.name, r.streams, fmt(r.p50, 2), fmt(r.p99, 2), fmt(r.max, 1), fmt(add?.p50, 2), fmt(add?.p99, 2), fmt(r.cpuUsPerEvent, 1), r.cpuUsPerEvent ? k(1e6 / r.cpuUsPerEvent) : '—',
         r.loopMax === undefined ? '—' : `${fmt(r.loopP99, 1)} / ${fmt(r.loopMax, 1)}`, r.gcMax === undefined ? '—' : `${fmt(r.gcMax, 1)} / ${fmt(r.gcTotal, 0)}`, fmt(r.load, 1)];
     }))));
-  console.log(`\n## Memory per open stream — ${MANY} streams open and idle (after the first events), proxy process after a full GC`);
-  table(['contender', 'RSS KB/stream', 'heap KB/stream', 'load'],
+  if (SECTIONS.includes('idle')) console.log(`\n## Memory per open stream — ${MANY} streams open and idle (after the first events), proxy process after a full GC`);
+  if (SECTIONS.includes('idle')) table(['contender', 'RSS KB/stream', 'heap KB/stream', 'load'],
     contenders.filter((c) => c !== direct).map((c) => (c.rows.idle ? [c.name, fmt(c.rows.idle.rssKB), fmt(c.rows.idle.heapKB), fmt(c.rows.idle.load, 1)] : [c.name, status(c) ?? '—', '', ''])));
 
   // ---- targets ----
