@@ -267,6 +267,19 @@ describe('runAgent marbles (scripted model)', () => {
     });
   });
 
+  test('a forced tool_choice applies to the first turn only', () => {
+    scheduler.run(({ cold, expectObservable }) => {
+      const model = scripted([() => cold('a-b-(z|)', callsTurn('resp_1', [fc('c1', 'id', '{}')])), () => cold('a-------(z|)', answerTurn('resp_2', 'ok'))]);
+      const tools = { id: defineTool({ parameters: t.type({}), execute: () => 'x' }) };
+      expectObservable(runAgent({ ...request, tool_choice: 'required' }, { tools, transport: model.transport }).pipe(map(label))).toBe('a-b-(zSDFA)-(ZGR|)', {
+        a: 'created resp_1', b: 'item fc_c1', z: 'completed resp_1', S: 'started c1', D: 'done c1', F: 'turn 1', A: 'created resp_2', Z: 'completed resp_2', G: 'turn 2', R: 'run 2',
+      });
+      scheduler.flush();
+      expect(model.requests[0]).toMatchObject({ tool_choice: 'required' });
+      expect(model.requests[1]).not.toHaveProperty('tool_choice');
+    });
+  });
+
   test('client tools: a shell handler answers with shell_call_output; a missing handler with an error output', () => {
     scheduler.run(({ cold, expectObservable }) => {
       const shell = { id: 'sh_1', type: 'shell_call', call_id: 'cs', status: 'completed', action: { commands: ['ls'], max_output_length: 100 } };

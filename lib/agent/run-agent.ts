@@ -84,6 +84,7 @@ function toolMap(tools: RunAgentOptions['tools']): Map<string, Tool<unknown, unk
  *   exist answers the model with an error message (no stack, secrets masked) and the loop goes on.
  * - Unsubscribing aborts the request in flight and every running tool's `signal`; nothing more is sent.
  * - After `maxTurns` (default 10) turns that all called tools: `MaxTurnsError`, after that turn's events.
+ * - A forced `tool_choice` (`'required'`, or a named tool) applies to the first turn only.
  *
  * ```
  * turns:   --[turn 1 events]--started--completed--turn.finished--[turn 2 events]--turn.finished--run.finished--|
@@ -115,6 +116,11 @@ export function runAgent(request: ResponseCreateParams, options: RunAgentOptions
       if (!include.includes('reasoning.encrypted_content')) base['include'] = [...include, 'reasoning.encrypted_content'];
     }
     const conversation: AgentInputItem[] = [...inputItems(request['input'])];
+    // A forced tool choice ('required', or one named tool) is for the first turn: kept, it would force a call
+    // on every turn and the run could never end. Later turns go back to the API's default ('auto').
+    const choice = request['tool_choice'];
+    const later: Record<string, unknown> = { ...base };
+    if (choice !== undefined && choice !== 'auto' && choice !== 'none') delete later['tool_choice'];
 
     const view = options.asOneResponse ? new OneResponseView() : undefined;
     const turn = (n: number, body: ResponseCreateParams): Observable<AgentStreamEvent> => {
@@ -151,8 +157,8 @@ export function runAgent(request: ResponseCreateParams, options: RunAgentOptions
         if (n >= maxTurns) return concat(of(done), throwError(() => new MaxTurnsError(maxTurns, record.responseId, [...conversation])));
         // Stored: the tool outputs after the response that asked for them. Not stored (or no id): everything again.
         const body: Record<string, unknown> = stored && record.responseId !== undefined
-          ? { ...base, input: [...outputs], previous_response_id: record.responseId }
-          : { ...base, input: [...conversation] };
+          ? { ...later, input: [...outputs], previous_response_id: record.responseId }
+          : { ...later, input: [...conversation] };
         view?.endTurn(items);
         return concat(of(done), turn(n + 1, body as ResponseCreateParams));
       });
