@@ -1,6 +1,7 @@
 import type * as t from 'io-ts';
 import type { Checker } from './codec.js';
 import { DecodeError } from '../errors.js';
+import { keepShape } from './shapes.js';
 
 export type ValidateMode = 'strict' | 'off';
 
@@ -14,6 +15,9 @@ export function describeFailure(errors: t.Errors): { path: string; reason: strin
   const reason = first.message ?? `expected ${last?.type.name ?? 'a value'}, got ${got}`;
   return { path: keys.join('.'), reason };
 }
+
+/** The type of the last event decoded (events come in runs of one type: kept shapes are looked up on a change). */
+let lastType = '';
 
 function isObject(u: unknown): u is Record<string, unknown> {
   return typeof u === 'object' && u !== null && !Array.isArray(u);
@@ -51,6 +55,10 @@ export function decodeTyped<A extends { type: string }>(
         throw new DecodeError(reason, type, seq(u), path);
       }
     }
+  }
+  if (type !== lastType) {
+    lastType = type;
+    keepShape(type, u);
   }
   return u as A;
 }
