@@ -110,6 +110,28 @@ export const APPEND = `${PRELUDE}${APPEND_ONE}
 return append_one(KEYS[1], KEYS[2], KEYS[3], ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], 6, #ARGV, now_ms())
 `;
 
+/**
+ * The appends of several streams in one call (a single Redis: the streams' keys are in different Cluster
+ * slots). KEYS: meta, events, end of each stream in turn. ARGV: liveTtlMs, endTtlMs, maxEvents, maxBytes,
+ * then per stream: token, number of events n, n triples as in APPEND. Returns three elements per stream: what
+ * APPEND returns, padded with ''. Each stream's append is all or nothing on its own.
+ */
+export const APPEND_MANY = `${PRELUDE}${APPEND_ONE}
+local now = now_ms()
+local out = {}
+local i = 5
+for j = 0, #KEYS / 3 - 1 do
+  local from = i + 2
+  local to = from + 3 * tonumber(ARGV[i + 1]) - 1
+  local r = append_one(KEYS[3 * j + 1], KEYS[3 * j + 2], KEYS[3 * j + 3], ARGV[i], ARGV[1], ARGV[2], ARGV[3], ARGV[4], from, to, now)
+  out[#out + 1] = r[1]
+  out[#out + 1] = r[2] or ''
+  out[#out + 1] = r[3] or ''
+  i = to + 1
+end
+return out
+`;
+
 /** ARGV: endTtlMs. Ends the stream as cancelled (creating it when it does not exist) unless it already ended. */
 export const CANCEL = `
 local held = redis.call('HGET', KEYS[1], 'holder')

@@ -1,7 +1,8 @@
 import type { Cluster, Redis, RedisOptions } from 'ioredis';
 import { EventLogError } from '../errors.js';
 import type { ResponseStreamEvent } from '../events/responses.js';
-import { ACQUIRE, APPEND, CANCEL, RELEASE, RENEW, STATE } from './redis-scripts.js';
+import { appendBatcher } from './redis-append-batch.js';
+import { ACQUIRE, APPEND, APPEND_MANY, CANCEL, RELEASE, RENEW, STATE } from './redis-scripts.js';
 import { type RedisTail, redisTail, type StreamEntry } from './redis-tail.js';
 import { isTerminalEvent } from './scope.js';
 import type { FollowableEventLog, FollowHandlers } from './follow.js';
@@ -232,6 +233,22 @@ export function redisEventLog(options: RedisEventLogOptions = {}): EventLog & Fo
     }
   };
 
+  // The appends of all streams asked for in one turn of the event loop go to Redis as one script call (on a
+  // single Redis): with many streams, each carrying a few events, the calls and round trips do not grow with
+  // the number of streams.
+  const appends = appendBatcher((batch) => {
+    const first = batch[0]!;
+    if (batch.length === 1) return run(APPEND, first.scope, [first.token, liveTtlMs, ttlMs, maxEvents, maxBytes, ...first.args]);
+    const keys: string[] = [];
+    const args: (string | number)[] = [liveTtlMs, ttlMs, maxEvents, maxBytes];
+    for (const a of batch) {
+      keys.push(...streamKeys(a.scope));
+      args.push(a.token, a.args.length / 3);
+      for (const x of a.args) args.push(x);
+    }
+    return run(APPEND_MANY, first.scope, args, keys);
+  });
+
   const xreadIds = (after: number | undefined): string => (after === undefined || after < 0 ? '0-0' : `${Math.floor(after)}-1`);
 
 /** The events of stream entries; the entry a cancel adds (no `e` field) is skipped. */
@@ -315,7 +332,17 @@ export function redisEventLog(options: RedisEventLogOptions = {}): EventLog & Fo
         if (!placeable(e)) continue;
         args.push(String(e.sequence_number), isTerminalEvent(e) ? '1' : '0', JSON.stringify(e));
       }
-      const r = await run(APPEND, scope, [token, liveTtlMs, ttlMs, maxEvents, maxBytes, ...args]);
+      const c = await timed(client(), scope);
+      let r: string[];
+      if (isCluster(c)) r = await run(APPEND, scope, [token, liveTtlMs, ttlMs, maxEvents, maxBytes, ...args]);
+      else {
+        try {
+          r = await appends.add(scope, token, args);
+        } catch (e) {
+          // A failed batch fails each of its appends, each naming its own response.
+          throw e instanceof EventLogError && e.responseId !== scope.responseId ? new EventLogError(e.reason, e.message.replace(/^\w+: /, '').replace(/ \(response [^)]*\)$/, ''), scope.responseId) : unavailable(e, scope);
+        }
+      }
       appendResult(scope, token, r);
     },
 

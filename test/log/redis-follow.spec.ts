@@ -1,6 +1,7 @@
-// redisEventLog's fast path on a real redis-server: fromEventLog takes live events straight from the shared
-// XREAD's reply (follow) instead of a read per wake-up; a cancel reaches a following reader through the
-// events key itself. Counts come from the server's INFO commandstats, never from timing.
+// redisEventLog's fast paths on a real redis-server: appends of many streams asked for in one turn go as one
+// script call (each append keeping its own result), and fromEventLog takes live events straight from the
+// shared XREAD's reply (follow) instead of a read per wake-up; a cancel reaches a following reader through
+// the events key itself. Counts come from the server's INFO commandstats, never from timing.
 import { lastValueFrom, toArray } from 'rxjs';
 import { Redis } from 'ioredis';
 import { EventLogError } from '../../lib/errors';
@@ -54,6 +55,45 @@ async function reasonOf(p: Promise<unknown>): Promise<string> {
   }
   throw new Error('expected a rejection');
 }
+
+test('the appends of several streams asked for in one turn go as one script call, each with its own result', async () => {
+  const [a, b, c] = [scope(), scope(), scope()];
+  const la = await log.acquire(a, 60_000);
+  const lb = await log.acquire(b, 60_000);
+  const lc = await log.acquire(c, 60_000);
+  await log.append(a, la.token, [created(a.responseId)]); // the scripts are loaded from here on
+  const before = await calls();
+  const results = await Promise.allSettled([
+    log.append(a, la.token, [delta(1), delta(2)]),
+    log.append(b, lb.token + 1, [created(b.responseId)]), // not b's token: fenced, alone
+    log.append(c, lc.token, [created(c.responseId), delta(1), completed(c.responseId, 2)]),
+  ]);
+  const after = await calls();
+  expect(delta_(before, after, 'evalsha', 'eval')).toBe(1);
+  expect(results[0].status).toBe('fulfilled');
+  expect(await reasonOf(Promise.reject((results[1] as PromiseRejectedResult).reason))).toBe('fenced');
+  expect(((results[1] as PromiseRejectedResult).reason as EventLogError).responseId).toBe(b.responseId);
+  expect(results[2].status).toBe('fulfilled');
+  expect(seqs(await log.read(a, undefined))).toEqual([0, 1, 2]);
+  expect(await log.read(b, undefined)).toEqual([]);
+  expect(await log.state(c)).toMatchObject({ lastSequenceNumber: 2, end: 'completed' });
+  // Each stream's keys got their own expiry: the ended one its ttl, the live ones theirs.
+  for (const k of Object.values(redisStreamKeys(prefix, c))) expect(await admin.pttl(k)).toBeGreaterThan(0);
+});
+
+test('a limit in one stream of a batch leaves the others of the batch written', async () => {
+  await log.close();
+  log = redisEventLog({ url: server.url, keyPrefix: prefix, maxEvents: 2 });
+  const [a, b] = [scope(), scope()];
+  const la = await log.acquire(a, 60_000);
+  const lb = await log.acquire(b, 60_000);
+  const [ra, rb] = await Promise.allSettled([log.append(a, la.token, [created(a.responseId), delta(1), delta(2)]), log.append(b, lb.token, [created(b.responseId), delta(1)])]);
+  expect(ra.status).toBe('rejected');
+  expect(((ra as PromiseRejectedResult).reason as EventLogError).reason).toBe('limit');
+  expect(rb.status).toBe('fulfilled');
+  expect(await log.read(a, undefined)).toEqual([]);
+  expect(seqs(await log.read(b, undefined))).toEqual([0, 1]);
+});
 
 test('a live stream is tailed from the XREAD replies: every event once, in order, without a read per event', async () => {
   expect(canFollow(log)).toBe(true);
