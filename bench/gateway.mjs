@@ -6,7 +6,7 @@
 //   - openai SDK proxy            client.responses.create({ stream: true }) re-encoded as SSE
 //
 //   node scripts/build.mjs && node --expose-gc bench/gateway.mjs [--quick] [--check] [--only gateway,byte,...]
-//     [--streams 10] [--events 2000] [--rounds 3] [--rate1 200] [--rate 10] [--many 1000] [--sections bulk,paced,idle]
+//     [--streams 10] [--events 2000] [--rounds 3] [--rate1 200] [--rate 10] [--many 1000] [--paced-rounds 3] [--sections bulk,paced,idle]
 //     [--profile <contender>] (--cpu-prof of that proxy child; summarise with bench/profile.mjs)
 //     [--json bench-gateway.json]      (OPENAI_RX_DIST=/path/to/dist, REDIS_SERVER=/path/to/redis-server)
 //
@@ -16,8 +16,10 @@
 //   child), with the upstream writing as fast as the sockets take it ("bulk": the proxy reads coalesced
 //   chunks), and in the paced run at --many streams (one event per read, as a model streams).
 // - latency: the upstream stamps each delta with CLOCK_MONOTONIC (shared by the processes) as it writes it,
-//   the client reads the stamp; "added" is the proxy's percentile minus the direct one (client → upstream,
-//   no proxy) in the same conditions. Pacing starts once every stream is open.
+//   the client reads the stamp. Pacing starts once every stream is open. The direct path (client → upstream,
+//   no proxy) runs in each round too: "added" is the proxy's percentile minus the direct one (indicative:
+//   percentiles do not subtract); the target holds the proxy's whole p99 (an upper bound of what it adds)
+//   under 5 ms, and is not measurable when the direct p99 alone is ≥ 5 ms (a starved machine).
 // - memory per open stream: the proxy's RSS and heap (after a full GC) with --many streams open and idle,
 //   minus before they opened.
 // The machine's load average is printed with each figure: on a shared machine, read them with it.
@@ -462,6 +464,14 @@ async function idle(ctx, c, streams) {
   return { streams, rssKB: (s1.rss - s0.rss) / 1024 / streams, heapKB: (s1.heap - s0.heap) / 1024 / streams, load: l };
 }
 
+/** Each numeric field the median over the runs (and `runs`: how many). */
+function medianRow(rows) {
+  if (!rows.length) return undefined;
+  const out = { ...rows[0], runs: rows.length };
+  for (const key of Object.keys(rows[0])) if (typeof rows[0][key] === 'number') out[key] = median(rows.map((r) => r[key]).filter((v) => v !== undefined));
+  return out;
+}
+
 function table(head, body) {
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((r) => String(r[i]).length)));
   const line = (cells) => '| ' + cells.map((c, i) => (i < 1 ? String(c).padEnd(widths[i]) : String(c).padStart(widths[i]))).join(' | ') + ' |';
@@ -483,6 +493,7 @@ async function main() {
   const PROFILE = opt('--profile');
   const ONLY = opt('--only')?.split(',');
   const SECTIONS = opt('--sections', 'bulk,paced,idle').split(',');
+  const PACED_ROUNDS = Number(opt('--paced-rounds', QUICK ? 1 : 3));
   const OUT = opt('--json', 'bench-gateway.json');
   const results = { date: new Date().toISOString(), machine: { cpu: cpus()[0]?.model ?? '?', cores: cpus().length, node: process.version }, quick: QUICK,
     params: { streams: STREAMS, events: EVENTS, rounds: ROUNDS, many: MANY, rate1: RATE1, rate: RATE, seconds: SECONDS }, load: { start: loadavg() }, contenders: [], targets: [] };
@@ -532,13 +543,27 @@ async function main() {
       process.stderr.write('.');
     }
     process.stderr.write('\n');
-    for (const c of [direct, ...live()].filter((c) => SECTIONS.includes('paced') || c !== direct)) {
-      process.stderr.write(`paced / idle: ${c.name}… `);
-      if (SECTIONS.includes('paced')) {
-        c.rows.one = await attempt(c, () => paced(ctx, c, 1, RATE1, RATE1 * SECONDS));
-        c.rows.many = await attempt(c, () => paced(ctx, c, MANY, RATE, RATE * SECONDS));
+    // paced rounds, round-robin with the direct baseline (each figure the median over rounds), then idle memory
+    const pacedRuns = new Map();
+    for (let r = 0; r < (SECTIONS.includes('paced') ? PACED_ROUNDS : 0); r++) {
+      for (const c of [direct, ...live()]) {
+        process.stderr.write(`paced round ${r + 1}/${PACED_ROUNDS}: ${c.name}… `);
+        const runsOf = pacedRuns.get(c) ?? pacedRuns.set(c, { one: [], many: [] }).get(c);
+        const one = await attempt(c, () => paced(ctx, c, 1, RATE1, RATE1 * SECONDS));
+        const many = await attempt(c, () => paced(ctx, c, MANY, RATE, RATE * SECONDS));
+        if (one) runsOf.one.push(one);
+        if (many) runsOf.many.push(many);
+        process.stderr.write('done\n');
       }
-      if (c !== direct && SECTIONS.includes('idle')) c.rows.idle = await attempt(c, () => idle(ctx, c, MANY));
+    }
+    for (const [c, { one, many }] of pacedRuns) {
+      c.rows.one = medianRow(one);
+      c.rows.many = medianRow(many);
+    }
+    for (const c of live()) {
+      if (!SECTIONS.includes('idle')) break;
+      process.stderr.write(`idle: ${c.name}… `);
+      c.rows.idle = await attempt(c, () => idle(ctx, c, MANY));
       process.stderr.write('done\n');
     }
     contenders.unshift(direct);
@@ -565,7 +590,7 @@ async function main() {
       if (!m) return [c.name, status(c) ?? '—', '', '', '', '', '', '', ''];
       return [c.name, k(m.perCore), byte ? fmt(m.perCore / byte.perCore, 2) : '—', fmt(m.cpu, 2), k(m.wallPerSec), fmt(m.upstreamCpu, 2), fmt(m.redisCpu, 2), String(m.upstreamConnections), fmt(m.load, 1)];
     }));
-  if (SECTIONS.includes('paced')) console.log(`\n## Latency — upstream write → client read, per delta, ms; paced: 1 stream at ${RATE1}/s, ${MANY} streams at ${RATE}/s each, ${SECONDS} s; added = contender − direct`);
+  if (SECTIONS.includes('paced')) console.log(`\n## Latency — upstream write → client read, per delta, ms; paced: 1 stream at ${RATE1}/s, ${MANY} streams at ${RATE}/s each, ${SECONDS} s; median of ${PACED_ROUNDS} round(s); added = contender − direct (indicative)`);
   const dr = { one: direct.rows.one, many: direct.rows.many };
   if (SECTIONS.includes('paced')) table(['contender', 'streams', 'p50', 'p99', 'max', 'added p50', 'added p99', 'proxy CPU µs/event', 'events/s per core', 'proxy loop delay p99/max', 'longest GC / GC total ms', 'load'],
     contenders.flatMap((c) => (c.skip ? [[c.name, c.skip, '', '', '', '', '', '', '', '', '', '']] : ['one', 'many'].map((key) => {
@@ -595,7 +620,12 @@ async function main() {
   const sm = sdk?.rows.many;
   if (gm?.cpuUsPerEvent && bm?.cpuUsPerEvent) add(`(paced, ${MANY} streams) gateway ≥ 50% of the byte proxy's events/s per core`, `${fmt((100 * bm.cpuUsPerEvent) / gm.cpuUsPerEvent, 0)}%`, bm.cpuUsPerEvent / gm.cpuUsPerEvent >= 0.5);
   if (gm?.cpuUsPerEvent && sm?.cpuUsPerEvent) add(`(paced, ${MANY} streams) gateway ≥ 3x the SDK proxy's events/s per core`, `${fmt(sm.cpuUsPerEvent / gm.cpuUsPerEvent, 2)}x`, sm.cpuUsPerEvent / gm.cpuUsPerEvent >= 3);
-  add(`gateway (in-memory log) p99 added latency < 5 ms at ${MANY} streams`, gm?.addedP99 === undefined ? undefined : `${fmt(gm.addedP99, 2)} ms (p99 ${fmt(gm.p99, 2)} − direct ${fmt(direct.rows.many?.p99, 2)}; load ${fmt(gm.load, 1)})`, gm?.addedP99 === undefined || Number.isNaN(gm.addedP99) ? undefined : gm.addedP99 < 5);
+  // The proxy's added latency is at most its end-to-end p99 (upstream write → client read); when the direct
+  // path alone (same upstream, same client, no proxy) already exceeds the limit, this machine cannot resolve it.
+  const dm = direct.rows.many;
+  const lat = gm && dm ? `${fmt(gm.p99, 2)} ms end to end (direct ${fmt(dm.p99, 2)} ms; gateway loop delay max ${fmt(gm.loopMax, 0)} ms; load ${fmt(gm.load, 1)})` : undefined;
+  add(`gateway (in-memory log) p99 added latency < 5 ms at ${MANY} streams (${RATE}/s each)`, dm && dm.p99 >= 5 ? `${lat} — not measurable: the direct path's p99 is ≥ 5 ms` : lat,
+    gm && dm && dm.p99 < 5 ? gm.p99 < 5 : undefined);
   console.log('\n## Targets');
   table(['target', 'measured', 'holds'], results.targets.map((t) => [t.target, t.value ?? '—', t.holds === undefined ? 'n/a' : t.holds ? 'yes' : 'NO']));
 
