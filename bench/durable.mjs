@@ -2,8 +2,10 @@
 // process, and the latency they add (producer's upstream event → tailing reader), at 1 and at 1,000
 // concurrent streams; against the pub/sub-per-chunk design (one PUBLISH round trip per event).
 //
-//   node scripts/build.mjs && node --expose-gc bench/durable.mjs [--quick] [--streams 1,1000] [--rate 25] [--json out.json]
+//   node scripts/build.mjs && node --expose-gc bench/durable.mjs [--quick] [--streams 1,1000] [--rate 25] [--parts throughput,pubsub,latency] [--stats] [--check] [--json out.json]
 //   (OPENAI_RX_DIST=/path/to/dist to measure another build; REDIS_SERVER=/path/to/redis-server)
+//   --check: exit 1 when a target is missed. Without a redis-server it prints why it skipped and exits 0.
+//   `npm run bench` runs it as its `durable` section (`npm run bench -- --only durable`).
 //
 // It starts its own redis-server (loopback, random port, persistence off) and a producer child process. The
 // producer stamps every event with its send time (`t`, ms of CLOCK_MONOTONIC, which both processes share) as it
@@ -16,7 +18,8 @@
 import { fork, spawn } from 'node:child_process';
 import { createServer, Socket } from 'node:net';
 import { cpus, loadavg } from 'node:os';
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Subject, lastValueFrom, merge, tap, count as rxCount } from 'rxjs';
 
@@ -24,6 +27,7 @@ const argv = process.argv.slice(2);
 const flag = (n) => argv.includes(n);
 const opt = (n, d) => (argv.includes(n) ? argv[argv.indexOf(n) + 1] : d);
 const QUICK = flag('--quick');
+const STATS = flag('--stats'); // Redis INFO commandstats per run: commands and Redis µs per event
 const nowMs = () => Number(process.hrtime.bigint()) / 1e6;
 const gc = globalThis.gc ?? (() => {});
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -193,7 +197,7 @@ async function measure(rx, url, job) {
     lat[n++] = nowMs() - e.t;
   };
   gc();
-  const producer = fork(fileURLToPath(import.meta.url), ['--child'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv: [] });
+  const producer = fork(fileURLToPath(import.meta.url), ['--child'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv: process.env.DURABLE_CHILD_ARGS ? process.env.DURABLE_CHILD_ARGS.split(' ') : [] });
   const messages = [];
   let notify;
   producer.on('message', (m) => {
@@ -238,12 +242,28 @@ async function measure(rx, url, job) {
     await c.quit();
     return Number(/used_cpu_user:([\d.]+)/.exec(info)[1]) + Number(/used_cpu_sys:([\d.]+)/.exec(info)[1]);
   };
+  const commandstats = async () => {
+    const { Redis } = await import('ioredis');
+    const c = new Redis(url);
+    const info = await c.info('commandstats');
+    await c.quit();
+    const m = new Map();
+    for (const [, cmd, calls, usec] of info.matchAll(/cmdstat_([\w|]+):calls=(\d+),usec=(\d+)/g)) m.set(cmd, [Number(calls), Number(usec)]);
+    return m;
+  };
+  const stats0 = STATS ? await commandstats() : undefined;
   const redis0 = await redisCpu();
   const cpu0 = process.cpuUsage();
   producer.send({ go: true });
   const [end, report] = await Promise.race([Promise.all([reading, nextMessage()]), failed]);
   const cpu = process.cpuUsage(cpu0);
   const redisSec = (await redisCpu()) - redis0;
+  if (stats0) {
+    // Redis commands per event (and Redis µs per event) in this run, the busiest first.
+    const stats1 = await commandstats();
+    const rows = [...stats1].map(([cmd, [calls, usec]]) => [cmd, calls - (stats0.get(cmd)?.[0] ?? 0), usec - (stats0.get(cmd)?.[1] ?? 0)]).filter((r) => r[1] > 0).sort((a, b) => b[2] - a[2]);
+    process.stderr.write(rows.map(([cmd, calls, usec]) => `    ${cmd.padEnd(16)} ${String(calls).padStart(8)} calls  ${(calls / expected).toFixed(3).padStart(7)}/event  ${(usec / expected).toFixed(2).padStart(7)} µs/event  ${(usec / calls).toFixed(1).padStart(7)} µs/call\n`).join(''));
+  }
   await cleanup();
   await new Promise((r) => (producer.exitCode !== null ? r() : producer.once('exit', r)));
   if (n !== expected) throw new Error(`${run}: the readers got ${n} of ${expected} events`);
@@ -252,13 +272,27 @@ async function measure(rx, url, job) {
     cpuReader: (cpu.user + cpu.system) / 1e6, cpuProducer: (report.cpu.user + report.cpu.system) / 1e6, cpuRedis: redisSec };
 }
 
+/** The redis-server binary, or undefined when there is none (REDIS_SERVER, else `redis-server` on the PATH). */
+function redisServerBin() {
+  if (process.env.REDIS_SERVER) return existsSync(process.env.REDIS_SERVER) ? process.env.REDIS_SERVER : undefined;
+  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
+    if (dir && existsSync(join(dir, 'redis-server'))) return join(dir, 'redis-server');
+  }
+  return undefined;
+}
+
 async function main() {
+  if (redisServerBin() === undefined) {
+    console.log(`\nDurable streams: skipped, no redis-server (${process.env.REDIS_SERVER ? `REDIS_SERVER=${process.env.REDIS_SERVER} does not exist` : 'not on the PATH'}; apt-get install -y redis-server, or REDIS_SERVER=/path/to/redis-server)`);
+    return;
+  }
   const rx = await loadRx();
   const STREAMS = opt('--streams', '1,1000').split(',').map(Number);
   const RATE = Number(opt('--rate', 25)); // events/s per stream in the latency run at many streams
   const RATE1 = Number(opt('--rate1', 1000)); // and at 1 stream
   const WINDOW = Number(opt('--window', 20_000));
   const BATCH_DELAY = Number(opt('--max-batch-delay', 5)); // persistTo's default
+  const RUNS_ON = opt('--parts', 'throughput,pubsub,latency').split(',');
   const size = (streams, mode) => {
     // events per stream (created … completed)
     if (mode === 'latency') return Math.max(3, Math.round((streams === 1 ? RATE1 : RATE) * (QUICK ? 2 : 4)));
@@ -274,7 +308,7 @@ async function main() {
         { design: 'pubsub', mode: 'throughput', streams, events: size(streams, 'throughput') },
         { design: 'durable', mode: 'latency', streams, events: size(streams, 'latency'), rate: streams === 1 ? RATE1 : RATE, window: WINDOW, maxBatchDelay: BATCH_DELAY },
       ];
-      for (const job of jobs) {
+      for (const job of jobs.filter((j) => RUNS_ON.includes(j.design === 'pubsub' ? 'pubsub' : j.mode))) {
         process.stderr.write(`  ${job.design} ${job.mode} × ${streams} streams (${job.streams * job.events} events)…\n`);
         rows.push(await measure(rx, redis.url, job));
       }
@@ -311,6 +345,13 @@ async function main() {
   if (lat) checks.push([`p99 added latency < 10 ms at ${many} streams (paced)`, `${f(lat.p99, 2)} ms`, lat.p99 < 10]);
   console.log('\ntarget                                                      measured              holds');
   for (const [what, got, ok] of checks) console.log(`${what.padEnd(60)}${got.padEnd(22)}${ok ? 'yes' : 'NO'}`);
+  const missed = checks.filter(([, , ok]) => !ok);
+  if (flag('--check')) {
+    if (missed.length > 0) {
+      console.error(`\n--check: ${missed.length} durable target(s) missed:\n  ${missed.map(([what, got]) => `${what}: ${got}`).join('\n  ')}`);
+      process.exitCode = 1;
+    } else console.log(`--check: every durable target holds (${checks.length})`);
+  }
   const json = opt('--json');
   if (json) writeFileSync(json, JSON.stringify({ rows, checks, cpus: cpus().length, load: loadavg() }, null, 2));
 }

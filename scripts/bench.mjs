@@ -1,6 +1,7 @@
-// npm run bench [-- --quick] [-- --only <section|contender>] [-- --runs N] [-- --mode memory|http|both] [-- --gc-between] [-- --gc-column <workloads>|all|none] [-- --check]
+// npm run bench [-- --quick] [-- --only <section|contender|durable>] [-- --runs N] [-- --mode memory|http|both] [-- --gc-between] [-- --gc-column <workloads>|all|none] [-- --check]
 // --check: exit 1 when a benchmark target is missed (the default prints it and exits 0).
-// Builds dist first when any source is newer than it, then runs bench/run.mjs with --expose-gc.
+// Builds dist first when any source is newer than it, then runs bench/run.mjs with --expose-gc, then the durable
+// section (bench/durable.mjs, its own redis-server; --only durable runs it alone).
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -24,5 +25,18 @@ if (!process.env.OPENAI_RX_DIST) {
     execFileSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' });
   }
 }
-const r = spawnSync(process.execPath, ['--expose-gc', 'bench/run.mjs', ...process.argv.slice(2)], { stdio: 'inherit' });
-process.exit(r.status ?? 1);
+const args = process.argv.slice(2);
+const only = args.includes('--only') ? args[args.indexOf('--only') + 1] : undefined;
+let status = 0;
+if (only !== 'durable') {
+  const r = spawnSync(process.execPath, ['--expose-gc', 'bench/run.mjs', ...args], { stdio: 'inherit' });
+  status = r.status ?? 1;
+}
+// The durable section (bench/durable.mjs): persistTo → its own redis-server → fromEventLog in another process.
+// Runs with the others, or alone with --only durable; skipped (with a line saying so) without redis-server.
+if (only === undefined || only === 'durable') {
+  const pass = ['--quick', '--check', '--stats'].filter((f) => args.includes(f));
+  const r = spawnSync(process.execPath, ['--expose-gc', 'bench/durable.mjs', ...pass], { stdio: 'inherit' });
+  status = Math.max(status, r.status ?? 1);
+}
+process.exit(status);
