@@ -157,7 +157,7 @@ describe('examples', () => {
 });
 
 test('the examples import the package through ../lib (so they typecheck in the repo)', () => {
-  for (const f of ['ui-text-binding', 'agent-loop', 'agent-loop-websocket', 'chat-completions-proxy', 'background-resume', 'angular-service']) {
+  for (const f of ['ui-text-binding', 'agent', 'agent-loop', 'agent-loop-websocket', 'chat-completions-proxy', 'background-resume', 'angular-service']) {
     const src = readFileSync(join(__dirname, '..', '..', 'examples', `${f}.ts`), 'utf8');
     expect(src).toMatch(/from '\.\.\/lib\/index\.js'/);
     expect(src).toMatch(/export (async )?function main/);

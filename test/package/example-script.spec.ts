@@ -18,6 +18,7 @@ const exec = (args: string[]) =>
 const runs = new Map(recipes.map((r) => [r, exec([r])] as const));
 
 const EXPECTED: Record<string, RegExp[]> = {
+  'agent': [/turn 1: get_weather\(\{"city":"Paris","unit":"celsius"\}\)/, /text: 'It is 18 °C in Paris/, /POST \/v1\/responses → tools \(200\)\n  POST \/v1\/responses → answer \(200\)/],
   'ui-text-binding': [/status: 'done'/, /POST \/v1\/responses → text \(200\)/],
   'agent-loop': [/get_weather\(\{"city":"Paris","unit":"celsius"\}\)/, /It is 18 °C in Paris/, /POST \/v1\/responses → tools \(200\)\n  POST \/v1\/responses → answer \(200\)/],
   'agent-loop-websocket': [/lane: 'agent-2'/, /WS \/v1\/responses → answer \(200\)/],
