@@ -139,6 +139,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
       closed = true;
       for (const p of [...ctx.pumps]) p.stop();
       producers.stopAll();
+      metrics.stop();
       if (resolved.ownsLog) await resolved.log.close();
     },
   });

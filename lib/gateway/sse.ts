@@ -60,6 +60,9 @@ export interface Pump {
   stop(): void;
 }
 
+/** Joined frames are written once they reach this many characters (the socket's high-water mark), else on the next tick. */
+const FLUSH_AT = 16 * 1024;
+
 /** The error `firstEventTimeout` raises. */
 export class FirstEventTimeout extends Error {
   override readonly name = 'FirstEventTimeout';
@@ -76,6 +79,11 @@ export function pumpSSE(o: PumpOptions): Pump {
   let ended = false;
   let beat: NodeJS.Timeout | undefined;
   let first: NodeJS.Timeout | undefined;
+  // Events that arrive together (one upstream chunk, one page of the log) leave in one write to the socket:
+  // their frames are joined until the next tick, or until FLUSH_AT characters.
+  let pending = '';
+  let scheduled = false;
+  let terminalSeen = false;
 
   const finish = (): void => {
     if (ended) return;
@@ -96,7 +104,7 @@ export function pumpSSE(o: PumpOptions): Pump {
     res.flushHeaders();
     if (o.heartbeat > 0) {
       beat = setInterval(() => {
-        if (!paused && !ended) res.write(': keep-alive\n\n');
+        if (!paused && !ended && pending === '') res.write(': keep-alive\n\n');
       }, o.heartbeat);
       beat.unref();
     }
@@ -107,18 +115,32 @@ export function pumpSSE(o: PumpOptions): Pump {
     o.onFailedBeforeStart(err);
   };
 
-  const next = (e: ResponseStreamEvent): void => {
-    if (ended || paused) return;
-    start();
-    const ok = res.write(sseFrame(e));
-    if (Number.isSafeInteger(e.sequence_number)) last = e.sequence_number as number;
-    o.onEvent?.();
+  const flush = (): void => {
+    scheduled = false;
+    if (ended || pending === '') return;
+    const text = pending;
+    pending = '';
+    const ok = res.write(text);
     // Never after the terminal event: the source completes next, and a reader that took a stream over only
     // completes once its last appends are acknowledged (let go now, they would be dropped).
-    if (!ok && !isTerminalType(e.type) && (o.canPause?.() ?? true)) {
+    if (!ok && !paused && !terminalSeen && (o.canPause?.() ?? true)) {
       paused = true;
       sub?.unsubscribe();
       res.once('drain', resume);
+    }
+  };
+
+  const next = (e: ResponseStreamEvent): void => {
+    if (ended || paused) return;
+    start();
+    pending += sseFrame(e);
+    if (Number.isSafeInteger(e.sequence_number)) last = e.sequence_number as number;
+    if (isTerminalType(e.type)) terminalSeen = true;
+    o.onEvent?.();
+    if (pending.length >= FLUSH_AT) flush();
+    else if (!scheduled) {
+      scheduled = true;
+      process.nextTick(flush);
     }
   };
 
@@ -130,6 +152,7 @@ export function pumpSSE(o: PumpOptions): Pump {
         if (!started) return failBeforeStart(err);
         const quiet = o.endsQuietly ? o.endsQuietly(err).catch(() => false) : Promise.resolve(false);
         paused = true; // nothing more from this source while the decision is made
+        flush();
         void quiet.then((q) => {
           if (!ended && !q) res.write(errorFrame(err, last));
           if (!ended) res.end();
@@ -139,6 +162,7 @@ export function pumpSSE(o: PumpOptions): Pump {
       complete: () => {
         if (ended || paused) return;
         start();
+        flush();
         res.end();
         finish();
       },
@@ -168,6 +192,7 @@ export function pumpSSE(o: PumpOptions): Pump {
         res.destroy();
         return;
       }
+      flush();
       res.end();
       finish();
     },
