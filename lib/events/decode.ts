@@ -16,8 +16,11 @@ export function describeFailure(errors: t.Errors): { path: string; reason: strin
   return { path: keys.join('.'), reason };
 }
 
-/** The type of the last event decoded (events come in runs of one type: kept shapes are looked up on a change). */
+// The last event's type, table and codec. Events come in runs of one type: the codec and the kept shapes are
+// looked up when the type changes, not per event (a Map lookup hashes the type, a fresh string each event).
 let lastType = '';
+let lastTable: ReadonlyMap<string, Checker> | undefined = undefined;
+let lastCodec: Checker | undefined = undefined;
 
 function isObject(u: unknown): u is Record<string, unknown> {
   return typeof u === 'object' && u !== null && !Array.isArray(u);
@@ -45,8 +48,14 @@ export function decodeTyped<A extends { type: string }>(
   if (eventName !== undefined && eventName !== type) {
     throw new DecodeError(`event name ${JSON.stringify(eventName)} does not match data.type`, type, seq(u), 'type');
   }
+  if (type !== lastType || table !== lastTable) {
+    lastType = type;
+    lastTable = table;
+    lastCodec = table.get(type);
+    keepShape(type, u);
+  }
   if (validate === 'strict') {
-    const codec = table.get(type);
+    const codec = lastCodec;
     if (codec && !codec.is(u)) {
       // Only a failing event pays for the detailed pass that names the field.
       const r = codec.validate(u, [{ key: '', type: codec as unknown as t.Decoder<unknown, unknown>, actual: u }]);
@@ -55,10 +64,6 @@ export function decodeTyped<A extends { type: string }>(
         throw new DecodeError(reason, type, seq(u), path);
       }
     }
-  }
-  if (type !== lastType) {
-    lastType = type;
-    keepShape(type, u);
   }
   return u as A;
 }
