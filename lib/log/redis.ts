@@ -149,24 +149,30 @@ export function redisEventLog(options: RedisEventLogOptions = {}): EventLog & Fo
   const run = async (script: string, scope: LogScope, args: (string | number)[], keys = streamKeys(scope)): Promise<string[]> => {
     ensureOpen(scope);
     const c = await timed(client(), scope);
-    const sha = shas.get(script);
     const call = async (): Promise<unknown> => {
-      if (sha !== undefined) {
-        try {
-          return await c.evalsha(sha, keys.length, ...keys, ...args);
-        } catch (e) {
-          if (!(e instanceof Error && e.message.startsWith('NOSCRIPT'))) throw e;
+      let sha = shas.get(script);
+      if (sha === undefined) {
+        const pending = loading.get(script);
+        if (pending === undefined) {
+          // The first call loads it, once, sent with its EVAL (no extra round trip before it).
+          const load = (c.script('LOAD', script) as Promise<unknown>).then((v) => {
+            shas.set(script, String(v));
+          });
+          loading.set(script, load);
+          load.catch(() => loading.delete(script));
+          return c.eval(script, keys.length, ...keys, ...args);
         }
-        // Not known to this node (restarted, flushed, another Cluster node): EVAL caches it there again.
-      } else if (!loading.has(script)) {
-        // The first call loads it, once, sent with its EVAL (no extra round trip before it); the calls until the
-        // SHA is known EVAL too, without loading it again.
-        const load = (c.script('LOAD', script) as Promise<unknown>).then((v) => {
-          shas.set(script, String(v));
-        });
-        loading.set(script, load);
-        load.catch(() => loading.delete(script));
+        // The calls until its SHA is known wait for it (a burst of first calls would each send the whole script).
+        await pending.catch(() => undefined);
+        sha = shas.get(script);
+        if (sha === undefined) return c.eval(script, keys.length, ...keys, ...args);
       }
+      try {
+        return await c.evalsha(sha, keys.length, ...keys, ...args);
+      } catch (e) {
+        if (!(e instanceof Error && e.message.startsWith('NOSCRIPT'))) throw e;
+      }
+      // Not known to this node (restarted, flushed, another Cluster node): EVAL caches it there again.
       return c.eval(script, keys.length, ...keys, ...args);
     };
     return (await timed(call(), scope, 2 * timeoutMs)) as string[];
