@@ -22,10 +22,11 @@ const MODES = opt('--mode', 'both') === 'both' ? ['memory', 'http'] : [opt('--mo
 const OUT = opt('--json', 'bench-results.json');
 const GC_BETWEEN = flag('--gc-between');
 // Workloads whose baselines and openai-rx contenders also get, in every round, one run right after a forced full GC,
-// shown next to the steady figures ("after GC" columns): by default the short tools workload, where re-warming
-// after a collection is a visible share of a stream (bench/rewarm.mjs measures it alone).
+// shown next to the steady figures ("after GC" columns): by default the two the speed targets name (issue 13:
+// ≤ 1.3x the floor, strict, steady and after a GC), text and tools; on the short tools workload re-warming after a
+// collection is a visible share of a stream (bench/rewarm.mjs measures it alone).
 const GC_COLUMN = (() => {
-  const v = opt('--gc-column', 'tools');
+  const v = opt('--gc-column', 'text,tools');
   return v === 'all' ? ['text', 'tools', 'chat'] : v === 'none' ? [] : v.split(',');
 })();
 // The SDKs take 5-15x longer per run: they get fewer rounds so that the whole bench stays under five minutes.
@@ -388,8 +389,10 @@ function targets(all) {
       const sdk = pick(wl, mode, (r) => r.contender.startsWith('openai SDK'));
       const ai = pick(wl, mode, (r) => r.contender.startsWith('AI SDK'));
       const add = (what, value, limit, better) => out.push({ mode, workload: wl, target: what, value, limit, holds: value === undefined ? undefined : better === 'le' ? value <= limit : value >= limit });
-      add('pipeline strict ≤ 1.5x floor', strict?.ratio, 1.5, 'le');
-      if (strict?.gcRatio !== undefined) add('pipeline strict ≤ 1.5x floor, after a GC', strict.gcRatio, 1.5, 'le');
+      // Both conditions (steady, and right after a forced full GC as between the streams of an idle service); the
+      // after-GC one is n/a when not measured (no --expose-gc, --gc-between, or the workload not in --gc-column).
+      add('pipeline strict ≤ 1.3x floor', strict?.ratio, 1.3, 'le');
+      add('pipeline strict ≤ 1.3x floor, after a GC', strict?.gcRatio, 1.3, 'le');
       add('pipeline off ≤ 1.2x floor', off?.ratio, 1.2, 'le');
       add('openai SDK / pipeline strict ≥ 4x', sdk && strict && sdk.ms / strict.ms, 4, 'ge');
       add('AI SDK / pipeline strict ≥ 3x', ai && strict && ai.ms / strict.ms, 3, 'ge');
