@@ -59,6 +59,9 @@ const DELTA_KINDS: Readonly<Record<string, TextKind>> = {
  *   once); every other event (a tool call, `.done`, the terminal event) is held until the text before it has
  *   been released, so a UI never shows a tool's effect before the words that led to it.
  *
+ * On a long answer prefer the events form (`events$.pipe(smoothText(), outputText())`): the string form reads
+ * each string it is given (outputText's are ropes: reading flattens them), the events form only the deltas.
+ *
  * Each part (`output_index` / `content_index`, and kind) is paced on its own. At completion what is left is
  * released at once (or paced: `finish: 'paced'`); on error, everything received is released before the
  * error. Unsubscribing cancels every scheduled release.
@@ -87,14 +90,16 @@ export function smoothText(options: SmoothTextOptions = {}): <T extends SmoothTe
 
   return <T extends SmoothTextInput>(source: Observable<T>) =>
     new Observable<T>((subscriber) => {
+      let previous = ''; // accumulated strings: the last one received
+      let any = false;
       // Emits in the shape of the origin: each value type knows how to say "this piece of text".
       const release = (_key: string, piece: string, track: Track, done: ReadonlyArray<Origin<T>>, current: Origin<T> | undefined): void => {
         const last = done[done.length - 1];
         const template = (last ?? current)!;
         const v = template.value;
         if (typeof v === 'string') {
-          // Accumulated strings: the released prefix of a string that holds it (a slice shares its buffer).
-          subscriber.next((deltas ? piece : v.slice(0, track.released - (template.end - v.length))) as T);
+          // Accumulated: the released prefix of the latest string (the origins are not kept: see `next`).
+          subscriber.next((deltas ? piece : previous.slice(0, track.released)) as T);
         } else if (isSnapshot(v)) {
           const snap: TextSnapshot = v;
           const text = snap.text.slice(0, track.released - (template.end - snap.text.length));
@@ -114,18 +119,18 @@ export function smoothText(options: SmoothTextOptions = {}): <T extends SmoothTe
         emit: (v) => subscriber.next(v),
         drained: () => subscriber.complete(),
       });
-      let previous = ''; // accumulated strings: the last one received
-      let any = false;
 
       const sub = source.subscribe({
         next(v) {
           if (typeof v === 'string') {
             if (deltas) {
               pacer.text('', v, v);
-            } else if (v.startsWith(previous)) {
-              if (v.length > previous.length) pacer.text('', v.slice(previous.length), v);
+            } else if (extends_(v, previous)) {
+              const before = previous;
+              previous = v; // what the releases slice from
+              // The origin is not the string itself: holding every intermediate text would cost O(n²) memory.
+              if (v.length > before.length) pacer.text('', v.slice(before.length), '' as T);
               else if (!any && v === '') pacer.hold(v); // outputText's '' for an answer without text
-              previous = v;
             } else {
               // A correction: what is pending goes out, then the corrected text, and pacing goes on from it.
               pacer.flush();
@@ -163,6 +168,18 @@ export function smoothText(options: SmoothTextOptions = {}): <T extends SmoothTe
         pacer.dispose();
       };
     });
+}
+
+/**
+ * Whether `v` extends `prev`, judged on the lengths and the last characters of `prev` only: comparing whole
+ * prefixes at each value would be quadratic. A correction further back still shows, since what goes out is
+ * always a prefix of the latest string.
+ */
+function extends_(v: string, prev: string): boolean {
+  if (v.length < prev.length) return false;
+  const from = Math.max(0, prev.length - 16);
+  for (let i = from; i < prev.length; i++) if (v.charCodeAt(i) !== prev.charCodeAt(i)) return false;
+  return true;
 }
 
 function isSnapshot(v: SmoothTextInput): v is TextSnapshot {
