@@ -32,6 +32,8 @@ async function cancelled(ctx: GatewayContext, scope: LogScope): Promise<boolean>
  */
 export function createResponse(ctx: GatewayContext, res: ServerResponse, caller: Caller, body: Record<string, unknown>): void {
   admit(ctx);
+  // A client gone before anything was asked upstream has nothing to come back to: nothing is started for it.
+  if (res.destroyed) return;
   const { options, log } = ctx;
   const request = options.background ? { ...body, background: true, store: true } : body;
   const config = upstreamConfig(caller, options);

@@ -95,6 +95,11 @@ export function pumpSSE(o: PumpOptions): Pump {
     o.onDone();
   };
   res.on('close', finish); // the client left (or the stream ended): the source is let go, the producer runs on
+  // Gone already (while the route waited for the log or read the body): no 'close' will come.
+  if (res.destroyed || res.writableEnded) {
+    finish();
+    return { stop: () => undefined };
+  }
 
   const start = (): void => {
     if (started) return;

@@ -292,3 +292,27 @@ describe('connections', () => {
     }
   });
 });
+
+describe('clients that leave early', () => {
+  it('a resume whose client left while the gateway waited for the stream to appear holds no slot once it appears', async () => {
+    let release!: () => void;
+    const h = await startHarness({ provider: { answer: words(5), hold: new Promise<void>((r) => (release = r)) }, gateway: { timeouts: { notFound: 30_000 } } });
+    try {
+      const { id: firstId } = await firstEvents(h, 1);
+      const nextId = firstId.replace(/_(\d+)$/, (_, n: string) => `_${Number(n) + 1}`);
+      const controller = new AbortController();
+      const leaving = fetch(`${h.baseURL}/responses/${nextId}?stream=true`, { signal: controller.signal, headers: { authorization: `Bearer ${KEY}` } }).catch((e: unknown) => e);
+      await new Promise((r) => setTimeout(r, 100)); // the gateway is waiting in the log for nextId now
+      controller.abort();
+      await leaving;
+      // nextId appears (its stream held open upstream): the waiting route must not start a stream for the client that left.
+      const { id } = await firstEvents(h, 1);
+      expect(id).toBe(nextId);
+      release();
+      while (h.gateway.metrics().streams.clients + h.gateway.metrics().streams.producers > 0) await new Promise((r) => setTimeout(r, 20));
+    } finally {
+      release();
+      await h.close();
+    }
+  });
+});
