@@ -100,7 +100,8 @@ function startChild(script: string, args: string[]): Child {
   });
   child.stderr!.on('data', (d) => (err += d));
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once('exit', (code, signal) => {
+    // 'close', not 'exit': after the exit the last lines of its stdout may still be on their way.
+    child.once('close', (code, signal) => {
       children.delete(child);
       resolve({ code, signal });
     }),
@@ -134,7 +135,7 @@ test(`kill -9 of process A at ${KILL_POINTS.join(', ')} of ${N} (seed ${SEED}): 
   const runs = RUNS.map(async ({ point, spec }, i) => {
     const { responseId, recorded } = spec;
     const s = { responseId };
-    const options = { upstream: config(), leaseMs: LEASE_MS, notFoundTimeout: 90_000, pollMs: 200 };
+    const options = { upstream: config(), leaseMs: 30_000, notFoundTimeout: 90_000, pollMs: 200 };
     const before = collect(fromEventLog(log, responseId, options));
     const a = producer(`k${i}`);
     await untilStored(s, point, a);
@@ -178,7 +179,7 @@ test('kill -9 of the taker too: B takes over from a killed A and is killed mid-c
   expect(delivered).toEqual(seqs(recorded.slice(0, delivered.length)));
 
   // C: takes over from B once B's lease lapses, and finishes.
-  const c = await collect(fromEventLog(log, responseId, { upstream: config(), leaseMs: LEASE_MS, pollMs: 200 }));
+  const c = await collect(fromEventLog(log, responseId, { upstream: config(), leaseMs: 30_000, pollMs: 200 }));
   expect(c.error).toBeUndefined();
   expect(c.events).toEqual(recorded);
   expect(resumesOf(responseId).map((r) => r.query['starting_after'])).toEqual([String(killedA), String(killedB)]);

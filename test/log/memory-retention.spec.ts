@@ -190,7 +190,7 @@ describe('memoryEventLog: timers and memory', () => {
     child.stdout.on('data', (d) => (out += d));
     child.stderr.on('data', (d) => (err += d));
     const killer = setTimeout(() => child.kill('SIGKILL'), 45_000);
-    const exit = await new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+    const exit = await new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('close', (code, signal) => resolve({ code, signal }))); // 'close': its stdout is all read
     clearTimeout(killer);
     expect(err).toBe('');
     expect(out).toBe('written\n');

@@ -63,7 +63,8 @@ function startChild(script: string, args: string[]): Child {
   });
   child.stderr!.on('data', (d) => (err += d));
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once('exit', (code, signal) => {
+    // 'close', not 'exit': after the exit the last lines of its stdout may still be on their way.
+    child.once('close', (code, signal) => {
       children.delete(child);
       resolve({ code, signal });
     }),

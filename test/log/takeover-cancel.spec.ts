@@ -47,15 +47,15 @@ describe.each([
     const owner = `cancel_${store}`;
     const s = { responseId, owner };
     try {
-      await crashedProducer(log, provider.baseURL, store, s, CRASH_AT, 1500);
+      await crashedProducer(log, provider.baseURL, store, s, CRASH_AT, 500);
       await untilLapsed(log, s);
       const cfg = { baseURL: provider.baseURL, apiKey: 'sk-test' };
-      const taker = collect(fromEventLog(log, responseId, { owner, upstream: cfg, leaseMs: 5000 }));
+      const taker = collect(fromEventLog(log, responseId, { owner, upstream: cfg, leaseMs: 30_000 }));
       for (let i = 0; ((await log.state(s))?.lastSequenceNumber ?? 0) < CRASH_AT + 40; i++) {
         if (i > 3000) throw new Error('the takeover never got going');
         await sleep(10);
       }
-      const follower = collect(fromEventLog(log, responseId, { owner, upstream: cfg, leaseMs: 5000 }));
+      const follower = collect(fromEventLog(log, responseId, { owner, upstream: cfg, leaseMs: 30_000 }));
       await sleep(50);
       await log.cancel(s);
       const [t, f] = await Promise.all([taker, follower]);

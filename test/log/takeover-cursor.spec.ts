@@ -54,8 +54,14 @@ describe.each([
     const s = { responseId, owner };
     try {
       // The producer: its appends after DURABLE never complete (it dies with them in flight), its release is lost.
+      let token: number | undefined;
       const dying: EventLog = {
         ...log,
+        acquire: async (scope, ms) => {
+          const lease = await log.acquire(scope, ms);
+          token = lease.token;
+          return lease;
+        },
         release: async () => undefined,
         append: async (scope, token, events) => {
           const fresh = events.filter((e) => (e.sequence_number as number) <= DURABLE);
@@ -65,20 +71,21 @@ describe.each([
       };
       const client: Array<Record<string, unknown>> = [];
       const producer = streamResponse({ model: store, input: 'count', background: true }, { baseURL: provider.baseURL, apiKey: 'sk-test' })
-        .pipe(persistTo(dying, { owner, leaseMs: 1500, maxBatchDelay: 0, maxBatchSize: 1 }))
+        .pipe(persistTo(dying, { owner, leaseMs: 60_000, maxBatchDelay: 0, maxBatchSize: 1 }))
         .subscribe({ next: (e) => client.push(e as unknown as Record<string, unknown>), error: () => undefined });
       for (let i = 0; client.length < PASSED + 1; i++) {
         if (i > 3000) throw new Error(`the client got only ${client.length} events`);
         await sleep(10);
       }
-      producer.unsubscribe(); // the crash
+      producer.unsubscribe(); // the crash, just after a last renewal of 1 s
+      await log.renew(s, token!, 1000);
       expect(client).toEqual(recorded.slice(0, PASSED + 1));
       expect((await log.state(s))?.lastSequenceNumber).toBe(DURABLE);
       await untilLapsed(log, s);
 
       // The client reconnects with its cursor and upstream, and takes the stream over.
       const before = provider.requests.filter((r) => r.route === 'responses.stream').length;
-      const resumed = await collect(fromEventLog(log, responseId, { owner, startingAfter: PASSED, upstream: { baseURL: provider.baseURL, apiKey: 'sk-test' }, leaseMs: 5000 }));
+      const resumed = await collect(fromEventLog(log, responseId, { owner, startingAfter: PASSED, upstream: { baseURL: provider.baseURL, apiKey: 'sk-test' }, leaseMs: 30_000 }));
       expect(resumed.error).toBeUndefined();
       expect(resumed.events).toEqual(recorded.slice(PASSED + 1));
       // The log is whole: no gap between what the producer stored and what the takeover appended.

@@ -30,23 +30,37 @@ export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
 /**
  * Streams transcript `model` from `baseURL` through persistTo into `log` until `point` is stored, then
  * crashes: the persistTo is unsubscribed with its release lost (no renewal, no release). The provider must
- * stall the create request after `point + 1` events, so that the producer is mid-stream.
+ * stall the create request after `point + 1` events, so that the producer is mid-stream. While it streams
+ * its lease is long (a pause of a busy machine never lapses it early); at the crash its last renewal is made
+ * `lapseMs` long, as if it had died just after renewing, so that the lease lapses soon without waiting long.
  */
-export async function crashedProducer(log: EventLog, baseURL: string, model: string, s: LogScope, point: number, leaseMs: number): Promise<void> {
-  const crashing: EventLog = { ...log, release: async () => undefined };
+export async function crashedProducer(log: EventLog, baseURL: string, model: string, s: LogScope, point: number, lapseMs: number): Promise<void> {
+  let token: number | undefined;
+  let failure: unknown;
+  const crashing: EventLog = {
+    ...log,
+    acquire: async (scope, ms) => {
+      const lease = await log.acquire(scope, ms);
+      token = lease.token;
+      return lease;
+    },
+    release: async () => undefined,
+  };
   const producer = streamResponse({ model, input: 'count', background: true }, { baseURL, apiKey: 'sk-test' })
-    .pipe(persistTo(crashing, { owner: s.owner, leaseMs, maxBatchDelay: 0 }))
-    .subscribe({ error: () => undefined });
+    .pipe(persistTo(crashing, { owner: s.owner, leaseMs: 60_000, maxBatchDelay: 0 }))
+    .subscribe({ error: (e: unknown) => (failure = e) });
   try {
     for (let i = 0; ; i++) {
       const last = (await log.state(s))?.lastSequenceNumber;
-      if (last === point) return;
+      if (last === point) break;
+      if (failure !== undefined) throw new Error(`the producer failed at ${last}: ${String(failure)}`);
       if (i > 1000) throw new Error(`the producer never stored ${point} (at ${last})`);
       await log.wait(s, last, 200);
     }
   } finally {
     producer.unsubscribe();
   }
+  await log.renew(s, token!, lapseMs);
 }
 
 /** Resolves once the stream's lease is gone (lapsed or released); fails after a generous bound. */

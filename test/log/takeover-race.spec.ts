@@ -20,8 +20,8 @@ const sse = fixture('long-text');
 const recorded = payloads(sse);
 const responseId = (recorded[0]!['response'] as { id: string }).id;
 const N = recorded.length;
-// Renewed every third of it: a busy machine's pause does not lapse it before the crash; it lapses soon after.
-const PRODUCER_LEASE_MS = 1500;
+/** How long the crashed producer's lease outlives it (its last renewal before the crash). */
+const LAPSE_MS = 500;
 
 let provider: TestServer;
 let redis: RedisServer;
@@ -81,8 +81,8 @@ describe.each([
           const s = { responseId, owner };
           const before = resumes().length;
           stallAt.set(owner, point + 1);
-          await crashedProducer(a, provider.baseURL, owner, s, point, PRODUCER_LEASE_MS);
-          const options = { owner, upstream: config(), leaseMs: 5000, pollMs: 200 };
+          await crashedProducer(a, provider.baseURL, owner, s, point, LAPSE_MS);
+          const options = { owner, upstream: config(), leaseMs: 30_000, pollMs: 200 };
           let readers: [Promise<Outcome>, Promise<Outcome>];
           if (when === 'after') {
             await untilLapsed(a, s);
@@ -117,9 +117,9 @@ test('three readers on three redis instances, one crash: still one continuation,
   try {
     const owner = 'three';
     const s = { responseId, owner };
-    await crashedProducer(logs[0]!, p2.baseURL, owner, s, 100, PRODUCER_LEASE_MS);
+    await crashedProducer(logs[0]!, p2.baseURL, owner, s, 100, LAPSE_MS);
     const cfg = { baseURL: p2.baseURL, apiKey: 'sk-test' };
-    const out = await Promise.all(logs.map((l) => lastValueFrom(fromEventLog(l, responseId, { owner, upstream: cfg, leaseMs: 5000, pollMs: 200 }).pipe(toArray()))));
+    const out = await Promise.all(logs.map((l) => lastValueFrom(fromEventLog(l, responseId, { owner, upstream: cfg, leaseMs: 30_000, pollMs: 200 }).pipe(toArray()))));
     for (const events of out) expect(events).toEqual(recorded);
     expect(p2.requests.filter((r) => r.route === 'responses.stream').map((r) => r.query['starting_after'])).toEqual(['100']);
   } finally {

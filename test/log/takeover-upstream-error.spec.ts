@@ -22,8 +22,8 @@ const sse = fixture('long-text');
 const recorded = payloads(sse);
 const responseId = (recorded[0]!['response'] as { id: string }).id;
 const N = recorded.length;
-// Renewed every third of it: a busy machine's pause does not lapse it before the crash; it lapses soon after.
-const PRODUCER_LEASE_MS = 1500;
+/** How long the crashed producer's lease outlives it (its last renewal before the crash). */
+const LAPSE_MS = 500;
 const CRASH_AT = 60;
 
 let provider: TestServer;
@@ -121,11 +121,11 @@ describe.each(stores)('a takeover whose upstream fails (%s log)', (store, open) 
     const s = { responseId, owner };
     try {
       stallAt.set(owner, CRASH_AT + 1);
-      await crashedProducer(a, provider.baseURL, owner, s, CRASH_AT, PRODUCER_LEASE_MS);
+      await crashedProducer(a, provider.baseURL, owner, s, CRASH_AT, LAPSE_MS);
       await untilLapsed(a, s);
       const before = resumes().length;
       if (c.fault) provider.inject(c.fault);
-      const failing = await collect(fromEventLog(a, responseId, { owner, upstream: c.upstream(), leaseMs: 5000, pollMs: 200 }));
+      const failing = await collect(fromEventLog(a, responseId, { owner, upstream: c.upstream(), leaseMs: 30_000, pollMs: 200 }));
       expectTyped(failing.error, c.error);
       expect(failing.events.length).toBeGreaterThanOrEqual(CRASH_AT + 1);
       expectRun(failing, -1);
@@ -137,7 +137,7 @@ describe.each(stores)('a takeover whose upstream fails (%s log)', (store, open) 
 
       // Another reader (on the other instance) tries again: it takes over (the lease was given up, or lapses)
       // and ends with the whole recording, continuing after what the failed takeover stored.
-      const retry = await collect(fromEventLog(b, responseId, { owner, upstream: good(), leaseMs: 5000, pollMs: 200 }));
+      const retry = await collect(fromEventLog(b, responseId, { owner, upstream: good(), leaseMs: 30_000, pollMs: 200 }));
       expect(retry.error).toBeUndefined();
       expect(retry.events).toEqual(recorded);
       const continued = resumes().slice(before).map((r) => r.query['starting_after']);
@@ -156,11 +156,11 @@ describe.each(stores)('a takeover whose upstream fails (%s log)', (store, open) 
     const s = { responseId, owner };
     try {
       stallAt.set(owner, CRASH_AT + 1);
-      await crashedProducer(a, provider.baseURL, owner, s, CRASH_AT, PRODUCER_LEASE_MS);
+      await crashedProducer(a, provider.baseURL, owner, s, CRASH_AT, LAPSE_MS);
       await untilLapsed(a, s);
       const before = resumes().length;
       provider.inject({ type: 'drop', afterEvents: 100 }); // the first continuation breaks, the second is whole
-      const options = { owner, upstream: good(), leaseMs: 5000, pollMs: 200 };
+      const options = { owner, upstream: good(), leaseMs: 30_000, pollMs: 200 };
       const [one, two] = await Promise.all([collect(fromEventLog(a, responseId, options)), collect(fromEventLog(b, responseId, options))]);
       const [failed, finished] = one.error === undefined ? [two, one] : [one, two];
       expectTyped(failed.error, 'StreamInterruptedError');
