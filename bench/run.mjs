@@ -1,4 +1,4 @@
-// openai-rx benchmark: node --expose-gc bench/run.mjs [--quick] [--only <section|contender>] [--runs N] [--mode memory|http|both] [--gc-between] [--gc-column <workloads>|all|none] [--check]
+// openai-rx benchmark: node --expose-gc bench/run.mjs [--quick] [--only <section|contender>] [--runs N] [--mode memory|http|both] [--gc-between] [--gc-column <workloads>|all|none] [--cpu] [--check]
 // --check: exit 1 when a target is missed (or a load stream fails), for CI.
 // Sections: text, tools, chat, scaling, memory, load, lanes. Prints a table, writes bench-results.json.
 import { spawn } from 'node:child_process';
@@ -45,6 +45,11 @@ const MB = 1024 * 1024;
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
 const fmt = (x, d = 1) => (x === undefined || Number.isNaN(x) ? '—' : x.toFixed(d));
 const now = () => performance.now();
+// --cpu: the workloads' runs are timed in CPU ms of this process (all its threads: the JIT's and the GC's too)
+// instead of wall ms, which a busy shared machine inflates by whatever else it runs (the loopback server of the
+// http mode is another process: not counted, for the baselines as for openai-rx).
+const CPU = flag('--cpu');
+const clock = CPU ? () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; } : now;
 
 /** Peak heap above a baseline, sampled from the byte feed (memory) or a timer (http). */
 class Sampler {
@@ -102,7 +107,7 @@ const prepare = async (q) => {
 };
 
 // ---- one workload, all contenders, both modes ----
-const results = { date: new Date().toISOString(), machine: machine(), quick: QUICK, runs: RUNS, gcBetween: GC_BETWEEN, workloads: {}, scaling: [], memory: [], load: undefined, lanes: undefined, targets: [] };
+const results = { date: new Date().toISOString(), machine: machine(), quick: QUICK, runs: RUNS, gcBetween: GC_BETWEEN, cpu: CPU, workloads: {}, scaling: [], memory: [], load: undefined, lanes: undefined, targets: [] };
 
 function machine() {
   const cpu = cpus()[0]?.model ?? 'unknown';
@@ -155,16 +160,16 @@ async function measureWorkload(w, warm, contenders, args, runs = RUNS) {
           // the after-GC run first (a full GC, then this contender's stream), then the steady one right after it
           if (gcColumn && s.c.group !== 'sdk') {
             gc();
-            const t0 = now();
+            const t0 = clock();
             const r = await runOnce(s, mode, chunks, baseURL);
-            const t = now() - t0;
+            const t = clock() - t0;
             check(w, r);
             s.gcTimes.push(t);
           }
           if (GC_BETWEEN) gc();
-          const t0 = now();
+          const t0 = clock();
           const r = await runOnce(s, mode, chunks, baseURL);
-          const t = now() - t0;
+          const t = clock() - t0;
           check(w, r);
           s.times.push(t);
         } catch (e) {
@@ -407,7 +412,7 @@ function targets(all) {
 const t0 = now();
 const m = results.machine;
 console.log(`# openai-rx benchmark — ${results.date.slice(0, 10)} — ${m.cpu}, ${m.cores} cores, Node ${m.node}${QUICK ? ' — QUICK' : ''}`);
-console.log(`median of ${RUNS} runs (tools: ${RUNS * 3}; SDKs: best of ${SDK_RUNS}) after a warm-up, ${GC_BETWEEN ? 'a forced full GC before each' : `no forced GC between them${GC_COLUMN.length ? ` ("after GC": ${GC_COLUMN.join(', ')}, one more run each round right after a forced full GC, against the baselines' after-GC runs)` : ''}`}; peak heap from one more run after a GC; bodies fed in seeded 1–16 KiB chunks; "x floor" = time / the faster of the two baselines (hand-written decoder, eventsource-parser + JSON.parse) in the same workload and mode`);
+console.log(`${CPU ? 'CPU ms of the process (--cpu), ' : ''}median of ${RUNS} runs (tools: ${RUNS * 3}; SDKs: best of ${SDK_RUNS}) after a warm-up, ${GC_BETWEEN ? 'a forced full GC before each' : `no forced GC between them${GC_COLUMN.length ? ` ("after GC": ${GC_COLUMN.join(', ')}, one more run each round right after a forced full GC, against the baselines' after-GC runs)` : ''}`}; peak heap from one more run after a GC; bodies fed in seeded 1–16 KiB chunks; "x floor" = time / the faster of the two baselines (hand-written decoder, eventsource-parser + JSON.parse) in the same workload and mode`);
 if (MODES.includes('http') || sectionOn('load') || sectionOn('lanes')) await startServer();
 const all = [];
 try {
