@@ -23,6 +23,7 @@ export function chatCompletion(ctx: GatewayContext, res: ServerResponse, caller:
   const mapped = chatRequestToResponses(body);
   if (!mapped.ok) throw mapped.error;
   admit(ctx);
+  if (res.destroyed) return; // gone while its body was read: nothing to start
   const { options, metrics } = ctx;
   const queue: string[] = [];
   let queued = 0;

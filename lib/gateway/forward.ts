@@ -66,12 +66,16 @@ export async function relay(up: Response, res: ServerResponse, signal: AbortSign
   res.writeHead(up.status, headers);
   if (!up.body) return void res.end();
   const reader = up.body.getReader();
+  let finished = false;
   const onAbort = (): void => void reader.cancel().catch(() => undefined);
   signal.addEventListener('abort', onAbort, { once: true });
   try {
     for (;;) {
       const { done, value } = await reader.read();
-      if (done) break;
+      if (done) {
+        finished = true;
+        break;
+      }
       if (res.destroyed) return;
       if (!res.write(value)) {
         await new Promise<void>((resolve) => {
@@ -91,6 +95,8 @@ export async function relay(up: Response, res: ServerResponse, signal: AbortSign
     res.destroy();
   } finally {
     signal.removeEventListener('abort', onAbort);
+    // The client left: the upstream body is not read to its end, its connection is let go.
+    if (!finished) onAbort();
   }
 }
 
@@ -103,6 +109,7 @@ export async function forward(
   path: string,
   body: Uint8Array | undefined,
 ): Promise<void> {
+  if (res.destroyed) return; // gone while its body was read: nothing to ask upstream
   const controller = new AbortController();
   const onClose = (): void => {
     if (!res.writableFinished) controller.abort();
