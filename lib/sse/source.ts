@@ -106,7 +106,22 @@ function readStream(stream: ReadableStream<Uint8Array>, utf8: Utf8, sink: Sink):
     sink.error(new NetworkError('the body stream is locked or already read'));
     return () => undefined;
   }
-  return pump(() => reader.read(), () => reader.cancel(), utf8, sink);
+  const handOver = bodyHandOvers.get(stream);
+  return pump(() => reader.read(), handOver ? () => handOver(reader) : () => reader.cancel(), utf8, sink);
+}
+
+/** What becomes of a body's reader when its reading stops before the end (see `handOverBody`). */
+export type BodyHandOver = (reader: ReadableStreamDefaultReader<Uint8Array>) => void;
+
+const bodyHandOvers = new WeakMap<ReadableStream<Uint8Array>, BodyHandOver>();
+
+/**
+ * @internal When the reading of `body` stops before its end (the decoder saw the terminal event, or the
+ * subscriber left), its reader goes to `handOver` instead of being cancelled: the HTTP layer then decides
+ * between reading the rest (the connection stays reusable) and cancelling (an unsubscribe mid-stream).
+ */
+export function handOverBody(body: ReadableStream<Uint8Array>, handOver: BodyHandOver): void {
+  bodyHandOvers.set(body, handOver);
 }
 
 function readIterable(iterable: AsyncIterable<Uint8Array | string>, utf8: Utf8, sink: Sink): () => void {
