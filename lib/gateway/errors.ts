@@ -74,7 +74,13 @@ export function upstreamError(e: unknown): GatewayHttpError {
   if (e instanceof HTTPError) {
     return new GatewayHttpError(e.status, e.apiMessage ?? `The upstream answered ${e.status}.`, { type: e.errorType ?? undefined, param: e.param ?? null, code: e.errorCode ?? null });
   }
+  if (e instanceof FirstEventTimeout) return new GatewayHttpError(504, `The upstream sent no event in time (${e.message}).`, { code: 'gateway_timeout' });
   if (e instanceof IdleTimeoutError) return new GatewayHttpError(504, 'The upstream stopped sending events.', { code: 'gateway_timeout' });
   if (e instanceof NetworkError) return new GatewayHttpError(502, `The upstream could not be reached${e.errorCode ? ` (${e.errorCode})` : ''}.`, { code: 'bad_gateway' });
   return new GatewayHttpError(502, `The upstream stream failed${e instanceof Error && 'code' in e ? ` (${String((e as { code: unknown }).code)})` : ''}.`, { code: 'bad_gateway' });
+}
+
+/** The upstream sent no event within `timeouts.upstream` (answered 504). */
+export class FirstEventTimeout extends Error {
+  override readonly name = 'FirstEventTimeout';
 }

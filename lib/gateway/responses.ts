@@ -10,15 +10,8 @@ import type { LogScope } from '../log/types.js';
 import { persistTo } from '../../operators/persistTo.js';
 import { upstreamConfig, type Caller } from './auth.js';
 import { admit, sendError, startPump, type GatewayContext } from './context.js';
-import { GatewayHttpError, invalidRequest, upstreamError } from './errors.js';
+import { FirstEventTimeout, GatewayHttpError, invalidRequest, upstreamError } from './errors.js';
 import { fetchUpstream, relay, requestHeaders } from './forward.js';
-import { FirstEventTimeout } from './sse.js';
-
-/** What the client is told when its stream could not start. */
-function failure(e: unknown): GatewayHttpError {
-  if (e instanceof FirstEventTimeout) return new GatewayHttpError(504, `The upstream sent no event within the gateway's timeout (${e.message}).`, { code: 'gateway_timeout' });
-  return upstreamError(e);
-}
 
 /** Whether a stream ended because it was cancelled (then its readers end quietly, without an `error` event). */
 async function cancelled(ctx: GatewayContext, scope: LogScope): Promise<boolean> {
@@ -61,7 +54,7 @@ export function createResponse(ctx: GatewayContext, res: ServerResponse, caller:
     onFailedBeforeStart: (e) => {
       // Nothing written and no id the client could resume with: the upstream request is of no use to anyone.
       if (producer.responseId === undefined) producer.stop();
-      sendError(ctx, res, failure(e));
+      sendError(ctx, res, upstreamError(e));
     },
     endsQuietly: () => (producer.responseId === undefined ? Promise.resolve(false) : cancelled(ctx, { responseId: producer.responseId, owner: caller.owner })),
   });
@@ -123,7 +116,7 @@ export async function resumeResponse(ctx: GatewayContext, req: IncomingMessage, 
         owner: caller.owner, startingAfter: after, leaseMs: options.leaseMs, notFoundTimeout: options.notFoundTimeout,
         ...(upstream ? { upstream } : {}),
       }),
-    onFailedBeforeStart: (e) => sendError(ctx, res, failure(e)),
+    onFailedBeforeStart: (e) => sendError(ctx, res, upstreamError(e)),
     endsQuietly: () => cancelled(ctx, scope),
   });
 }

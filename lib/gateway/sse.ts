@@ -43,9 +43,7 @@ export interface PumpOptions {
   readonly canPause?: () => boolean;
   /** Milliseconds between `: keep-alive` comments; 0 for none. */
   readonly heartbeat: number;
-  /** Longest wait for the first event, in ms; then `onFailedBeforeStart` gets a timeout. */
-  readonly firstEventTimeout?: number;
-  /** The source failed (or timed out) before anything was written: answer with a JSON error. */
+  /** The source failed before anything was written: answer with a JSON error. */
   readonly onFailedBeforeStart: (err: unknown) => void;
   /** Whether a failure after the start is a quiet end (the stream was cancelled) rather than an `error` event. */
   readonly endsQuietly?: (err: unknown) => Promise<boolean>;
@@ -63,11 +61,6 @@ export interface Pump {
 /** Joined frames are written once they reach this many characters (the socket's high-water mark), else on the next tick. */
 const FLUSH_AT = 16 * 1024;
 
-/** The error `firstEventTimeout` raises. */
-export class FirstEventTimeout extends Error {
-  override readonly name = 'FirstEventTimeout';
-}
-
 /** Streams events from `open` to `res` until the source completes, fails, or the client leaves. */
 export function pumpSSE(o: PumpOptions): Pump {
   const { res } = o;
@@ -78,7 +71,6 @@ export function pumpSSE(o: PumpOptions): Pump {
   let paused = false;
   let ended = false;
   let beat: NodeJS.Timeout | undefined;
-  let first: NodeJS.Timeout | undefined;
   // Events that arrive together (one upstream chunk, one page of the log) leave in one write to the socket:
   // their frames are joined until the next tick, or until FLUSH_AT characters.
   let pending = '';
@@ -90,7 +82,6 @@ export function pumpSSE(o: PumpOptions): Pump {
     ended = true;
     sub?.unsubscribe();
     clearInterval(beat);
-    clearTimeout(first);
     res.off('drain', resume);
     o.onDone();
   };
@@ -104,7 +95,6 @@ export function pumpSSE(o: PumpOptions): Pump {
   const start = (): void => {
     if (started) return;
     started = true;
-    clearTimeout(first);
     res.writeHead(200, SSE_HEADERS);
     res.flushHeaders();
     if (o.heartbeat > 0) {
@@ -182,11 +172,6 @@ export function pumpSSE(o: PumpOptions): Pump {
     subscribe();
   }
 
-  if (o.firstEventTimeout !== undefined && o.firstEventTimeout > 0) {
-    first = setTimeout(() => {
-      if (!started && !ended) failBeforeStart(new FirstEventTimeout(`no event within ${o.firstEventTimeout} ms`));
-    }, o.firstEventTimeout);
-  }
   subscribe();
 
   return {
