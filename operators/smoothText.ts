@@ -110,6 +110,30 @@ export function smoothText(options: SmoothTextOptions = {}): <T extends SmoothTe
           subscriber.next(out as T);
         }
       };
+      let pending: string | undefined; // accumulated strings: the latest, not read yet
+      // Accumulated strings: takes in what `v` adds (or its correction).
+      const ingest = (v: string): void => {
+        if (extends_(v, previous)) {
+          const before = previous;
+          previous = v; // what the releases slice from
+          // The origin is not the string itself: holding every intermediate text would cost O(n²) memory.
+          if (v.length > before.length) pacer.text('', v.slice(before.length), '' as T);
+          else if (!any && v === '') pacer.hold(v as T); // outputText's '' for an answer without text
+        } else {
+          // A correction: what is pending goes out, then the corrected text, and pacing goes on from it.
+          pacer.flush();
+          const t = pacer.track('');
+          t.received = t.released = v.length;
+          previous = v;
+          subscriber.next(v as T);
+        }
+      };
+      const pull = (): void => {
+        if (pending === undefined) return;
+        const v = pending;
+        pending = undefined;
+        ingest(v);
+      };
       const pacer = new Pacer<T, T>({
         chunker: chunkerFor(chunking),
         delay,
@@ -118,27 +142,15 @@ export function smoothText(options: SmoothTextOptions = {}): <T extends SmoothTe
         release,
         emit: (v) => subscriber.next(v),
         drained: () => subscriber.complete(),
+        pull,
       });
 
       const sub = source.subscribe({
         next(v) {
           if (typeof v === 'string') {
-            if (deltas) {
-              pacer.text('', v, v);
-            } else if (extends_(v, previous)) {
-              const before = previous;
-              previous = v; // what the releases slice from
-              // The origin is not the string itself: holding every intermediate text would cost O(n²) memory.
-              if (v.length > before.length) pacer.text('', v.slice(before.length), '' as T);
-              else if (!any && v === '') pacer.hold(v); // outputText's '' for an answer without text
-            } else {
-              // A correction: what is pending goes out, then the corrected text, and pacing goes on from it.
-              pacer.flush();
-              const t = pacer.track('');
-              t.received = t.released = v.length;
-              previous = v;
-              subscriber.next(v);
-            }
+            if (deltas) pacer.text('', v, v);
+            else if (pacer.waiting()) pending = v; // read at the next release: once per release, not once per value
+            else ingest(v);
           } else if (isSnapshot(v)) {
             if (v.done) pacer.hold(v);
             else pacer.text(`${v.kind}:${v.outputIndex}:${v.contentIndex}`, v.delta, v);
@@ -156,6 +168,7 @@ export function smoothText(options: SmoothTextOptions = {}): <T extends SmoothTe
           any = true;
         },
         error(err: unknown) {
+          pull();
           pacer.flush();
           subscriber.error(err);
         },

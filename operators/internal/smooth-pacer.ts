@@ -60,6 +60,8 @@ export interface PacerOptions<O, T> {
   readonly emit: (value: T) => void;
   /** Called once everything is out after `finish('paced')`. */
   readonly drained: () => void;
+  /** Called before each scheduled release and at `finish`: text held back while a release was pending comes in now. */
+  readonly pull?: () => void;
 }
 
 export class Pacer<O, T> {
@@ -119,6 +121,7 @@ export class Pacer<O, T> {
    * on pacing and calls `drained` when done.
    */
   finish(mode: 'flush' | 'paced'): void {
+    this.o.pull?.();
     this.closeLast();
     this.finishing = true;
     if (mode === 'flush') this.flush();
@@ -139,6 +142,11 @@ export class Pacer<O, T> {
     }
     this.compact();
     if (this.finishing) this.o.drained();
+  }
+
+  /** Whether a release is scheduled (text given now would wait for it anyway). */
+  waiting(): boolean {
+    return this.timers.size > 0;
   }
 
   /** Cancels every scheduled release. */
@@ -201,6 +209,7 @@ export class Pacer<O, T> {
 
   private schedule(part: Part<O>, wait: number): void {
     const sub = this.o.scheduler.schedule(() => {
+      this.o.pull?.(); // while the timer is still set, so that new text does not start another release
       this.timers.delete(sub);
       part.timer = undefined;
       this.tick(part);
@@ -221,6 +230,10 @@ export class Pacer<O, T> {
 
   /** One release: one segment, or more when the part's backlog is over `maxLag` (so it catches up within about `maxLag`). */
   private tick(part: Part<O>): void {
+    if (part.queued === 0) {
+      this.pump(); // flushed meanwhile (a correction pulled in)
+      return;
+    }
     const { delay, maxLag } = this.o;
     const n = delay <= 0 ? part.queued : Math.max(1, Math.ceil((part.queued * delay) / maxLag));
     this.releaseSegments(part, n);
