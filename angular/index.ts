@@ -2,7 +2,8 @@
  * Angular bindings: a Responses stream as signals ({@link responseSignals}) and a chat box's controller
  * ({@link injectResponse}) with send / stop / retry, resume after a dropped connection, and paced text
  * ({@link smoothText}). `@angular/core` is an optional peer dependency of `openai-rx`, needed only by this
- * entry point (Angular 20.x and 21.x; zoneless or Zone.js).
+ * entry point (tested with Angular 21.2, zoneless; the peer range also takes 20.x and 22.x, same APIs). Nothing
+ * depends on zones, so Zone.js applications work the same.
  *
  * ```ts
  * import { injectResponse } from 'openai-rx/angular';
