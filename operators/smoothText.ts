@@ -59,8 +59,8 @@ const DELTA_KINDS: Readonly<Record<string, TextKind>> = {
  *   once); every other event (a tool call, `.done`, the terminal event) is held until the text before it has
  *   been released, so a UI never shows a tool's effect before the words that led to it.
  *
- * On a long answer prefer the events form (`events$.pipe(smoothText(), outputText())`): the string form reads
- * each string it is given (outputText's are ropes: reading flattens them), the events form only the deltas.
+ * On a long answer prefer the events form (`events$.pipe(smoothText(), outputText())`): the string form reads the
+ * whole latest string at each release (outputText's are ropes: reading flattens them), the events form only the deltas.
  *
  * Each part (`output_index` / `content_index`, and kind) is paced on its own. At completion what is left is
  * released at once (or paced: `finish: 'paced'`); on error, everything received is released before the
