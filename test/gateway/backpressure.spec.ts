@@ -15,6 +15,7 @@ const answer = Array.from({ length: WORDS }, (_, i) => word(i)).join('').trimEnd
 
 let h: Harness;
 const served: ServerResponse[] = [];
+const chatServed: ServerResponse[] = [];
 beforeAll(async () => {
   h = await startHarness({
     provider: { answer },
@@ -22,6 +23,7 @@ beforeAll(async () => {
   });
   h.server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     if (req.url === '/v1/responses') served.push(res);
+    if (req.url === '/v1/chat/completions') chatServed.push(res);
   });
 });
 afterAll(() => h.close());
@@ -64,4 +66,26 @@ it('a client that stops reading costs one socket buffer, not the stream; reading
   const ids = [...text.matchAll(/^id: (\d+)$/gm)].map((m) => Number(m[1]));
   expect(ids).toEqual(sent.map((_, i) => i));
   expect(text.endsWith(`data: ${JSON.stringify(sent[sent.length - 1])}\n\n`)).toBe(true);
+});
+
+it('a chat client that stops reading (its stream cannot be re-read) is cut off past MAX_CHAT_BUFFER (4 MiB), not buffered without bound', async () => {
+  const url = new URL(`${h.baseURL}/chat/completions`);
+  const body = JSON.stringify({ model: 'fake-model', messages: [{ role: 'user', content: 'Hi' }], stream: true });
+  const res = await new Promise<IncomingMessage>((resolve, reject) => {
+    const req = request(url, { method: 'POST', headers: { authorization: 'Bearer sk-test-slow-chat-0', 'content-type': 'application/json' } }, resolve);
+    req.on('error', reject);
+    req.end(body);
+  });
+  expect(res.statusCode).toBe(200);
+  res.pause();
+  const gatewaySide = chatServed[0]!;
+  // The gateway gives the client up (its ~15 MB of chunks do not fit): the response is destroyed, its slot freed.
+  await until(() => gatewaySide.destroyed, 'the slow chat client to be cut off');
+  await until(() => h.gateway.metrics().streams.clients === 0, 'the slot to be freed');
+  res.setEncoding('utf8');
+  let text = '';
+  res.on('data', (c: string) => (text += c));
+  res.resume();
+  await new Promise<void>((resolve) => res.on('close', resolve));
+  expect(text).not.toContain('data: [DONE]');
 });
