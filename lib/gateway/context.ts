@@ -17,9 +17,12 @@ export interface GatewayContext {
   readonly pumps: Set<Pump>;
 }
 
-/** A 429 unless one more client stream fits under `maxConcurrentStreams`. */
+/**
+ * A 429 unless one more stream fits under `maxConcurrentStreams`: client streams, and upstream streams still
+ * recorded after their clients left (so clients that leave at once cannot pile up upstream requests).
+ */
 export function admit(ctx: GatewayContext): void {
-  if (ctx.pumps.size >= ctx.options.maxConcurrentStreams) {
+  if (ctx.pumps.size >= ctx.options.maxConcurrentStreams || ctx.producers.size >= ctx.options.maxConcurrentStreams) {
     throw new GatewayHttpError(429, `This gateway serves at most ${ctx.options.maxConcurrentStreams} streams at once. Try again shortly.`, {
       type: 'rate_limit_error', code: 'too_many_streams',
     });

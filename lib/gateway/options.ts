@@ -31,7 +31,7 @@ export interface GatewayUpstream {
 export interface GatewayLimits {
   /** Largest request body, in bytes; a larger one is a 413. Default 16 MiB. */
   readonly maxBodyBytes?: number;
-  /** Most client streams (SSE responses) open at once; one more is a 429. Default 10 000. */
+  /** Most client streams (SSE responses) open at once, and most upstream streams recorded at once; one more is a 429. Default 10 000. */
   readonly maxConcurrentStreams?: number;
 }
 

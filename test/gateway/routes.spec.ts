@@ -160,15 +160,21 @@ describe('errors', () => {
     }
   });
 
-  it('over maxConcurrentStreams: 429 (RateLimitError), and a slot frees when a stream ends', async () => {
+  it('over maxConcurrentStreams: 429 (RateLimitError), also while a left client\'s stream is still recorded; a slot frees when it ends', async () => {
     const h = await startHarness({ provider: { answer: words(100), eventDelay: 20 }, gateway: { limits: { maxConcurrentStreams: 1 } } });
     try {
       const first = await sdk(h.baseURL).responses.create({ model: 'fake-model', input: 'Hi', stream: true });
       await expect(sdk(h.baseURL).responses.create({ model: 'fake-model', input: 'Hi', stream: true })).rejects.toBeInstanceOf(OpenAI.RateLimitError);
       expect(h.gateway.metrics().errors['429']).toBe(1);
-      for await (const e of first) void e;
-      // The slot frees once the first stream's response has closed.
-      for (let i = 0; h.gateway.metrics().streams.clients > 0 && i < 500; i++) await new Promise((r) => setTimeout(r, 10));
+      // A client that leaves does not free the slot while its upstream stream is still being recorded.
+      const firstIterator = first[Symbol.asyncIterator]();
+      await firstIterator.next();
+      await firstIterator.return?.();
+      while (h.gateway.metrics().streams.clients > 0) await new Promise((r) => setTimeout(r, 5));
+      expect(h.gateway.metrics().streams.producers).toBe(1);
+      await expect(sdk(h.baseURL).responses.create({ model: 'fake-model', input: 'Hi', stream: true })).rejects.toBeInstanceOf(OpenAI.RateLimitError);
+      // The slot frees once the first response has been recorded to its end.
+      while (h.gateway.metrics().streams.producers > 0) await new Promise((r) => setTimeout(r, 10));
       const again = await sdk(h.baseURL).responses.stream({ model: 'fake-model', input: 'Hi' }).finalResponse();
       expect(again.output_text).toBe(words(100));
     } finally {
