@@ -125,12 +125,7 @@ export function injectResponse<I = string>(options: InjectResponseOptions<I>): R
   destroyRef.onDestroy(cancel);
 
   return {
-    text: state.text.asReadonly(),
-    reasoning: state.reasoning.asReadonly(),
-    toolCalls: state.toolCalls.asReadonly(),
-    response: state.response.asReadonly(),
-    status: state.status.asReadonly(),
-    error: state.error.asReadonly(),
+    ...state.views(),
     input: input.asReadonly(),
     busy: computed(() => state.status() === 'streaming'),
     reconnecting: reconnecting.asReadonly(),

@@ -40,15 +40,7 @@ export function responseSignals(events$: Observable<ResponseStreamEvent>, option
     if (state.status() === 'streaming') state.status.set('cancelled');
   };
   destroyRef.onDestroy(stop);
-  return {
-    text: state.text.asReadonly(),
-    reasoning: state.reasoning.asReadonly(),
-    toolCalls: state.toolCalls.asReadonly(),
-    response: state.response.asReadonly(),
-    status: state.status.asReadonly(),
-    error: state.error.asReadonly(),
-    stop,
-  };
+  return { ...state.views(), stop };
 }
 
 /** The DestroyRef of `injector`, else of the current injection context (a clear Angular error outside one). */

@@ -42,6 +42,18 @@ export class ResponseState implements ResponseSignals {
   readonly status: WritableSignal<ResponseStatus> = signal('idle');
   readonly error: WritableSignal<unknown> = signal(undefined);
 
+  /** The read-only signals, to hand out. */
+  views(): ResponseSignals {
+    return {
+      text: this.text.asReadonly(),
+      reasoning: this.reasoning.asReadonly(),
+      toolCalls: this.toolCalls.asReadonly(),
+      response: this.response.asReadonly(),
+      status: this.status.asReadonly(),
+      error: this.error.asReadonly(),
+    };
+  }
+
   /** Back to a blank answer (a new send). */
   reset(): void {
     this.text.set('');
