@@ -1,6 +1,6 @@
 // The browser test (`npm run test:browser`): loads examples/browser/ in headless Chromium and checks that
 // the ESM build streams a response over fetch and runs three lanes over the browser's own WebSocket.
-// Then the Angular example (examples/angular/, built with @angular/build: scripts/test-browser-angular.mjs):
+// Then the Angular example (examples/angular/, built with @angular/build: scripts/browser/angular-example.mjs):
 // its chat box shows the answer progressively and completely, and its stop button closes the upstream request.
 //
 // One static server serves the page, dist/esm and the dependencies' ESM builds (resolving extensionless
@@ -30,7 +30,7 @@ if (!existsSync(executablePath)) {
 }
 
 const { chromium } = await import('playwright-core');
-const { angularFile, buildAngularExample, checkAngularExample } = await import('./test-browser-angular.mjs');
+const { angularFile, buildAngularExample, checkAngularExample } = await import('./browser/angular-example.mjs');
 // The Angular example is built first (examples/angular/dist/browser, served under /app/).
 await buildAngularExample(root);
 const { startTestServer, startResponsesWebSocketServer, textTranscript } = await import(join(root, 'dist/esm/lib/testing/index.js'));
