@@ -126,13 +126,14 @@ export function fromEventLog(log: EventLog, responseId: string, options: FromEve
      * as events come, no round trip per event. After `pollMs` without news (or when the lease may have lapsed, or
      * the stream ended) it checks the log as `run` does. 'done' once the reader ended; 'lapsed' for `run` to handle.
      */
-    const follow = (flog: FollowableEventLog, expiresAt: number): Promise<'done' | 'lapsed'> =>
+    const follow = (flog: FollowableEventLog, expiresAt: number | undefined, deadline: number): Promise<'done' | 'lapsed'> =>
       new Promise<'done' | 'lapsed'>((resolve, reject) => {
         let timer: ReturnType<typeof setTimeout> | undefined;
         let finished = false;
         let checking = false;
         let again = false;
         let lastNews = 0; // none yet: the first timer checks
+        let started = expiresAt !== undefined; // the stream exists (else: not yet, wait up to `deadline`)
         const finish = (result: 'done' | 'lapsed' | Error): void => {
           if (finished) return;
           finished = true;
@@ -172,7 +173,14 @@ export function fromEventLog(log: EventLog, responseId: string, options: FromEve
               if (finished) return;
               const st = await log.state(scope);
               if (finished) return;
+              if (st === undefined && !started) {
+                const remaining = deadline - Date.now();
+                if (remaining <= 0) return finish(new EventLogError('not_found', `no stream after ${notFoundTimeout} ms`, responseId));
+                arm(Math.min(pollMs, remaining));
+                continue;
+              }
               if (st === undefined) return finish(new EventLogError('not_found', 'the stream expired while it was read', responseId));
+              started = true;
               if (st.lastSequenceNumber !== undefined && (last === undefined || st.lastSequenceNumber > last)) again = true;
               else if (st.end !== undefined) return complete();
               else if (st.lease === undefined) return finish('lapsed');
@@ -188,6 +196,7 @@ export function fromEventLog(log: EventLog, responseId: string, options: FromEve
           events: (batch) => {
             if (finished) return;
             lastNews = Date.now();
+            started = true;
             for (const e of batch) {
               if (stopped()) return finish('done');
               if (deliver(e)) return complete();
@@ -197,13 +206,18 @@ export function fromEventLog(log: EventLog, responseId: string, options: FromEve
           error: (e) => finish(e),
         });
         controller.signal.addEventListener('abort', onAbort, { once: true });
-        arm(Math.min(pollMs, expiresAt - Date.now() + 5));
+        arm(Math.min(pollMs, expiresAt === undefined ? deadline - Date.now() : expiresAt - Date.now() + 5));
       });
 
     const run = async (): Promise<void> => {
       // Not started yet: wait for it, up to notFoundTimeout.
       let state = await log.state(scope);
       const deadline = Date.now() + notFoundTimeout;
+      if (state === undefined && canFollow(log)) {
+        // Followed from now on: its first events come in the same replies as every other stream's.
+        if ((await follow(log, undefined, deadline)) === 'done') return;
+        state = await log.state(scope);
+      }
       while (state === undefined) {
         const remaining = deadline - Date.now();
         if (remaining <= 0) throw new EventLogError('not_found', `no stream after ${notFoundTimeout} ms`, responseId);
@@ -235,7 +249,7 @@ export function fromEventLog(log: EventLog, responseId: string, options: FromEve
           continue;
         }
         if (canFollow(log)) {
-          if ((await follow(log, st.lease.expiresAt)) === 'done') return;
+          if ((await follow(log, st.lease.expiresAt, deadline)) === 'done') return;
           continue;
         }
         const untilLapse = st.lease.expiresAt - Date.now();

@@ -14,10 +14,11 @@ const BLOCK_MS = 1000;
 /** New consumers arriving within this many ms share one CLIENT UNBLOCK. */
 const UNBLOCK_BATCH_MS = 1;
 /**
- * The shortest time between two XREADs while entries keep coming, in ms. Every XREAD names every tailed key
- * (its cost grows with their number), so with many busy streams each one should bring several entries.
+ * The shortest time between two XREADs while entries keep coming: 1 ms, and 1 ms more per 1,000 keys named
+ * (at most 4 ms). Every XREAD names every tailed key, so its cost grows with their number: with many streams
+ * each getting an entry now and then, an XREAD per entry would cost a pass over all keys per entry.
  */
-const MIN_CYCLE_MS = 1;
+const minCycleMs = (keys: number): number => Math.min(4, 1 + Math.floor(keys / 1000));
 
 /** A stream entry as ioredis returns it: id and flat field/value list. */
 export type StreamEntry = [id: string, fields: string[]];
@@ -123,6 +124,7 @@ export function redisTail(options: RedisTailOptions): RedisTail {
   };
 
   const consumers = (): Consumer[] => [...waiters, ...followers];
+
 
   const failAll = (e: unknown): void => {
     const err = options.failure(e);
@@ -254,7 +256,7 @@ export function redisTail(options: RedisTailOptions): RedisTail {
         if (got === null || got.length === 0) continue;
         dispatch(got);
         // Entries came: let more gather before naming every key again (a new consumer cuts the pause short).
-        const rest = issued + MIN_CYCLE_MS - Date.now();
+        const rest = issued + minCycleMs(keys.length) - Date.now();
         if (rest > 0 && !closed) {
           await new Promise<void>((r) => {
             wakePace = r;

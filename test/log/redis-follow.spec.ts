@@ -160,3 +160,27 @@ test('a reader unsubscribed while following leaves nothing behind (close() right
   expect(seqs(got)).toEqual([0, 1]);
   // jest's open-handle detection fails the suite if the reader's 60 s timer or the tail were still pending.
 });
+
+test('a reader started before its stream exists follows it from its first event, without a read per event', async () => {
+  const s = scope();
+  const got = lastValueFrom(fromEventLog(log, s.responseId, { notFoundTimeout: 30_000 }).pipe(toArray()));
+  await sleep(100);
+  const before = await calls();
+  const { token } = await log.acquire(s, 60_000);
+  for (let i = 0; i < 50; i++) {
+    await log.append(s, token, [i === 0 ? created(s.responseId) : delta(i)]);
+    if (i % 10 === 0) await sleep(5);
+  }
+  await log.append(s, token, [completed(s.responseId, 50)]);
+  expect(seqs(await got)).toEqual(Array.from({ length: 51 }, (_, i) => i));
+  expect(delta_(before, await calls(), 'xrange')).toBeLessThan(5);
+});
+
+test('a followed stream that never starts fails with not_found after notFoundTimeout', async () => {
+  const s = scope();
+  const start = Date.now();
+  const e = await lastValueFrom(fromEventLog(log, s.responseId, { notFoundTimeout: 300, pollMs: 100 })).catch((x: unknown) => x);
+  expect(e).toBeInstanceOf(EventLogError);
+  expect((e as EventLogError).reason).toBe('not_found');
+  expect(Date.now() - start).toBeGreaterThanOrEqual(290);
+});
