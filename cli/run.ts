@@ -1,4 +1,4 @@
-// The `openai-rx` commands: demo, replay, serve. Every failure is a CLIError (one line) or an unexpected Error.
+// The `openai-rx` commands: demo, replay, serve, gateway. Every failure is a CLIError (one line) or an unexpected Error.
 import { runDemo } from './demo.js';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -132,7 +132,7 @@ export async function run(argv: readonly string[], io: IO): Promise<number> {
       throw usage(
         command.startsWith('-')
           ? `unknown option ${JSON.stringify(command)} before a command (try --help)`
-          : `unknown command ${JSON.stringify(command)} (commands: demo, replay, serve; try --help)`,
+          : `unknown command ${JSON.stringify(command)} (commands: demo, replay, serve, gateway; try --help)`,
       );
   }
 }
