@@ -1,5 +1,5 @@
 // The package's types as users' projects see them, under every `moduleResolution` they have: a small
-// consumer project per mode imports `openai-rx`, `openai-rx/operators` and `openai-rx/testing`, with the
+// consumer project per mode imports `openai-rx`, `openai-rx/operators`, `openai-rx/testing` and `openai-rx/gateway`, with the
 // package installed from its own `npm pack` tarball (extracted into the project's node_modules, no network)
 // and its dependencies linked from this repo's node_modules, then type-checked with the repo's TypeScript
 // (`tsc --noEmit`, skipLibCheck off so that the package's own declarations are checked too).
@@ -13,6 +13,7 @@ const CONSUMER = `
 import { fromResponsesSSE, streamResponse, isEventType, type ClientConfig, type ResponseStreamEvent } from 'openai-rx';
 import { accumulateResponse, collectToolCalls, ofType, outputText, type ToolCall } from 'openai-rx/operators';
 import { startTestServer, textTranscript, type TestServer } from 'openai-rx/testing';
+import { createGateway, type Gateway } from 'openai-rx/gateway';
 import { lastValueFrom, map, type Observable } from 'rxjs';
 
 const config: ClientConfig = { baseURL: 'http://127.0.0.1:9/v1', apiKey: 'sk-test' };
@@ -31,6 +32,10 @@ export async function serve(): Promise<string> {
   const server: TestServer = await startTestServer({ transcripts: { text: textTranscript({ deltas: ['Hi'] }) } });
   await server.close();
   return server.baseURL;
+}
+
+export function gateway(): Gateway {
+  return createGateway({ upstream: { baseURL: 'http://127.0.0.1:9/v1' } });
 }
 
 // @ts-expect-error: outputText() emits strings
@@ -120,7 +125,7 @@ beforeAll(async () => {
       results.set(mode.name, check(dir));
     }),
   );
-}, 120_000);
+}, 300_000);
 
 describe('the package type-checks in a consumer project', () => {
   test.each(MODES.map((m) => [m.name, m] as const))('moduleResolution %s', async (name) => {
@@ -130,9 +135,9 @@ describe('the package type-checks in a consumer project', () => {
     const errors = result.out.split('\n').filter((l) => /error TS\d+/.test(l));
     expect(errors.filter((l) => !l.includes('/@types/node/'))).toEqual([]);
     // Resolved to the installed package's declarations (not its .ts sources, nor the repo itself).
-    for (const spec of ['openai-rx', 'openai-rx/operators', 'openai-rx/testing']) {
+    for (const spec of ['openai-rx', 'openai-rx/operators', 'openai-rx/testing', 'openai-rx/gateway']) {
       const line = result.out.split('\n').find((l) => l.startsWith(`======== Module name '${spec}' was successfully resolved to`));
       expect(line).toMatch(/node_modules\/openai-rx\/dist\/types\/.*\.d\.ts'/);
     }
-  }, 120_000);
+  }, 300_000);
 });
