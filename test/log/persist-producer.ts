@@ -11,7 +11,8 @@ import type { EventLog } from '../../lib/log/types';
 const [url, baseURL, model, owner, leaseMs] = process.argv.slice(2) as [string, string, string, string, string];
 
 async function main(): Promise<void> {
-  const log = redisEventLog({ url, commandTimeoutMs: 2000 });
+  // Generous: a busy machine may delay a command long (a dead Redis still fails its commands at once).
+  const log = redisEventLog({ url, commandTimeoutMs: 10_000 });
   // What the test needs to know: which events Redis acknowledged (so that none of them may be lost).
   const acking: EventLog = {
     ...log,
