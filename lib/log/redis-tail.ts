@@ -255,9 +255,10 @@ export function redisTail(options: RedisTailOptions): RedisTail {
         inFlight = undefined;
         if (got === null || got.length === 0) continue;
         dispatch(got);
-        // Entries came: let more gather before naming every key again (a new consumer cuts the pause short).
+        // Entries came: let more gather before naming every key again (a new consumer cuts the pause short),
+        // unless a stream has more waiting than one XREAD returns (a backlog is read at once).
         const rest = issued + minCycleMs(keys.length) - Date.now();
-        if (rest > 0 && !closed) {
+        if (rest > 0 && !closed && !got.some(([, entries]) => entries.length >= count)) {
           await new Promise<void>((r) => {
             wakePace = r;
             pace = setTimeout(r, rest);
