@@ -9,7 +9,8 @@ import { redisEventLog } from '../../lib/log/redis';
 const [url, baseURL, responseId, owner, leaseMs] = process.argv.slice(2) as [string, string, string, string, string];
 
 async function main(): Promise<void> {
-  const log = redisEventLog({ url, commandTimeoutMs: 5000 });
+  // Generous: a busy machine may delay a command long.
+  const log = redisEventLog({ url, commandTimeoutMs: 10_000 });
   try {
     await lastValueFrom(
       fromEventLog(log, responseId, { owner, upstream: { baseURL, apiKey: 'sk-test' }, leaseMs: Number(leaseMs), notFoundTimeout: 60_000, pollMs: 200 }).pipe(
