@@ -82,7 +82,8 @@ async function child() {
   }
 
   const rx = await loadRx();
-  const base = rx.redisEventLog({ url: job.url });
+  // The full run puts 200,000 events in one stream: above the default per-stream limits (100,000 events, 64 MiB).
+  const base = rx.redisEventLog({ url: job.url, maxEvents: 10_000_000, maxBytes: 1024 * 1024 * 1024 });
   // Counts acknowledged events, so that the producer keeps at most `window` of them unacknowledged.
   const log = {
     ...base,
