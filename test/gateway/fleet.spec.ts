@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import OpenAI from 'openai';
 import { createGateway, ownerOf } from '../../lib/gateway/index';
 import { redisEventLog } from '../../lib/log/redis';
-import type { EventLog } from '../../lib/log/types';
+import { EventLogError } from '../../lib/errors';
+import type { EventLog, LogScope } from '../../lib/log/types';
 import { startFakeProvider, type FakeProvider } from '../../lib/testing/index';
 import { type RedisServer, startRedisServer } from '../log/redis-server';
 import { closeServer, listen, seqs, words } from './helpers';
@@ -17,7 +18,10 @@ import type { AddressInfo } from 'node:net';
 jest.setTimeout(120_000);
 
 const KEY = 'sk-test-fleet-0000-aaaa';
-const LEASE_MS = 1500;
+/** The instances' lease: long, so that no pause of a busy machine lapses it while its holder lives. */
+const LEASE_MS = 30_000;
+/** How long a killed instance's lease outlives it: its last renewal, made by the test once it is dead. */
+const LAPSE_MS = 1000;
 
 let redis: RedisServer;
 let provider: FakeProvider;
@@ -59,10 +63,22 @@ const killed = (c: ChildProcess): Promise<void> =>
     c.kill('SIGKILL');
   });
 
+/**
+ * Once its holder is dead: the lease, if still held, is renewed with its token for LAPSE_MS, as if the holder
+ * had died just after a renewal of that length, so that it lapses soon without the instances using a short lease.
+ */
+async function lapseSoon(s: LogScope): Promise<void> {
+  const lease = (await log.state(s))?.lease;
+  if (lease === undefined) return;
+  await log.renew(s, lease.token, LAPSE_MS).catch((e: unknown) => {
+    if (!(e instanceof EventLogError && e.reason === 'fenced')) throw e; // lapsed, or taken over, meanwhile
+  });
+}
+
 beforeAll(async () => {
   redis = await startRedisServer();
   provider = await startFakeProvider({ answer: words(160), eventDelay: 15 });
-  log = redisEventLog({ url: redis.url });
+  log = redisEventLog({ url: redis.url, commandTimeoutMs: 30_000 }); // a busy machine may delay a command long
 });
 afterAll(async () => {
   await Promise.all([...children].map(killed));
@@ -87,6 +103,7 @@ describe('two gateway processes sharing one Redis', () => {
           const scope = { responseId: id!, owner: ownerOf(`Bearer ${KEY}`) };
           while (((await log.state(scope))?.lastSequenceNumber ?? -1) < 1) await new Promise((r) => setTimeout(r, 10));
           await killed(a.child);
+          await lapseSoon(scope);
         }
       }
     } catch (e) {
@@ -105,7 +122,7 @@ describe('two gateway processes sharing one Redis', () => {
     expect(seqs(all)).toEqual(sent.map((_, i) => i));
     expect(all).toEqual(sent);
     expect(rest[rest.length - 1]!['type']).toBe('response.completed');
-    // B continued the response from the upstream after A's lease lapsed.
+    // B continued the response from the upstream after A's lease lapsed (LAPSE_MS after A's death, not LEASE_MS).
     expect(provider.requests.some((r) => r.method === 'GET' && r.url.startsWith(`/v1/responses/${id}?stream=true`))).toBe(true);
     await killed(b.child);
     expect(b.stderr()).toBe('');
