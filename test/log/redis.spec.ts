@@ -148,11 +148,23 @@ describe('redisEventLog: expiry', () => {
     log = redisEventLog({ url: server.url, keyPrefix: prefix, ttlMs: 300, liveTtlMs: 600 });
     const ended = scope();
     const live = scope();
-    const a = await log.acquire(ended, 100);
+    const since = await redisNow(); // no key can expire before since + its TTL
+    // Long leases while writing (a busy machine's pause must not lapse one before its append); the live stream's
+    // last renewal short, which sets its keys' expiry back to liveTtlMs (it is the longer of liveTtlMs and 2 x lease).
+    const a = await log.acquire(ended, 60_000);
     await log.append(ended, a.token, [created(ended.responseId), completed(ended.responseId, 1)]);
-    const b = await log.acquire(live, 100);
+    const b = await log.acquire(live, 60_000);
     await log.append(live, b.token, [created(live.responseId)]);
-    expect((await keysUnder(admin, prefix)).length).toBe(5);
+    await log.renew(live, b.token, 100);
+    // The five keys, each seen by one script (at one instant): an expiry within its TTL, or gone, which only
+    // that TTL since `since` explains on a machine slow enough; and nothing else under the prefix.
+    const e = redisStreamKeys(prefix, ended);
+    const l = redisStreamKeys(prefix, live);
+    const ttls = new Map([[e.meta, 300], [e.events, 300], [e.end, 300], [l.meta, 600], [l.events, 600]]);
+    const script = `local out = {} for i = 1, #KEYS do out[i] = redis.call('PTTL', KEYS[i]) end local t = redis.call('TIME') return {t[1] * 1000 + math.floor(t[2] / 1000), out}`;
+    const [now, pttls] = (await admin.eval(script, ttls.size, ...ttls.keys())) as [number, number[]];
+    expect([...ttls.values()].filter((ttl, i) => (pttls[i]! > 0 && pttls[i]! <= ttl) || (pttls[i] === -2 && now >= since + ttl))).toHaveLength(5);
+    expect((await keysUnder(admin, prefix)).filter((k) => !ttls.has(k))).toEqual([]);
     const deadline = Date.now() + 30_000;
     while ((await keysUnder(admin, prefix)).length > 0 && Date.now() < deadline) await sleep(100);
     expect(await keysUnder(admin, prefix)).toEqual([]);
@@ -160,6 +172,12 @@ describe('redisEventLog: expiry', () => {
     expect(await log.read(live, undefined)).toEqual([]);
   });
 });
+
+/** Redis's clock, in ms: the one its expiries follow. */
+async function redisNow(): Promise<number> {
+  const [sec, us] = await admin.time();
+  return Number(sec) * 1000 + Math.floor(Number(us) / 1000);
+}
 
 describe('redisEventLog: fencing', () => {
   let log: EventLog;
@@ -169,9 +187,14 @@ describe('redisEventLog: fencing', () => {
     const prefix = `fence${n}:`;
     log = redisEventLog({ url: server.url, keyPrefix: prefix });
     const s = scope();
-    const old = await log.acquire(s, 50);
+    // Long while it writes (a busy machine's pause must not lapse it before the append), then a last short renewal.
+    const old = await log.acquire(s, 60_000);
     await log.append(s, old.token, [created(s.responseId)]);
-    await sleep(300);
+    await log.renew(s, old.token, 50);
+    for (let i = 0; (await log.state(s))?.lease !== undefined; i++) {
+      if (i > 1500) throw new Error('the lease never lapsed');
+      await sleep(20);
+    }
     const next = await log.acquire(s, 60_000);
     const { events, meta } = redisStreamKeys(prefix, s);
     const before = { len: await admin.xlen(events), meta: await admin.hgetall(meta) };
