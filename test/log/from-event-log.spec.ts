@@ -87,8 +87,10 @@ test("another owner's stream is not found", async () => {
 });
 
 test('a lapsed producer without upstream ends the reader with StreamInterruptedError (retryable, last sequence number)', async () => {
-  const { token } = await log.acquire(scope, 200);
+  // Long while it writes (a busy machine's pause must not lapse it before the append), then a last short renewal.
+  const { token } = await log.acquire(scope, 60_000);
   await log.append(scope, token, stream.slice(0, 3));
+  await log.renew(scope, token, 200);
   const start = Date.now();
   const e = await failure(fromEventLog(log, 'resp_1'));
   expect(e).toBeInstanceOf(StreamInterruptedError);
@@ -99,13 +101,15 @@ test('a lapsed producer without upstream ends the reader with StreamInterruptedE
 });
 
 test('a renewed lease keeps the reader waiting; cancel ends it (completion after the stored events)', async () => {
-  const { token } = await log.acquire(scope, 150);
+  // Renewed every 50 ms for twice its length, which lapses only if a busy machine stalls this test for most of a second.
+  const LEASE = 1000;
+  const { token } = await log.acquire(scope, LEASE);
   await log.append(scope, token, stream.slice(0, 2));
   const got: ResponseStreamEvent[] = [];
-  const done = new Promise<void>((resolve, reject) => fromEventLog(log, 'resp_1').subscribe({ next: (e) => got.push(e), error: reject, complete: resolve }));
-  for (let i = 0; i < 6; i++) {
+  const done = new Promise<void>((resolve, reject) => fromEventLog(log, 'resp_1', { pollMs: 50 }).subscribe({ next: (e) => got.push(e), error: reject, complete: resolve }));
+  for (const end = Date.now() + 2 * LEASE; Date.now() < end; ) {
     await sleep(50);
-    await log.renew(scope, token, 150);
+    await log.renew(scope, token, LEASE);
   }
   await log.cancel(scope);
   await done;
