@@ -13,16 +13,27 @@ test('a reader takes over a lapsed producer and ends with exactly the recorded e
   // The producer's request stalls after 5 events (the stream hangs, as a crashing process would leave it).
   const server = await startTestServer({ transcripts: { bg: sse }, faults: [{ type: 'stall', afterEvents: 5 }] });
   const log = memoryEventLog();
-  // The producer's view of the log: its release is lost, as in a crash.
-  const crashing: EventLog = { ...log, release: async () => undefined };
+  // The producer's view of the log: its release is lost, as in a crash. Its lease is long while it streams (a
+  // busy machine's pause must not lapse it early); at the crash its last renewal is made short (300 ms).
+  let token: number | undefined;
+  const crashing: EventLog = {
+    ...log,
+    acquire: async (scope, ms) => {
+      const lease = await log.acquire(scope, ms);
+      token = lease.token;
+      return lease;
+    },
+    release: async () => undefined,
+  };
   try {
     const config = { baseURL: server.baseURL, apiKey: 'sk-test' };
     const produced: unknown[] = [];
     const producer = streamResponse({ model: 'bg', input: 'hi', background: true }, config)
-      .pipe(persistTo(crashing, { leaseMs: 300, maxBatchDelay: 0 }))
+      .pipe(persistTo(crashing, { leaseMs: 60_000, maxBatchDelay: 0 }))
       .subscribe((e) => produced.push(e));
-    for (let i = 0; i < 1000 && (await log.state({ responseId }))?.lastSequenceNumber !== 4; i++) await new Promise((r) => setTimeout(r, 10));
+    for (let i = 0; i < 6000 && (await log.state({ responseId }))?.lastSequenceNumber !== 4; i++) await new Promise((r) => setTimeout(r, 10));
     producer.unsubscribe(); // the crash: nothing released, the lease lapses on its own
+    await log.renew({ responseId }, token!, 300);
     expect(produced).toEqual(recorded.slice(0, 5));
     const stored = (await log.state({ responseId }))?.lastSequenceNumber;
     expect(stored).toBe(4);
