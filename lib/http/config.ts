@@ -16,7 +16,17 @@ export interface ClientConfig {
   readonly signal?: AbortSignal;
   /** Ends the stream with `IdleTimeoutError` when no event arrives for this long (ms). Off by default. */
   readonly idleTimeout?: number;
+  /**
+   * After a stream ends normally (its terminal event, or the decoder's end) the rest of the body, usually
+   * nothing or the final chunk, is read in the background without being decoded, so that the connection
+   * goes back to the keep-alive pool instead of being cut. At most `bytes` (default 64 KiB) for at most
+   * `ms` (default 1000), then the body is cancelled. Unsubscribing before the end still aborts at once.
+   */
+  readonly drainAfterEnd?: { readonly bytes?: number; readonly ms?: number };
 }
+
+/** Defaults of `drainAfterEnd`. */
+export const DRAIN_AFTER_END = { bytes: 64 * 1024, ms: 1000 } as const;
 
 export const DEFAULT_BASE_URL = 'https://api.openai.com/v1';
 
@@ -26,6 +36,8 @@ export interface ResolvedConfig {
   readonly headers: Record<string, string>;
   readonly signal: AbortSignal | undefined;
   readonly idleTimeout: number | undefined;
+  readonly drainBytes: number;
+  readonly drainMs: number;
 }
 
 /** The key a request would send: the configured one, else `OPENAI_API_KEY`. */
@@ -47,7 +59,15 @@ export function resolveConfig(config: ClientConfig = {}): ResolvedConfig {
   const headers: Record<string, string> = { accept: 'text/event-stream' };
   for (const [k, v] of Object.entries(config.headers ?? {})) headers[k.toLowerCase()] = v;
   if (apiKey) headers['authorization'] = `Bearer ${apiKey}`;
-  return { baseURL, fetch: f, headers, signal: config.signal, idleTimeout: config.idleTimeout };
+  const drainBytes = limitOf('drainAfterEnd.bytes', config.drainAfterEnd?.bytes, DRAIN_AFTER_END.bytes);
+  const drainMs = limitOf('drainAfterEnd.ms', config.drainAfterEnd?.ms, DRAIN_AFTER_END.ms);
+  return { baseURL, fetch: f, headers, signal: config.signal, idleTimeout: config.idleTimeout, drainBytes, drainMs };
+}
+
+function limitOf(name: string, v: number | undefined, fallback: number): number {
+  if (v === undefined) return fallback;
+  if (typeof v !== 'number' || !(v >= 0) || !Number.isFinite(v)) throw new ConfigurationError(name, `expected a finite number ≥ 0, got ${typeof v === 'number' ? String(v) : typeof v}`);
+  return v;
 }
 
 /** The secrets a request made with this config carries: the key and any credential in `headers`. */

@@ -1,6 +1,8 @@
 import { catchError, Observable, throwError, timeout, type Subscription } from 'rxjs';
 import { AbortedError, HTTPError, IdleTimeoutError, NetworkError, NotAnEventStreamError } from '../errors.js';
+import { isTerminalType } from '../events/guards.js';
 import { redactError, redactThenCut, redactValue, type Secrets } from '../redact.js';
+import { handOverBody } from '../sse/source.js';
 import { configSecrets, resolveConfig, type ClientConfig } from './config.js';
 
 /** The most of an error body (or of a 2xx body that is not an event stream) ever read, in bytes. */
@@ -11,10 +13,20 @@ const MAX_EXCERPT = 200;
 const MAX_FIELD = 200;
 
 /**
+ * The reason of every abort this module makes (an unsubscribe, a drain that gave up). Made once: nobody
+ * sees it (the subscriber is gone), and an abort without a reason would build an error with a stack trace
+ * per stream. The user's own signal still ends a stream with `AbortedError`.
+ */
+const LEFT = new DOMException('the subscriber left the stream', 'AbortError');
+const ignore = (): undefined => undefined;
+
+/**
  * A cold Observable of one HTTP stream: nothing is sent before subscribe, the 2xx event-stream body goes
  * through `decode`, a non-2xx answer becomes an `HTTPError` with the API's code and message, a 2xx answer
  * that is not an event stream a `NotAnEventStreamError`. Unsubscribing (or the caller's signal) aborts the
  * request and cancels the body; the abort is tied to the subscription, not to the arrival of the headers.
+ * A stream that ended normally (a terminal event, the decoder's end) is not aborted: the rest of its body
+ * is read in the background (bounded by `drainAfterEnd`), so its keep-alive connection can be reused.
  */
 function fetchStream<T>(
   method: 'GET' | 'POST',
@@ -39,6 +51,17 @@ function fetchStream<T>(
       return undefined;
     }
     let inner: Subscription | undefined;
+    // The server finished the stream: from here on, the end of the subscription is no reason to cut the connection.
+    let ended = false;
+    let closed = false;
+    // The body's reader, handed over by the decoder's reading when it stopped before the body's end.
+    let parked: ReadableStreamDefaultReader<Uint8Array> | undefined;
+    const abort = (): void => controller.abort(LEFT);
+    const release = (reader: ReadableStreamDefaultReader<Uint8Array>): void => {
+      if (ended) return drainRest(reader, resolved.drainBytes, resolved.drainMs, abort);
+      reader.cancel(LEFT).catch(ignore);
+      abort();
+    };
     // The caller's abort is final, whenever it comes (before the headers or mid-body): a non-retryable
     // AbortedError, never the interruption a broken connection would look like.
     const onOuterAbort = (): void => {
@@ -66,11 +89,20 @@ function fetchStream<T>(
           subscriber.error(await notAnEventStreamOf(res, type, secrets));
           return;
         }
+        if (res.body) handOverBody(res.body, (reader) => (closed ? release(reader) : void (parked = reader)));
         inner = decode(res).subscribe({
-          // An `error` / `*.failed` event is the server's text, like an error body: it leaves masked.
-          next: (v) => subscriber.next(isErrorEvent(v) ? redactValue(v, secrets) : v),
+          next: (v) => {
+            const t = (v as { type?: unknown } | null)?.type;
+            // Set before the event goes out: a subscriber that leaves on it (`first()`) leaves a finished stream.
+            if (isTerminalType(t)) ended = true;
+            // An `error` / `*.failed` event is the server's text, like an error body: it leaves masked.
+            subscriber.next(isErrorType(t) ? redactValue(v, secrets) : v);
+          },
           error: (e: unknown) => subscriber.error(e),
-          complete: () => subscriber.complete(),
+          complete: () => {
+            ended = true;
+            subscriber.complete();
+          },
         });
       })
       .catch((e: unknown) => {
@@ -80,9 +112,13 @@ function fetchStream<T>(
         subscriber.error(new NetworkError(`${method} ${url} failed: ${messageChain(e)}`, { cause: e, errorCode: systemCode(e) }));
       });
     return () => {
+      closed = true;
       outer?.removeEventListener('abort', onOuterAbort);
       inner?.unsubscribe();
-      controller.abort();
+      const reader = parked;
+      parked = undefined;
+      if (reader) release(reader);
+      else if (!ended) abort();
     };
   });
 }
@@ -92,9 +128,40 @@ export function isEventStream(contentType: string): boolean {
   return contentType.split(';')[0]!.trim().toLowerCase() === 'text/event-stream';
 }
 
-function isErrorEvent(v: unknown): boolean {
-  const t = (v as { type?: unknown } | null)?.type;
+function isErrorType(t: unknown): boolean {
   return typeof t === 'string' && (t === 'error' || t.endsWith('.failed'));
+}
+
+/**
+ * Reads what is left of a finished stream's body without looking at it, so that the connection is
+ * released for reuse at its end; past `maxBytes` or `ms`, `giveUp` aborts. The timer never keeps the process alive.
+ */
+function drainRest(reader: ReadableStreamDefaultReader<Uint8Array>, maxBytes: number, ms: number, giveUp: () => void): void {
+  let left = maxBytes;
+  let over = false;
+  const stop = (): void => {
+    over = true;
+    clearTimeout(timer);
+  };
+  const onRead = (r: ReadableStreamReadResult<Uint8Array>): void => {
+    if (over) return;
+    if (r.done) return stop();
+    left -= r.value.byteLength;
+    if (left < 0) {
+      stop();
+      reader.cancel(LEFT).catch(ignore);
+      return giveUp();
+    }
+    reader.read().then(onRead, stop);
+  };
+  const timer = setTimeout(() => {
+    if (over) return;
+    over = true;
+    reader.cancel(LEFT).catch(ignore);
+    giveUp();
+  }, ms);
+  (timer as { unref?: () => void }).unref?.();
+  reader.read().then(onRead, stop);
 }
 
 /**
