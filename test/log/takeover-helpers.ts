@@ -2,6 +2,7 @@
 // stream from the loopback fake provider and "crashes" mid-stream (its release is lost, so its lease lapses
 // on its own), and a reader's outcome collected with its error as a value.
 import type { Observable } from 'rxjs';
+import { EventLogError } from '../../lib/errors';
 import type { ResponseStreamEvent } from '../../lib/events/responses';
 import { streamResponse } from '../../lib/http/transports';
 import type { EventLog, LogScope } from '../../lib/log/types';
@@ -61,6 +62,20 @@ export async function crashedProducer(log: EventLog, baseURL: string, model: str
     producer.unsubscribe();
   }
   await log.renew(s, token!, lapseMs);
+}
+
+/**
+ * Once the lease holder is dead or stopped (a process killed or paused by the test): its lease, if still held,
+ * is renewed with its own token for `lapseMs`, as if the holder had been stopped just after a renewal of that
+ * length. So a holder lives under a long lease (a busy machine's pause never lapses it early) and its lease
+ * still lapses soon after the test stops it. A lease that lapsed or was taken over meanwhile is left alone.
+ */
+export async function lapseSoon(log: EventLog, s: LogScope, lapseMs: number): Promise<void> {
+  const lease = (await log.state(s))?.lease;
+  if (lease === undefined) return;
+  await log.renew(s, lease.token, lapseMs).catch((e: unknown) => {
+    if (!(e instanceof EventLogError && e.reason === 'fenced')) throw e;
+  });
 }
 
 /** Resolves once the stream's lease is gone (lapsed or released); fails after a generous bound. */
