@@ -12,11 +12,14 @@ import type { EventLog, LogScope } from '../../lib/log/types';
 import { startTestServer, type TestServer } from '../../lib/testing/index';
 import { fixture, payloads } from '../helpers/fixtures';
 import { type RedisServer, startRedisServer } from './redis-server';
-import { collect, seqs } from './takeover-helpers';
+import { collect, lapseSoon, seqs } from './takeover-helpers';
 
 jest.setTimeout(180_000);
 
-const LEASE_MS = 3000;
+/** The writers' lease: long, so that no pause of a busy machine lapses it while they run. */
+const LEASE_MS = 30_000;
+/** How long a stopped or killed writer's lease outlives its stop: its last renewal, made by the test (lapseSoon). */
+const LAPSE_MS = 1000;
 const sse = fixture('long-text');
 const recorded = payloads(sse);
 const responseId = (recorded[0]!['response'] as { id: string }).id;
@@ -90,6 +93,7 @@ test('a paused producer loses its lease to a reader with upstream; woken up, its
   const a = startChild('persist-producer.ts', [redis.url, provider.baseURL, 'paused', owner, String(LEASE_MS)]);
   await untilStored(s, 50, a);
   a.child.kill('SIGSTOP');
+  await lapseSoon(log, s, LAPSE_MS); // as if it had been stopped just after a short renewal
   try {
     const before = provider.requests.filter((r) => r.route === 'responses.stream').length;
     const r = await collect(fromEventLog(log, responseId, { owner, upstream: config(), leaseMs: 60_000, pollMs: 200 }));
@@ -116,11 +120,13 @@ test('a paused taker loses the stream to another reader with upstream; woken up,
   await untilStored(s, 30, a);
   a.child.kill('SIGKILL');
   await a.exited;
+  await lapseSoon(log, s, LAPSE_MS);
   const killedA = (await log.state(s))?.lastSequenceNumber as number;
   // B: a reader with upstream in its own process; it takes over, then is paused mid-continuation.
   const b = startChild('takeover-reader.ts', [redis.url, provider.baseURL, responseId, owner, String(LEASE_MS)]);
   await untilStored(s, killedA + 20, b);
   b.child.kill('SIGSTOP');
+  await lapseSoon(log, s, LAPSE_MS); // as if it had been stopped just after a short renewal
   try {
     const c = await collect(fromEventLog(log, responseId, { owner, upstream: config(), leaseMs: 60_000, pollMs: 200 }));
     expect(c.error).toBeUndefined();
