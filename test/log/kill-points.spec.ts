@@ -10,7 +10,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { lastValueFrom, toArray } from 'rxjs';
-import { EventLogError } from '../../lib/errors';
 import { fromEventLog } from '../../lib/log/from-event-log';
 import { redisEventLog } from '../../lib/log/redis';
 import type { EventLog, LogScope } from '../../lib/log/types';
@@ -18,7 +17,7 @@ import { type Fault, startTestServer, type TestServer } from '../../lib/testing/
 import { fixture, payloads } from '../helpers/fixtures';
 import { prng } from '../helpers/prng';
 import { type RedisServer, startRedisServer } from './redis-server';
-import { collect, seqs } from './takeover-helpers';
+import { collect, lapseSoon, seqs } from './takeover-helpers';
 
 jest.setTimeout(240_000);
 
@@ -132,18 +131,6 @@ async function kill(p: Child): Promise<void> {
   expect((await p.exited).signal).toBe('SIGKILL');
 }
 
-/**
- * Once the holder is dead: its lease, if still held, is renewed with its token for LAPSE_MS, as if it had died
- * just after a renewal of that length, so that it lapses soon without the holder living under a short lease.
- */
-async function lapseSoon(s: LogScope): Promise<void> {
-  const lease = (await log.state(s))?.lease;
-  if (lease === undefined) return;
-  await log.renew(s, lease.token, LAPSE_MS).catch((e: unknown) => {
-    if (!(e instanceof EventLogError && e.reason === 'fenced')) throw e; // lapsed, or taken over, meanwhile
-  });
-}
-
 const config = () => ({ baseURL: provider.baseURL, apiKey: 'sk-test' });
 const resumesOf = (id: string) => provider.requests.filter((r) => r.route === 'responses.stream' && r.path.endsWith(`/${id}`));
 
@@ -156,7 +143,7 @@ test(`kill -9 of process A at ${KILL_POINTS.join(', ')} of ${N} (seed ${SEED}): 
     const a = producer(`k${i}`);
     await untilStored(s, point, a);
     await kill(a);
-    await lapseSoon(s);
+    await lapseSoon(log, s, LAPSE_MS);
     const killedAt = (await log.state(s))?.lastSequenceNumber as number;
     expect(killedAt).toBeGreaterThanOrEqual(point);
     expect(killedAt).toBeLessThan(N - 1);
@@ -181,7 +168,7 @@ test('kill -9 of the taker too: B takes over from a killed A and is killed mid-c
   await kill(a);
   const killedA = (await log.state(s))?.lastSequenceNumber as number;
   const leaseA = (await log.state(s))?.lease?.token;
-  await lapseSoon(s);
+  await lapseSoon(log, s, LAPSE_MS);
 
   // B: a reader with upstream in a process of its own; it claims the lease once A's lapses and continues.
   const b = startChild('takeover-reader.ts', [redis.url, provider.baseURL, responseId, '', String(LEASE_MS)]);
@@ -190,7 +177,7 @@ test('kill -9 of the taker too: B takes over from a killed A and is killed mid-c
   expect(taken).toBeDefined();
   expect(taken!.token).not.toBe(leaseA);
   await kill(b);
-  await lapseSoon(s);
+  await lapseSoon(log, s, LAPSE_MS);
   const killedB = (await log.state(s))?.lastSequenceNumber as number;
   expect(killedB).toBeLessThan(N - 1);
   // What B delivered before it died: the recording from the start, each once, in order.
