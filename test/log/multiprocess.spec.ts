@@ -22,6 +22,7 @@ import { type Fault, startTestServer, type TestServer } from '../../lib/testing/
 import { fixture, payloads } from '../helpers/fixtures';
 import { type RedisServer, startRedisServer } from './redis-server';
 import { prng } from '../helpers/prng';
+import { lapseSoon } from './takeover-helpers';
 
 jest.setTimeout(240_000);
 
@@ -127,21 +128,6 @@ async function untilStored(l: EventLog, s: LogScope, seq: number, p: Producer, m
   }
 }
 
-/**
- * Once A is dead (awaited): its lease, if it still holds one, is renewed with its token for LAPSE_MS, as if A had
- * died just after a renewal of that length, so that it lapses soon without A streaming under a short lease.
- * Returns when (this process's clock) the lapse was set going.
- */
-async function lapseSoon(l: EventLog, s: LogScope): Promise<number> {
-  const lease = (await l.state(s))?.lease;
-  if (lease !== undefined) {
-    await l.renew(s, lease.token, LAPSE_MS).catch((e: unknown) => {
-      if (!(e instanceof EventLogError && e.reason === 'fenced')) throw e; // lapsed, or taken over, meanwhile
-    });
-  }
-  return Date.now();
-}
-
 interface Outcome {
   readonly events: ResponseStreamEvent[];
   readonly error: unknown;
@@ -190,7 +176,7 @@ test(`kill -9 of process A at ${TAKEOVER_POINTS.join(', ')} (seed ${SEED}): B's 
     await untilStored(log, s, point, a);
     a.child.kill('SIGKILL');
     expect((await a.exited).signal).toBe('SIGKILL');
-    await lapseSoon(log, s);
+    await lapseSoon(log, s, LAPSE_MS);
     const killedAt = (await log.state(s))?.lastSequenceNumber as number;
     expect(killedAt).toBeLessThan(N - 1);
     const after = collect(fromEventLog(log, responseId, options));
@@ -221,7 +207,8 @@ test(`kill -9 of process A at ${INTERRUPT_POINTS.join(', ')} (seed ${SEED}): B's
     await untilStored(log, s, point, a);
     a.child.kill('SIGKILL');
     expect((await a.exited).signal).toBe('SIGKILL');
-    const lapsing = await lapseSoon(log, s);
+    await lapseSoon(log, s, LAPSE_MS);
+    const lapsing = Date.now(); // the lapse runs from here (or earlier)
     const after = collect(fromEventLog(log, responseId, { owner }));
     const last = (await log.state(s))?.lastSequenceNumber as number;
     for (const r of [await before, await after]) {
@@ -293,7 +280,7 @@ describe('Redis killed and restarted under both processes', () => {
       expect(stored).toEqual(recorded.slice(0, stored.length));
 
       // A is gone and its lease lapses: a reader with upstream continues the stream to its end.
-      await lapseSoon(b, s);
+      await lapseSoon(b, s, LAPSE_MS);
       const resumed = await collect(fromEventLog(b, responseId, { owner, upstream: config(), leaseMs: LEASE_MS }));
       expect(resumed.error).toBeUndefined();
       expect(resumed.events).toEqual(recorded);
