@@ -8,10 +8,10 @@ import { join } from 'node:path';
 import OpenAI from 'openai';
 import { createGateway, ownerOf } from '../../lib/gateway/index';
 import { redisEventLog } from '../../lib/log/redis';
-import { EventLogError } from '../../lib/errors';
-import type { EventLog, LogScope } from '../../lib/log/types';
+import type { EventLog } from '../../lib/log/types';
 import { startFakeProvider, type FakeProvider } from '../../lib/testing/index';
 import { type RedisServer, startRedisServer } from '../log/redis-server';
+import { lapseSoon } from '../log/takeover-helpers';
 import { closeServer, listen, seqs, words } from './helpers';
 import type { AddressInfo } from 'node:net';
 
@@ -63,18 +63,6 @@ const killed = (c: ChildProcess): Promise<void> =>
     c.kill('SIGKILL');
   });
 
-/**
- * Once its holder is dead: the lease, if still held, is renewed with its token for LAPSE_MS, as if the holder
- * had died just after a renewal of that length, so that it lapses soon without the instances using a short lease.
- */
-async function lapseSoon(s: LogScope): Promise<void> {
-  const lease = (await log.state(s))?.lease;
-  if (lease === undefined) return;
-  await log.renew(s, lease.token, LAPSE_MS).catch((e: unknown) => {
-    if (!(e instanceof EventLogError && e.reason === 'fenced')) throw e; // lapsed, or taken over, meanwhile
-  });
-}
-
 beforeAll(async () => {
   redis = await startRedisServer();
   provider = await startFakeProvider({ answer: words(160), eventDelay: 15 });
@@ -103,7 +91,7 @@ describe('two gateway processes sharing one Redis', () => {
           const scope = { responseId: id!, owner: ownerOf(`Bearer ${KEY}`) };
           while (((await log.state(scope))?.lastSequenceNumber ?? -1) < 1) await new Promise((r) => setTimeout(r, 10));
           await killed(a.child);
-          await lapseSoon(scope);
+          await lapseSoon(log, scope, LAPSE_MS);
         }
       }
     } catch (e) {
