@@ -85,7 +85,12 @@ export function fromEventLog(log: EventLog, responseId: string, options: FromEve
           if (writer === undefined && e.reason === 'lease_held') return resolve(false); // another reader was first
           if (writer === undefined) return reject(e);
           upstream?.unsubscribe();
-          subscriber.error(e);
+          if (e.reason !== 'fenced') return subscriber.error(e);
+          // Fenced by a cancel: the stream ended for every reader, this one included.
+          log.state(scope).then(
+            (st) => (st?.end === 'cancelled' ? subscriber.complete() : subscriber.error(e)),
+            () => subscriber.error(e),
+          );
         });
         w.acquire(() => {
           writer = w;
@@ -108,10 +113,14 @@ export function fromEventLog(log: EventLog, responseId: string, options: FromEve
       }
       if (stopped()) return 'taken';
       const w = writer!;
-      upstream = retrieveResponseStream(responseId, { startingAfter: last }, config).subscribe({
+      // Continue after what the log holds, not after this reader's cursor: a reader may be ahead of the log
+      // (persistTo passes events on before they are durable), and the log must end whole for every reader.
+      let stored = st?.lastSequenceNumber;
+      upstream = retrieveResponseStream(responseId, { startingAfter: stored }, config).subscribe({
         next: (e) => {
           const n = seqOf(e);
-          if (n === undefined || (last !== undefined && n <= last)) return;
+          if (n === undefined || (stored !== undefined && n <= stored)) return;
+          stored = n;
           w.push(e);
           deliver(e);
         },

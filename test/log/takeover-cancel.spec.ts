@@ -37,12 +37,9 @@ describe.each([
   ['memory', () => memoryEventLog()],
   ['redis', () => redisEventLog({ url: redis.url, commandTimeoutMs: 30_000 })],
 ] as const)('%s log', (store, open) => {
-  // BUG (lib/log/from-event-log.ts, takeOver): the taker's writer is fenced by the cancel (its lease is
-  // dropped), and that error goes to the reader as EventLogError('fenced') instead of the reader ending like
-  // every other reader of a cancelled stream. Fix: on 'fenced', unsubscribe upstream, look at log.state and
-  // complete when the stream ended (cancelled), else follow the log again (another reader took over) or fail.
-  // Left as test.failing because that file holds another engineer's uncommitted work.
-  test.failing('a cancel during a takeover ends the taker and the follower alike (completion), and the log stays cancelled', async () => {
+  // A taker fenced off by a cancel ends like every other reader of a cancelled stream (completion), not with
+  // EventLogError('fenced').
+  test('a cancel during a takeover ends the taker and the follower alike (completion), and the log stays cancelled', async () => {
     const log: EventLog = open();
     const owner = `cancel_${store}`;
     const s = { responseId, owner };

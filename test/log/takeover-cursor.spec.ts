@@ -43,12 +43,9 @@ describe.each([
   ['memory', () => memoryEventLog()],
   ['redis', () => redisEventLog({ url: redis.url, commandTimeoutMs: 30_000 })],
 ] as const)('%s log', (store, open) => {
-  // BUG (lib/log/from-event-log.ts, takeOver): the continuation starts after the READER's cursor (`last`), not
-  // after the log's last stored event, and appends from there: the log is left with a permanent gap
-  // (DURABLE+1..PASSED) that every other reader silently skips. Fix: resume upstream from the stored last
-  // (state after the drain), push every event above it to the writer, deliver only those above `last`.
-  // Left as test.failing because that file holds another engineer's uncommitted work.
-  test.failing('a reader reconnecting with a cursor past the stored events takes over from the log\'s last stored event: the log ends whole, the reader gets only what follows its cursor', async () => {
+  // A reader ahead of the log (persistTo passes events on before they are durable) that takes over continues
+  // upstream after the log's last stored event, not after its own cursor: the log ends whole.
+  test('a reader reconnecting with a cursor past the stored events takes over from the log\'s last stored event: the log ends whole, the reader gets only what follows its cursor', async () => {
     const log: EventLog = open();
     const owner = `cursor_${store}`;
     const s = { responseId, owner };
