@@ -18,12 +18,13 @@ import type { EventLog, LogScope } from '../../lib/log/types';
 import { persistTo } from '../../operators/persistTo';
 import { completed, created, delta } from './contract';
 import { type RedisServer, startRedisServer } from './redis-server';
-import { collect, type Outcome, sleep } from './takeover-helpers';
+import { collect, lapseSoon, type Outcome, sleep } from './takeover-helpers';
 
 jest.setTimeout(180_000);
 
 const COMMAND_TIMEOUT_MS = 2000; // a busy 2-core machine must not look like an outage
-const LEASE_MS = 3000;
+/** The producers' lease: long, so that no pause of a busy machine lapses it (a fenced producer is not an outage). */
+const LEASE_MS = 30_000;
 /** An outcome must come within this of the fault: far above the timeouts, far below jest's. */
 const BOUND_MS = 60_000;
 const DELTAS = 1500;
@@ -168,7 +169,9 @@ test('Redis hung (SIGSTOP) mid-stream: persistTo and fromEventLog end with unava
     expectDurable(stored, run, reader);
     expect(producer.events).toEqual(run.events.slice(0, producer.events.length)); // passed on unchanged up to its error
     // The producer is gone and the stream did not end: a new reader without upstream gets what is stored, then
-    // the retryable interruption once the lease is gone.
+    // the retryable interruption once the lease is gone (made to lapse 500 ms from now, as if the producer had
+    // renewed it for that long just before it went).
+    await lapseSoon(run.logs[1]!, { responseId: id }, 500);
     const after = await collect(fromEventLog(run.logs[1]!, id, { pollMs: 500 }));
     expect(after.error).toBeInstanceOf(StreamInterruptedError);
     expect(after.events).toEqual(await run.logs[1]!.read({ responseId: id }, undefined));
