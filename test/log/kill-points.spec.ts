@@ -7,17 +7,16 @@
 // started before A, one after the kill) end with exactly the recording and the provider continues each
 // stream once. Then a takeover's taker dies too: process B (takeover-reader.ts) takes over from a killed A,
 // is killed itself mid-continuation, and a third reader takes over from B and ends with the recording.
-import { type ChildProcess, spawn } from 'node:child_process';
-import { join } from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import { lastValueFrom, toArray } from 'rxjs';
 import { fromEventLog } from '../../lib/log/from-event-log';
 import { redisEventLog } from '../../lib/log/redis';
-import type { EventLog, LogScope } from '../../lib/log/types';
+import type { EventLog } from '../../lib/log/types';
 import { type Fault, startTestServer, type TestServer } from '../../lib/testing/index';
 import { fixture, payloads } from '../helpers/fixtures';
 import { prng } from '../helpers/prng';
 import { type RedisServer, startRedisServer } from './redis-server';
-import { collect, lapseSoon, seqs } from './takeover-helpers';
+import { type Child, collect, lapseSoon, seqs, startChild, untilStored } from './takeover-helpers';
 
 jest.setTimeout(240_000);
 
@@ -82,49 +81,8 @@ afterAll(async () => {
   await redis?.stop();
 });
 
-interface Child {
-  readonly child: ChildProcess;
-  readonly lines: string[];
-  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  stderr(): string;
-}
-
-function startChild(script: string, args: string[]): Child {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, script), ...args], { cwd: join(__dirname, '..', '..'), stdio: ['ignore', 'pipe', 'pipe'] });
-  children.add(child);
-  const lines: string[] = [];
-  let out = '';
-  let err = '';
-  child.stdout!.on('data', (d) => {
-    out += d;
-    const parts = out.split('\n');
-    out = parts.pop()!;
-    lines.push(...parts);
-  });
-  child.stderr!.on('data', (d) => (err += d));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    // 'close', not 'exit': after the exit the last lines of its stdout may still be on their way.
-    child.once('close', (code, signal) => {
-      children.delete(child);
-      resolve({ code, signal });
-    }),
-  );
-  return { child, lines, exited, stderr: () => err };
-}
-
 /** Process A: streams transcript `model` through persistTo into Redis (the owner '' here). */
-const producer = (model: string): Child => startChild('persist-producer.ts', [redis.url, provider.baseURL, model, '', String(LEASE_MS)]);
-
-/** Resolves once the log holds events up to `seq` (watched, not timed); fails after a generous bound or if `p` exited. */
-async function untilStored(s: LogScope, seq: number, p: Child, ms = 90_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const last = (await log.state(s))?.lastSequenceNumber;
-    if (last !== undefined && last >= seq) return;
-    if (Date.now() > deadline || p.child.exitCode !== null) throw new Error(`${s.responseId} never reached ${seq} (at ${last}): ${p.lines.slice(-3).join(' | ')} ${p.stderr()}`);
-    await log.wait(s, last, 1000);
-  }
-}
+const producer = (model: string): Child => startChild(children, 'persist-producer.ts', [redis.url, provider.baseURL, model, '', String(LEASE_MS)]);
 
 async function kill(p: Child): Promise<void> {
   p.child.kill('SIGKILL');
@@ -141,7 +99,7 @@ test(`kill -9 of process A at ${KILL_POINTS.join(', ')} of ${N} (seed ${SEED}): 
     const options = { upstream: config(), leaseMs: 30_000, notFoundTimeout: 90_000, pollMs: 200 };
     const before = collect(fromEventLog(log, responseId, options));
     const a = producer(`k${i}`);
-    await untilStored(s, point, a);
+    await untilStored(log, s, point, a);
     await kill(a);
     await lapseSoon(log, s, LAPSE_MS);
     const killedAt = (await log.state(s))?.lastSequenceNumber as number;
@@ -164,15 +122,15 @@ test('kill -9 of the taker too: B takes over from a killed A and is killed mid-c
   const { responseId, recorded } = TWICE;
   const s = { responseId };
   const a = producer('twice');
-  await untilStored(s, 60, a);
+  await untilStored(log, s, 60, a);
   await kill(a);
   const killedA = (await log.state(s))?.lastSequenceNumber as number;
   const leaseA = (await log.state(s))?.lease?.token;
   await lapseSoon(log, s, LAPSE_MS);
 
   // B: a reader with upstream in a process of its own; it claims the lease once A's lapses and continues.
-  const b = startChild('takeover-reader.ts', [redis.url, provider.baseURL, responseId, '', String(LEASE_MS)]);
-  await untilStored(s, killedA + 20, b);
+  const b = startChild(children, 'takeover-reader.ts', [redis.url, provider.baseURL, responseId, '', String(LEASE_MS)]);
+  await untilStored(log, s, killedA + 20, b);
   const taken = (await log.state(s))?.lease;
   expect(taken).toBeDefined();
   expect(taken!.token).not.toBe(leaseA);

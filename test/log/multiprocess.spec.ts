@@ -8,21 +8,21 @@
 // acknowledged event lost. No bound here depends on speed: they are generous, the kill points are watched in
 // the log rather than timed, A streams under a long lease (a busy machine's pauses never lapse it while A
 // lives) whose last renewal is made short once A is dead, and children are awaited on 'close'.
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { lastValueFrom, type Observable, toArray } from 'rxjs';
+import { lastValueFrom, toArray } from 'rxjs';
 import { EventLogError, StreamInterruptedError } from '../../lib/errors';
 import type { ResponseStreamEvent } from '../../lib/events/responses';
 import { fromEventLog } from '../../lib/log/from-event-log';
 import { redisEventLog } from '../../lib/log/redis';
-import type { EventLog, LogScope } from '../../lib/log/types';
+import type { EventLog } from '../../lib/log/types';
 import { type Fault, startTestServer, type TestServer } from '../../lib/testing/index';
 import { fixture, payloads } from '../helpers/fixtures';
 import { type RedisServer, startRedisServer } from './redis-server';
 import { prng } from '../helpers/prng';
-import { lapseSoon } from './takeover-helpers';
+import { type Child, collect, lapseSoon, seqs, sleep, startChild, untilStored } from './takeover-helpers';
 
 jest.setTimeout(240_000);
 
@@ -58,8 +58,6 @@ for (const [i, p] of TAKEOVER_POINTS.entries()) runName(`up_${i}`, p + 40);
 for (const [i, p] of INTERRUPT_POINTS.entries()) runName(`int_${i}`, p + 40);
 runName('restart', 250);
 
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-
 let redis: RedisServer;
 let provider: TestServer;
 let log: EventLog; // process B's
@@ -83,71 +81,11 @@ afterAll(async () => {
   await redis?.stop();
 });
 
-interface Producer {
-  readonly child: ChildProcess;
-  readonly lines: string[];
-  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  stderr(): string;
-}
-
 /** Process A: persist-producer.ts under tsx, streaming transcript `model` into `url` as `owner`. */
-function startProducer(url: string, model: string, owner: string): Producer {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, 'persist-producer.ts'), url, provider.baseURL, model, owner, String(LEASE_MS)], {
-    cwd: join(__dirname, '..', '..'),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.add(child);
-  const lines: string[] = [];
-  let out = '';
-  let err = '';
-  child.stdout!.on('data', (d) => {
-    out += d;
-    const parts = out.split('\n');
-    out = parts.pop()!;
-    lines.push(...parts);
-  });
-  child.stderr!.on('data', (d) => (err += d));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    // 'close', not 'exit': after the exit the last lines of its stdout may still be on their way.
-    child.once('close', (code, signal) => {
-      children.delete(child);
-      resolve({ code, signal });
-    }),
-  );
-  return { child, lines, exited, stderr: () => err };
-}
-
-/** Resolves once the log holds events up to `seq` (watched with wait, not timed); fails after `ms`. */
-async function untilStored(l: EventLog, s: LogScope, seq: number, p: Producer, ms = 90_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const last = (await l.state(s))?.lastSequenceNumber;
-    if (last !== undefined && last >= seq) return;
-    if (Date.now() > deadline || p.child.exitCode !== null) throw new Error(`stream ${s.owner} never reached ${seq} (at ${last}): ${p.lines.slice(-3).join(' | ')} ${p.stderr()}`);
-    await l.wait(s, last, 1000);
-  }
-}
-
-interface Outcome {
-  readonly events: ResponseStreamEvent[];
-  readonly error: unknown;
-  readonly at: number;
-}
-
-/** Everything a reader delivers, and how it ended (an error is a value here). */
-function collect(o: Observable<ResponseStreamEvent>): Promise<Outcome> {
-  const events: ResponseStreamEvent[] = [];
-  return new Promise((resolve) =>
-    o.subscribe({
-      next: (e) => events.push(e),
-      error: (error: unknown) => resolve({ events, error, at: Date.now() }),
-      complete: () => resolve({ events, error: undefined, at: Date.now() }),
-    }),
-  );
-}
+const startProducer = (url: string, model: string, owner: string): Child =>
+  startChild(children, 'persist-producer.ts', [url, provider.baseURL, model, owner, String(LEASE_MS)]);
 
 const config = () => ({ baseURL: provider.baseURL, apiKey: 'sk-test' });
-const seqs = (events: readonly { sequence_number?: unknown }[]) => events.map((e) => e.sequence_number);
 
 test('a reader started before the response exists, one started mid-stream and one after the end each deliver every event exactly once, in order', async () => {
   const owner = 'plain';

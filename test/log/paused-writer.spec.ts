@@ -4,15 +4,14 @@
 // append. Its appends and renewals must be refused (fencing token) and it must end with a typed error, while
 // the log holds exactly the recording, each sequence_number once. Once for a paused producer (persistTo in
 // persist-producer.ts) and once for a paused taker (fromEventLog with upstream in takeover-reader.ts).
-import { type ChildProcess, spawn } from 'node:child_process';
-import { join } from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import { fromEventLog } from '../../lib/log/from-event-log';
 import { redisEventLog } from '../../lib/log/redis';
-import type { EventLog, LogScope } from '../../lib/log/types';
+import type { EventLog } from '../../lib/log/types';
 import { startTestServer, type TestServer } from '../../lib/testing/index';
 import { fixture, payloads } from '../helpers/fixtures';
 import { type RedisServer, startRedisServer } from './redis-server';
-import { collect, lapseSoon, seqs } from './takeover-helpers';
+import { collect, lapseSoon, seqs, startChild, untilStored } from './takeover-helpers';
 
 jest.setTimeout(180_000);
 
@@ -45,53 +44,13 @@ afterAll(async () => {
   await redis?.stop();
 });
 
-interface Child {
-  readonly child: ChildProcess;
-  readonly lines: string[];
-  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  stderr(): string;
-}
-
-function startChild(script: string, args: string[]): Child {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, script), ...args], { cwd: join(__dirname, '..', '..'), stdio: ['ignore', 'pipe', 'pipe'] });
-  children.add(child);
-  const lines: string[] = [];
-  let out = '';
-  let err = '';
-  child.stdout!.on('data', (d) => {
-    out += d;
-    const parts = out.split('\n');
-    out = parts.pop()!;
-    lines.push(...parts);
-  });
-  child.stderr!.on('data', (d) => (err += d));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    // 'close', not 'exit': after the exit the last lines of its stdout may still be on their way.
-    child.once('close', (code, signal) => {
-      children.delete(child);
-      resolve({ code, signal });
-    }),
-  );
-  return { child, lines, exited, stderr: () => err };
-}
-
-async function untilStored(s: LogScope, seq: number, p: Child, ms = 90_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const last = (await log.state(s))?.lastSequenceNumber;
-    if (last !== undefined && last >= seq) return;
-    if (Date.now() > deadline || p.child.exitCode !== null) throw new Error(`${s.owner} never reached ${seq} (at ${last}): ${p.lines.slice(-3).join(' | ')} ${p.stderr()}`);
-    await log.wait(s, last, 1000);
-  }
-}
-
 const config = () => ({ baseURL: provider.baseURL, apiKey: 'sk-test' });
 
 test('a paused producer loses its lease to a reader with upstream; woken up, its appends are refused: it ends with a typed error and the log is exactly the recording', async () => {
   const owner = 'paused';
   const s = { responseId, owner };
-  const a = startChild('persist-producer.ts', [redis.url, provider.baseURL, 'paused', owner, String(LEASE_MS)]);
-  await untilStored(s, 50, a);
+  const a = startChild(children, 'persist-producer.ts', [redis.url, provider.baseURL, 'paused', owner, String(LEASE_MS)]);
+  await untilStored(log, s, 50, a);
   a.child.kill('SIGSTOP');
   await lapseSoon(log, s, LAPSE_MS); // as if it had been stopped just after a short renewal
   try {
@@ -116,15 +75,15 @@ test('a paused taker loses the stream to another reader with upstream; woken up,
   const owner = 'taker';
   const s = { responseId, owner };
   // A: the producer, killed so that B takes over.
-  const a = startChild('persist-producer.ts', [redis.url, provider.baseURL, 'taker', owner, String(LEASE_MS)]);
-  await untilStored(s, 30, a);
+  const a = startChild(children, 'persist-producer.ts', [redis.url, provider.baseURL, 'taker', owner, String(LEASE_MS)]);
+  await untilStored(log, s, 30, a);
   a.child.kill('SIGKILL');
   await a.exited;
   await lapseSoon(log, s, LAPSE_MS);
   const killedA = (await log.state(s))?.lastSequenceNumber as number;
   // B: a reader with upstream in its own process; it takes over, then is paused mid-continuation.
-  const b = startChild('takeover-reader.ts', [redis.url, provider.baseURL, responseId, owner, String(LEASE_MS)]);
-  await untilStored(s, killedA + 20, b);
+  const b = startChild(children, 'takeover-reader.ts', [redis.url, provider.baseURL, responseId, owner, String(LEASE_MS)]);
+  await untilStored(log, s, killedA + 20, b);
   b.child.kill('SIGSTOP');
   await lapseSoon(log, s, LAPSE_MS); // as if it had been stopped just after a short renewal
   try {

@@ -1,6 +1,9 @@
-// Shared by the takeover specs (takeover-race, takeover-upstream-error): a producer that records a background
-// stream from the loopback fake provider and "crashes" mid-stream (its release is lost, so its lease lapses
-// on its own), and a reader's outcome collected with its error as a value.
+// Shared by the takeover specs (takeover-*, kill-points, paused-writer, multiprocess): a producer that records a
+// background stream from the loopback fake provider and "crashes" mid-stream (its release is lost, so its lease
+// lapses on its own), a reader's outcome collected with its error as a value, and a script of test/log run in a
+// process of its own (persist-producer.ts, takeover-reader.ts) with its stdout lines.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { join } from 'node:path';
 import type { Observable } from 'rxjs';
 import { EventLogError } from '../../lib/errors';
 import type { ResponseStreamEvent } from '../../lib/events/responses';
@@ -11,6 +14,8 @@ import { persistTo } from '../../operators/persistTo';
 export interface Outcome {
   readonly events: ResponseStreamEvent[];
   readonly error: unknown;
+  /** When it ended (Date.now()). */
+  readonly at: number;
 }
 
 /** Everything a reader delivers, and how it ended (an error is a value here). */
@@ -19,8 +24,8 @@ export function collect(o: Observable<ResponseStreamEvent>): Promise<Outcome> {
   return new Promise((resolve) =>
     o.subscribe({
       next: (e) => events.push(e),
-      error: (error: unknown) => resolve({ events, error }),
-      complete: () => resolve({ events, error: undefined }),
+      error: (error: unknown) => resolve({ events, error, at: Date.now() }),
+      complete: () => resolve({ events, error: undefined, at: Date.now() }),
     }),
   );
 }
@@ -83,5 +88,50 @@ export async function untilLapsed(log: EventLog, s: LogScope): Promise<void> {
   for (let i = 0; (await log.state(s))?.lease !== undefined; i++) {
     if (i > 3000) throw new Error('the lease never lapsed');
     await sleep(20);
+  }
+}
+
+/** A script of test/log running in a process of its own: its stdout lines so far, and its end. */
+export interface Child {
+  readonly child: ChildProcess;
+  readonly lines: string[];
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  stderr(): string;
+}
+
+/** Runs test/log/`script` under tsx with `args`; it stays in `children` (for afterAll to kill) until it closes. */
+export function startChild(children: Set<ChildProcess>, script: string, args: readonly string[]): Child {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, script), ...args], { cwd: join(__dirname, '..', '..'), stdio: ['ignore', 'pipe', 'pipe'] });
+  children.add(child);
+  const lines: string[] = [];
+  let out = '';
+  let err = '';
+  child.stdout!.on('data', (d) => {
+    out += d;
+    const parts = out.split('\n');
+    out = parts.pop()!;
+    lines.push(...parts);
+  });
+  child.stderr!.on('data', (d) => (err += d));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    // 'close', not 'exit': after the exit the last lines of its stdout may still be on their way.
+    child.once('close', (code, signal) => {
+      children.delete(child);
+      resolve({ code, signal });
+    }),
+  );
+  return { child, lines, exited, stderr: () => err };
+}
+
+/** Resolves once `log` holds events up to `seq` (watched with wait, not timed); fails after `ms` or if `p` exited. */
+export async function untilStored(log: EventLog, s: LogScope, seq: number, p: Child, ms = 90_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const last = (await log.state(s))?.lastSequenceNumber;
+    if (last !== undefined && last >= seq) return;
+    if (Date.now() > deadline || p.child.exitCode !== null) {
+      throw new Error(`${s.responseId} (owner ${s.owner ?? '-'}) never reached ${seq} (at ${last}): ${p.lines.slice(-3).join(' | ')} ${p.stderr()}`);
+    }
+    await log.wait(s, last, 1000);
   }
 }
