@@ -3,7 +3,6 @@
 // shared XREAD's reply (follow) instead of a read per wake-up; a cancel reaches a following reader through
 // the events key itself. Counts come from the server's INFO commandstats, never from timing.
 import { lastValueFrom, toArray } from 'rxjs';
-import { Redis } from 'ioredis';
 import { EventLogError } from '../../lib/errors';
 import type { ResponseStreamEvent } from '../../lib/events/responses';
 import { canFollow } from '../../lib/log/follow';
@@ -11,26 +10,16 @@ import { fromEventLog } from '../../lib/log/from-event-log';
 import { redisEventLog, redisStreamKeys } from '../../lib/log/redis';
 import type { EventLog, LogScope } from '../../lib/log/types';
 import { completed, created, delta } from './contract';
-import { type RedisServer, startRedisServer } from './redis-server';
+import { redisForSuite } from './redis-server';
 
 jest.setTimeout(60_000);
 
-let server: RedisServer;
-let admin: Redis;
+const redis = redisForSuite();
 let log: EventLog;
 let prefix: string;
-beforeAll(async () => {
-  server = await startRedisServer();
-  admin = new Redis(server.url, { lazyConnect: true });
-  await admin.connect();
-});
-afterAll(async () => {
-  await admin?.quit();
-  await server?.stop();
-});
 beforeEach(() => {
   prefix = `follow${++n}:`;
-  log = redisEventLog({ url: server.url, keyPrefix: prefix });
+  log = redisEventLog({ url: redis.server.url, keyPrefix: prefix });
 });
 afterEach(() => log.close());
 
@@ -41,7 +30,7 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /** Calls of each command so far (INFO commandstats). */
 async function calls(): Promise<Map<string, number>> {
-  const info = await admin.info('commandstats');
+  const info = await redis.admin.info('commandstats');
   return new Map([...info.matchAll(/cmdstat_([\w|]+):calls=(\d+)/g)].map(([, cmd, c]) => [cmd!, Number(c)]));
 }
 const delta_ = (a: Map<string, number>, b: Map<string, number>, ...cmds: string[]) => cmds.reduce((sum, c) => sum + (b.get(c) ?? 0) - (a.get(c) ?? 0), 0);
@@ -78,12 +67,12 @@ test('the appends of several streams asked for in one turn go as one script call
   expect(await log.read(b, undefined)).toEqual([]);
   expect(await log.state(c)).toMatchObject({ lastSequenceNumber: 2, end: 'completed' });
   // Each stream's keys got their own expiry: the ended one its ttl, the live ones theirs.
-  for (const k of Object.values(redisStreamKeys(prefix, c))) expect(await admin.pttl(k)).toBeGreaterThan(0);
+  for (const k of Object.values(redisStreamKeys(prefix, c))) expect(await redis.admin.pttl(k)).toBeGreaterThan(0);
 });
 
 test('a limit in one stream of a batch leaves the others of the batch written', async () => {
   await log.close();
-  log = redisEventLog({ url: server.url, keyPrefix: prefix, maxEvents: 2 });
+  log = redisEventLog({ url: redis.server.url, keyPrefix: prefix, maxEvents: 2 });
   const [a, b] = [scope(), scope()];
   const la = await log.acquire(a, 60_000);
   const lb = await log.acquire(b, 60_000);

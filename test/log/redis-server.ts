@@ -1,6 +1,7 @@
 // A real redis-server for the tests of redisEventLog: started on a free loopback port, persistence off unless
 // a directory is given, stopped (and waited for) after. .ci/run installs Debian's redis-server when missing.
 import { type ChildProcess, spawn } from 'node:child_process';
+import type { Redis } from 'ioredis';
 import { createServer, Socket } from 'node:net';
 import { join } from 'node:path';
 
@@ -130,6 +131,43 @@ export async function startRedisServer(options: RedisServerOptions = {}): Promis
       await exited(c);
       clearTimeout(timer);
       child = undefined;
+    },
+  };
+}
+
+/** A spec file's own redis-server and an admin client on it (INFO, SCAN, TIME ...), set up by redisForSuite. */
+export interface RedisSuite {
+  readonly server: RedisServer;
+  readonly admin: Redis;
+}
+
+/**
+ * Registers a beforeAll that starts a redis-server and connects an admin client to it, and an afterAll that
+ * quits the client and stops the server. Its fields are there from the beforeAll on (read them in hooks and tests).
+ */
+export function redisForSuite(options: RedisServerOptions = {}): RedisSuite {
+  let server: RedisServer | undefined;
+  let admin: Redis | undefined;
+  beforeAll(async () => {
+    server = await startRedisServer(options);
+    const { Redis } = await import('ioredis');
+    admin = new Redis(server.url, { lazyConnect: true });
+    await admin.connect();
+  });
+  afterAll(async () => {
+    await admin?.quit();
+    await server?.stop();
+  });
+  const ready = <T>(v: T | undefined): T => {
+    if (v === undefined) throw new Error('redisForSuite: read before its beforeAll ran');
+    return v;
+  };
+  return {
+    get server() {
+      return ready(server);
+    },
+    get admin() {
+      return ready(admin);
     },
   };
 }

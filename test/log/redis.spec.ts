@@ -10,24 +10,14 @@ import { EventLogError } from '../../lib/errors';
 import { redisEventLog, redisStreamKeys } from '../../lib/log/redis';
 import type { EventLog, Lease, LogScope } from '../../lib/log/types';
 import { completed, created, delta, describeEventLogContract } from './contract';
-import { type RedisServer, startRedisServer } from './redis-server';
+import { type RedisServer, redisForSuite, startRedisServer } from './redis-server';
 
 jest.setTimeout(60_000);
 
-let server: RedisServer;
-let admin: Redis;
-beforeAll(async () => {
-  server = await startRedisServer();
-  admin = new Redis(server.url, { lazyConnect: true });
-  await admin.connect();
-});
-afterAll(async () => {
-  await admin?.quit();
-  await server?.stop();
-});
+const redis = redisForSuite();
 
 describeEventLogContract('redisEventLog', async (limits) => {
-  const log = redisEventLog({ url: server.url, ...limits });
+  const log = redisEventLog({ url: redis.server.url, ...limits });
   return { log, cleanup: () => log.close() };
 });
 
@@ -37,11 +27,11 @@ const seqs = (events: readonly { sequence_number?: number }[]) => events.map((e)
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /** Every key under a prefix (SCAN, not KEYS). */
-async function keysUnder(redis: Redis, prefix: string): Promise<string[]> {
+async function keysUnder(client: Redis, prefix: string): Promise<string[]> {
   const found: string[] = [];
   let cursor = '0';
   do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+    const [next, keys] = await client.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
     cursor = next;
     found.push(...keys);
   } while (cursor !== '0');
@@ -112,7 +102,7 @@ describe('redisEventLog on a Redis Cluster (one node owning every slot)', () => 
 
 describe('redisEventLog: keys', () => {
   test('a keyPrefix with braces is refused', () => {
-    expect(() => redisEventLog({ url: server.url, keyPrefix: '{app}:' })).toThrow(TypeError);
+    expect(() => redisEventLog({ url: redis.server.url, keyPrefix: '{app}:' })).toThrow(TypeError);
   });
 });
 
@@ -122,11 +112,11 @@ describe('redisEventLog: expiry', () => {
 
   test('every key has an expiry at every step: after acquire, while streaming, after the end', async () => {
     const prefix = `ttl${n}:`;
-    log = redisEventLog({ url: server.url, keyPrefix: prefix });
+    log = redisEventLog({ url: redis.server.url, keyPrefix: prefix });
     const everyKeyExpires = async () => {
-      const keys = await keysUnder(admin, prefix);
+      const keys = await keysUnder(redis.admin, prefix);
       expect(keys.length).toBeGreaterThan(0);
-      for (const k of keys) expect(await admin.pttl(k)).toBeGreaterThan(0);
+      for (const k of keys) expect(await redis.admin.pttl(k)).toBeGreaterThan(0);
     };
     const s = scope();
     const { token } = await log.acquire(s, 60_000);
@@ -140,12 +130,12 @@ describe('redisEventLog: expiry', () => {
     const c = scope();
     await log.cancel(c);
     await everyKeyExpires();
-    expect((await keysUnder(admin, prefix)).length).toBe(3 + 2); // completed: meta, events, end; cancelled: meta, end
+    expect((await keysUnder(redis.admin, prefix)).length).toBe(3 + 2); // completed: meta, events, end; cancelled: meta, end
   });
 
   test('an ended stream vanishes after ttlMs; a live one after liveTtlMs without writes', async () => {
     const prefix = `gone${n}:`;
-    log = redisEventLog({ url: server.url, keyPrefix: prefix, ttlMs: 300, liveTtlMs: 600 });
+    log = redisEventLog({ url: redis.server.url, keyPrefix: prefix, ttlMs: 300, liveTtlMs: 600 });
     const ended = scope();
     const live = scope();
     const since = await redisNow(); // no key can expire before since + its TTL
@@ -162,12 +152,12 @@ describe('redisEventLog: expiry', () => {
     const l = redisStreamKeys(prefix, live);
     const ttls = new Map([[e.meta, 300], [e.events, 300], [e.end, 300], [l.meta, 600], [l.events, 600]]);
     const script = `local out = {} for i = 1, #KEYS do out[i] = redis.call('PTTL', KEYS[i]) end local t = redis.call('TIME') return {t[1] * 1000 + math.floor(t[2] / 1000), out}`;
-    const [now, pttls] = (await admin.eval(script, ttls.size, ...ttls.keys())) as [number, number[]];
+    const [now, pttls] = (await redis.admin.eval(script, ttls.size, ...ttls.keys())) as [number, number[]];
     expect([...ttls.values()].filter((ttl, i) => (pttls[i]! > 0 && pttls[i]! <= ttl) || (pttls[i] === -2 && now >= since + ttl))).toHaveLength(5);
-    expect((await keysUnder(admin, prefix)).filter((k) => !ttls.has(k))).toEqual([]);
+    expect((await keysUnder(redis.admin, prefix)).filter((k) => !ttls.has(k))).toEqual([]);
     const deadline = Date.now() + 30_000;
-    while ((await keysUnder(admin, prefix)).length > 0 && Date.now() < deadline) await sleep(100);
-    expect(await keysUnder(admin, prefix)).toEqual([]);
+    while ((await keysUnder(redis.admin, prefix)).length > 0 && Date.now() < deadline) await sleep(100);
+    expect(await keysUnder(redis.admin, prefix)).toEqual([]);
     expect(await log.state(ended)).toBeUndefined();
     expect(await log.read(live, undefined)).toEqual([]);
   });
@@ -175,7 +165,7 @@ describe('redisEventLog: expiry', () => {
 
 /** Redis's clock, in ms: the one its expiries follow. */
 async function redisNow(): Promise<number> {
-  const [sec, us] = await admin.time();
+  const [sec, us] = await redis.admin.time();
   return Number(sec) * 1000 + Math.floor(Number(us) / 1000);
 }
 
@@ -185,7 +175,7 @@ describe('redisEventLog: fencing', () => {
 
   test("a stale producer's append is refused inside the script: nothing of its batch is written, not even keys", async () => {
     const prefix = `fence${n}:`;
-    log = redisEventLog({ url: server.url, keyPrefix: prefix });
+    log = redisEventLog({ url: redis.server.url, keyPrefix: prefix });
     const s = scope();
     // Long while it writes (a busy machine's pause must not lapse it before the append), then a last short renewal.
     const old = await log.acquire(s, 60_000);
@@ -197,21 +187,21 @@ describe('redisEventLog: fencing', () => {
     }
     const next = await log.acquire(s, 60_000);
     const { events, meta } = redisStreamKeys(prefix, s);
-    const before = { len: await admin.xlen(events), meta: await admin.hgetall(meta) };
+    const before = { len: await redis.admin.xlen(events), meta: await redis.admin.hgetall(meta) };
     expect(await reasonOf(log.append(s, old.token, [delta(1), delta(2), completed(s.responseId, 3)]))).toBe('fenced');
-    expect({ len: await admin.xlen(events), meta: await admin.hgetall(meta) }).toEqual(before);
+    expect({ len: await redis.admin.xlen(events), meta: await redis.admin.hgetall(meta) }).toEqual(before);
     await log.append(s, next.token, [delta(1)]);
     expect(seqs(await log.read(s, undefined))).toEqual([0, 1]);
     // A stream nobody acquired: a fenced append leaves no key behind.
     const none = scope();
     expect(await reasonOf(log.append(none, 1, [created(none.responseId)]))).toBe('fenced');
-    expect(await keysUnder(admin, redisStreamKeys(prefix, none).meta.replace(/:meta$/, ''))).toEqual([]);
+    expect(await keysUnder(redis.admin, redisStreamKeys(prefix, none).meta.replace(/:meta$/, ''))).toEqual([]);
   });
 });
 
 describe('redisEventLog: clients and instances', () => {
   test("an application's own client is used and left open by close(); blocking reads use duplicates of it", async () => {
-    const own = new Redis(server.url, { lazyConnect: true });
+    const own = new Redis(redis.server.url, { lazyConnect: true });
     await own.connect();
     try {
       const log = redisEventLog({ client: own });
@@ -231,8 +221,8 @@ describe('redisEventLog: clients and instances', () => {
   });
 
   test("two log instances (as two processes) see each other's appends, leases and cancels; a reader's wait wakes on the other's append", async () => {
-    const producer = redisEventLog({ url: server.url });
-    const reader = redisEventLog({ url: server.url });
+    const producer = redisEventLog({ url: redis.server.url });
+    const reader = redisEventLog({ url: redis.server.url });
     try {
       const s = scope('tenant');
       const lease = await producer.acquire(s, 60_000);
@@ -260,7 +250,7 @@ describe('redisEventLog: clients and instances', () => {
   });
 
   test('many concurrent waits, on one instance, all wake', async () => {
-    const log = redisEventLog({ url: server.url });
+    const log = redisEventLog({ url: redis.server.url });
     try {
       const s = scope();
       const { token } = await log.acquire(s, 60_000);
@@ -274,7 +264,7 @@ describe('redisEventLog: clients and instances', () => {
   });
 
   test('close() settles pending waits (false) and later calls fail with unavailable', async () => {
-    const log = redisEventLog({ url: server.url });
+    const log = redisEventLog({ url: redis.server.url });
     const s = scope();
     const waiting = log.wait(s, undefined, 60_000);
     await sleep(100);
@@ -288,7 +278,7 @@ describe('redisEventLog across processes', () => {
   test('a child process produces while this one tails with wait/read; kill -9 of the child: its lease lapses, a new producer takes over with a greater token', async () => {
     const leaseMs = 5000;
     const s: LogScope = { responseId: `resp_child_${process.pid}_${++n}` };
-    const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, 'redis-producer.ts'), server.url, s.responseId, String(leaseMs)], {
+    const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, 'redis-producer.ts'), redis.server.url, s.responseId, String(leaseMs)], {
       cwd: join(__dirname, '..', '..'),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -297,7 +287,7 @@ describe('redisEventLog across processes', () => {
     let err = '';
     child.stdout.on('data', (d) => (out += d));
     child.stderr.on('data', (d) => (err += d));
-    const log = redisEventLog({ url: server.url });
+    const log = redisEventLog({ url: redis.server.url });
     try {
       // Tails as a reader in another process would: wait, then read what came, until 10 events arrived.
       const seen: number[] = [];

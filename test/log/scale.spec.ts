@@ -12,13 +12,12 @@
 // expires nothing in the middle of a script), and a stream missing from the count after the ends must be
 // provably past its TTL by Redis's own clock; the wait for the expiry polls DBSIZE under a generous deadline.
 import { concat, concatMap, defer, from, lastValueFrom, map, Observable, of, tap, timer, toArray } from 'rxjs';
-import { Redis } from 'ioredis';
 import type { ResponseStreamEvent } from '../../lib/events/responses';
 import { fromEventLog } from '../../lib/log/from-event-log';
 import { redisEventLog, redisStreamKeys } from '../../lib/log/redis';
 import { persistTo } from '../../operators/persistTo';
 import { completed, created, delta } from './contract';
-import { type RedisServer, startRedisServer } from './redis-server';
+import { redisForSuite } from './redis-server';
 
 jest.setTimeout(300_000);
 
@@ -34,23 +33,13 @@ const LIVE_TTL_MS = 600_000;
 /** The bound on the waits (for readers to catch up, for the expiry): generous, a busy machine is slow. */
 const DEADLINE_MS = 120_000;
 
-let server: RedisServer;
-let admin: Redis;
-beforeAll(async () => {
-  server = await startRedisServer();
-  admin = new Redis(server.url, { lazyConnect: true });
-  await admin.connect();
-});
-afterAll(async () => {
-  await admin?.quit();
-  await server?.stop();
-});
+const redis = redisForSuite();
 
-const usedMemory = async (): Promise<number> => Number(/used_memory:(\d+)/.exec(await admin.info('memory'))?.[1]);
+const usedMemory = async (): Promise<number> => Number(/used_memory:(\d+)/.exec(await redis.admin.info('memory'))?.[1]);
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 /** Redis's clock, in ms: the one its expiries follow. */
 const redisNow = async (): Promise<number> => {
-  const [s, us] = await admin.time();
+  const [s, us] = await redis.admin.time();
   return Number(s) * 1000 + Math.floor(Number(us) / 1000);
 };
 
@@ -84,7 +73,7 @@ async function snapshot(ids: readonly string[]): Promise<Snapshot> {
     const k = redisStreamKeys(PREFIX, { responseId: id });
     return [k.meta, k.events, k.end];
   });
-  const [now, dbsize, rows] = (await admin.eval(SNAPSHOT, keys.length, ...keys)) as [string, number, [number, number, number, string, string, string][]];
+  const [now, dbsize, rows] = (await redis.admin.eval(SNAPSHOT, keys.length, ...keys)) as [string, number, [number, number, number, string, string, string][]];
   return {
     now: Number(now),
     dbsize,
@@ -95,12 +84,12 @@ async function snapshot(ids: readonly string[]): Promise<Snapshot> {
 const expiresWithin = (pttl: number, ttl: number): boolean => pttl > 0 && pttl <= ttl;
 
 test(`${STREAMS} concurrent streams persisted and tailed in one process: all correct; every key expires; keys and memory return to the baseline after the TTL`, async () => {
-  await admin.flushall();
-  expect(await admin.dbsize()).toBe(0);
+  await redis.admin.flushall();
+  expect(await redis.admin.dbsize()).toBe(0);
   const baseline = await usedMemory();
   // One connection carries every command of 2,000 producers and readers, under jest's open-handle tracking: a
   // command may wait long behind the others on a busy machine, so the bound on one is generous.
-  const log = redisEventLog({ url: server.url, keyPrefix: PREFIX, ttlMs: TTL_MS, liveTtlMs: LIVE_TTL_MS, commandTimeoutMs: 60_000 });
+  const log = redisEventLog({ url: redis.server.url, keyPrefix: PREFIX, ttlMs: TTL_MS, liveTtlMs: LIVE_TTL_MS, commandTimeoutMs: 60_000 });
   const started = Date.now();
   let releasedAt = 0;
   let readAt = 0;
@@ -176,9 +165,9 @@ test(`${STREAMS} concurrent streams persisted and tailed in one process: all cor
 
   // TTL_MS after the ends every key is gone (Redis expires them actively, without reads), and the memory with them.
   const deadline = Date.now() + TTL_MS + DEADLINE_MS;
-  while ((await admin.dbsize()) > 0 && Date.now() < deadline) await sleep(200);
-  expect(await admin.dbsize()).toBe(0);
-  const [cursor, left] = await admin.scan('0', 'COUNT', 10_000);
+  while ((await redis.admin.dbsize()) > 0 && Date.now() < deadline) await sleep(200);
+  expect(await redis.admin.dbsize()).toBe(0);
+  const [cursor, left] = await redis.admin.scan('0', 'COUNT', 10_000);
   expect([cursor, left]).toEqual(['0', []]);
   let after = await usedMemory();
   while (after > baseline + 1024 * 1024 && Date.now() < deadline) {
