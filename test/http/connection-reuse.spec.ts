@@ -100,12 +100,14 @@ describe('keep-alive connections of streams that end normally', () => {
   const sse = fixture('plain-text');
   const N = 5;
 
-  test('N sequential Responses streams ending at their terminal event reuse one connection', async () => {
-    const server = await loopback(sse, 'end');
+  /**
+   * Runs `one` stream `n` times in a row against `server` (each once the server has ended the previous body),
+   * then checks that all of them went over one keep-alive connection, never closed by the client.
+   */
+  async function expectOneConnection(server: Loopback, n: number, one: () => Promise<void>): Promise<void> {
     try {
-      for (let i = 1; i <= N; i++) {
-        const events = await lastValueFrom(streamResponse({ model: 'm' }, { baseURL: server.baseURL, apiKey: 'k' }).pipe(toArray()));
-        expect(events).toEqual(payloads(sse));
+      for (let i = 1; i <= n; i++) {
+        await one();
         // The body's end comes after the terminal event; the next request goes once the server has sent it
         // (and the client, in this same process, has had a turn to read it).
         await server.ended(i);
@@ -116,67 +118,53 @@ describe('keep-alive connections of streams that end normally', () => {
     } finally {
       await server.close();
     }
+  }
+
+  /** A Responses stream from a server whose body goes on `after` the terminal event: all its events, then the client closes the connection. */
+  async function expectCutAfterEnd(after: After, drainAfterEnd: { bytes?: number; ms?: number }): Promise<void> {
+    const server = await loopback(sse, after);
+    try {
+      const events = await lastValueFrom(streamResponse({ model: 'm' }, { baseURL: server.baseURL, apiKey: 'k', drainAfterEnd }).pipe(toArray()));
+      expect(events).toEqual(payloads(sse));
+      await until(() => server.clientClosed >= 1);
+    } finally {
+      await server.close();
+    }
+  }
+
+  test('N sequential Responses streams ending at their terminal event reuse one connection', async () => {
+    const server = await loopback(sse, 'end');
+    await expectOneConnection(server, N, async () => {
+      const events = await lastValueFrom(streamResponse({ model: 'm' }, { baseURL: server.baseURL, apiKey: 'k' }).pipe(toArray()));
+      expect(events).toEqual(payloads(sse));
+    });
   });
 
   test('a subscriber leaving on the terminal event (first()) still leaves the connection reusable', async () => {
     const server = await loopback(sse, 'end');
-    try {
-      for (let i = 1; i <= 3; i++) {
-        const last = await lastValueFrom(
-          streamResponse({ model: 'm' }, { baseURL: server.baseURL, apiKey: 'k' }).pipe(first((e) => e.type === 'response.completed')),
-        );
-        expect(last.type).toBe('response.completed');
-        await server.ended(i);
-        await sleep(50);
-      }
-      expect(server.clientClosed).toBe(0);
-      expect(server.connections).toBe(1);
-    } finally {
-      await server.close();
-    }
+    await expectOneConnection(server, 3, async () => {
+      const last = await lastValueFrom(
+        streamResponse({ model: 'm' }, { baseURL: server.baseURL, apiKey: 'k' }).pipe(first((e) => e.type === 'response.completed')),
+      );
+      expect(last.type).toBe('response.completed');
+    });
   });
 
   test('Chat Completions streams ending at [DONE] reuse one connection', async () => {
     const chat = fixture('chat-text');
     const server = await loopback(chat, 'end');
-    try {
-      for (let i = 1; i <= 3; i++) {
-        const chunks = await lastValueFrom(streamChatCompletion({ model: 'm', messages: [] }, { baseURL: server.baseURL, apiKey: 'k' }).pipe(toArray()));
-        expect(chunks).toEqual(payloads(chat));
-        await server.ended(i);
-        await sleep(50);
-      }
-      expect(server.clientClosed).toBe(0);
-      expect(server.connections).toBe(1);
-    } finally {
-      await server.close();
-    }
+    await expectOneConnection(server, 3, async () => {
+      const chunks = await lastValueFrom(streamChatCompletion({ model: 'm', messages: [] }, { baseURL: server.baseURL, apiKey: 'k' }).pipe(toArray()));
+      expect(chunks).toEqual(payloads(chat));
+    });
   });
 
   test('the rest of a finished body is read up to drainAfterEnd.bytes, then the connection is cut', async () => {
-    const server = await loopback(sse, 'endless');
-    try {
-      const events = await lastValueFrom(
-        streamResponse({ model: 'm' }, { baseURL: server.baseURL, apiKey: 'k', drainAfterEnd: { bytes: 64 * 1024, ms: 600_000 } }).pipe(toArray()),
-      );
-      expect(events).toEqual(payloads(sse));
-      await until(() => server.clientClosed >= 1);
-    } finally {
-      await server.close();
-    }
+    await expectCutAfterEnd('endless', { bytes: 64 * 1024, ms: 600_000 });
   });
 
   test('a finished body whose end does not come is cut after drainAfterEnd.ms', async () => {
-    const server = await loopback(sse, 'hold');
-    try {
-      const events = await lastValueFrom(
-        streamResponse({ model: 'm' }, { baseURL: server.baseURL, apiKey: 'k', drainAfterEnd: { ms: 50 } }).pipe(toArray()),
-      );
-      expect(events).toEqual(payloads(sse));
-      await until(() => server.clientClosed >= 1);
-    } finally {
-      await server.close();
-    }
+    await expectCutAfterEnd('hold', { ms: 50 });
   });
 
   test('unsubscribing mid-stream aborts the request at once: the server sees the connection close', async () => {
