@@ -14,7 +14,7 @@ import { startTestServer, type TestServer } from '../../lib/testing/index';
 import { persistTo } from '../../operators/persistTo';
 import { fixture, payloads } from '../helpers/fixtures';
 import { type RedisServer, startRedisServer } from './redis-server';
-import { collect, sleep, untilLapsed } from './takeover-helpers';
+import { collect, crashingView, sleep, untilLapsed } from './takeover-helpers';
 
 jest.setTimeout(60_000);
 
@@ -51,15 +51,9 @@ describe.each([
     const s = { responseId, owner };
     try {
       // The producer: its appends after DURABLE never complete (it dies with them in flight), its release is lost.
-      let token: number | undefined;
+      const crashing = crashingView(log);
       const dying: EventLog = {
-        ...log,
-        acquire: async (scope, ms) => {
-          const lease = await log.acquire(scope, ms);
-          token = lease.token;
-          return lease;
-        },
-        release: async () => undefined,
+        ...crashing.log,
         append: async (scope, token, events) => {
           const fresh = events.filter((e) => (e.sequence_number as number) <= DURABLE);
           if (fresh.length > 0) await log.append(scope, token, fresh);
@@ -75,7 +69,7 @@ describe.each([
         await sleep(10);
       }
       producer.unsubscribe(); // the crash, just after a last renewal of 1 s
-      await log.renew(s, token!, 1000);
+      await log.renew(s, crashing.token(), 1000);
       expect(client).toEqual(recorded.slice(0, PASSED + 1));
       expect((await log.state(s))?.lastSequenceNumber).toBe(DURABLE);
       await untilLapsed(log, s);

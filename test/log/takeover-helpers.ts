@@ -34,6 +34,29 @@ export const seqs = (events: readonly { sequence_number?: unknown }[]) => events
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /**
+ * `log` as a producer that is going to crash sees it: its release is lost (so its lease can only lapse), and
+ * `token()` is the token of the lease it acquired, for the test to make its last renewal with.
+ */
+export function crashingView(log: EventLog): { readonly log: EventLog; token(): number } {
+  let token: number | undefined;
+  return {
+    log: {
+      ...log,
+      acquire: async (scope, ms) => {
+        const lease = await log.acquire(scope, ms);
+        token = lease.token;
+        return lease;
+      },
+      release: async () => undefined,
+    },
+    token: () => {
+      if (token === undefined) throw new Error('the producer never acquired its lease');
+      return token;
+    },
+  };
+}
+
+/**
  * Streams transcript `model` from `baseURL` through persistTo into `log` until `point` is stored, then
  * crashes: the persistTo is unsubscribed with its release lost (no renewal, no release). The provider must
  * stall the create request after `point + 1` events, so that the producer is mid-stream. While it streams
@@ -41,19 +64,10 @@ export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
  * `lapseMs` long, as if it had died just after renewing, so that the lease lapses soon without waiting long.
  */
 export async function crashedProducer(log: EventLog, baseURL: string, model: string, s: LogScope, point: number, lapseMs: number): Promise<void> {
-  let token: number | undefined;
   let failure: unknown;
-  const crashing: EventLog = {
-    ...log,
-    acquire: async (scope, ms) => {
-      const lease = await log.acquire(scope, ms);
-      token = lease.token;
-      return lease;
-    },
-    release: async () => undefined,
-  };
+  const crashing = crashingView(log);
   const producer = streamResponse({ model, input: 'count', background: true }, { baseURL, apiKey: 'sk-test' })
-    .pipe(persistTo(crashing, { owner: s.owner, leaseMs: 60_000, maxBatchDelay: 0 }))
+    .pipe(persistTo(crashing.log, { owner: s.owner, leaseMs: 60_000, maxBatchDelay: 0 }))
     .subscribe({ error: (e: unknown) => (failure = e) });
   try {
     for (let i = 0; ; i++) {
@@ -66,7 +80,7 @@ export async function crashedProducer(log: EventLog, baseURL: string, model: str
   } finally {
     producer.unsubscribe();
   }
-  await log.renew(s, token!, lapseMs);
+  await log.renew(s, crashing.token(), lapseMs);
 }
 
 /**

@@ -2,9 +2,10 @@
 // without releasing its lease); a reader with `upstream` waits out the lease, takes it over, continues the
 // provider's stream after the last stored event, and the reader's events equal the recording.
 import { lastValueFrom, toArray } from 'rxjs';
-import { cancelResponse, fromEventLog, memoryEventLog, persistTo, streamResponse, type EventLog } from '../../lib/index';
+import { cancelResponse, fromEventLog, memoryEventLog, persistTo, streamResponse } from '../../lib/index';
 import { startTestServer } from '../../lib/testing/index';
 import { fixture, payloads } from '../helpers/fixtures';
+import { crashingView } from './takeover-helpers';
 
 test('a reader takes over a lapsed producer and ends with exactly the recorded events', async () => {
   const sse = fixture('background-queued');
@@ -15,25 +16,16 @@ test('a reader takes over a lapsed producer and ends with exactly the recorded e
   const log = memoryEventLog();
   // The producer's view of the log: its release is lost, as in a crash. Its lease is long while it streams (a
   // busy machine's pause must not lapse it early); at the crash its last renewal is made short (300 ms).
-  let token: number | undefined;
-  const crashing: EventLog = {
-    ...log,
-    acquire: async (scope, ms) => {
-      const lease = await log.acquire(scope, ms);
-      token = lease.token;
-      return lease;
-    },
-    release: async () => undefined,
-  };
+  const crashing = crashingView(log);
   try {
     const config = { baseURL: server.baseURL, apiKey: 'sk-test' };
     const produced: unknown[] = [];
     const producer = streamResponse({ model: 'bg', input: 'hi', background: true }, config)
-      .pipe(persistTo(crashing, { leaseMs: 60_000, maxBatchDelay: 0 }))
+      .pipe(persistTo(crashing.log, { leaseMs: 60_000, maxBatchDelay: 0 }))
       .subscribe((e) => produced.push(e));
     for (let i = 0; i < 6000 && (await log.state({ responseId }))?.lastSequenceNumber !== 4; i++) await new Promise((r) => setTimeout(r, 10));
     producer.unsubscribe(); // the crash: nothing released, the lease lapses on its own
-    await log.renew({ responseId }, token!, 300);
+    await log.renew({ responseId }, crashing.token(), 300);
     expect(produced).toEqual(recorded.slice(0, 5));
     const stored = (await log.state({ responseId }))?.lastSequenceNumber;
     expect(stored).toBe(4);
