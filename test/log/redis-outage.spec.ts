@@ -143,6 +143,28 @@ function expectDurable(stored: ResponseStreamEvent[], run: Run, reader: Outcome)
   expect(stored.length).toBeGreaterThanOrEqual(reader.events.length);
 }
 
+/**
+ * After a fault that was over at `back` (a blip, a short pause): each side either carried on to an exact end
+ * or ended with unavailable; nothing acknowledged is lost, and a producer that completed stored the whole
+ * stream. Closes the run's logs.
+ */
+async function expectCarriedOnOrUnavailable(run: Run, id: string, back: number): Promise<void> {
+  try {
+    const [producer, reader] = await Promise.all([run.producer, run.reader]);
+    for (const o of [producer, reader]) {
+      if (o.error !== undefined) expectUnavailable(o, back);
+      else expect(o.events).toEqual(run.events);
+    }
+    const stored = await readWhenBack(run.logs[1]!, { responseId: id });
+    expectDurable(stored, run, reader);
+    if (producer.error === undefined) expect(stored).toEqual(run.events); // it completed: durable, whole
+    await sleep(100);
+    expect(unhandled).toEqual([]);
+  } finally {
+    for (const l of run.logs) await l.close();
+  }
+}
+
 test('Redis hung (SIGSTOP) mid-stream: persistTo and fromEventLog end with unavailable, no hang; after SIGCONT every acknowledged event is there', async () => {
   const id = 'resp_sigstop';
   const run = await start(id, 100);
@@ -232,21 +254,7 @@ test('a Redis blip (killed and restarted at once) mid-stream: each side either c
   const run = await start(id, 100);
   await server.kill();
   await server.restart();
-  const back = Date.now();
-  try {
-    const [producer, reader] = await Promise.all([run.producer, run.reader]);
-    for (const o of [producer, reader]) {
-      if (o.error !== undefined) expectUnavailable(o, back);
-      else expect(o.events).toEqual(run.events);
-    }
-    const stored = await readWhenBack(run.logs[1]!, { responseId: id });
-    expectDurable(stored, run, reader);
-    if (producer.error === undefined) expect(stored).toEqual(run.events); // it completed: durable, whole
-    await sleep(100);
-    expect(unhandled).toEqual([]);
-  } finally {
-    for (const l of run.logs) await l.close();
-  }
+  await expectCarriedOnOrUnavailable(run, id, Date.now());
 });
 
 test('a short pause of Redis (SIGSTOP, SIGCONT soon after) mid-stream: each side either carries on to an exact end or ends with a typed error', async () => {
@@ -256,21 +264,7 @@ test('a short pause of Redis (SIGSTOP, SIGCONT soon after) mid-stream: each side
   process.kill(pid, 'SIGSTOP');
   await sleep(Math.floor(COMMAND_TIMEOUT_MS / 4));
   process.kill(pid, 'SIGCONT');
-  const back = Date.now();
-  try {
-    const [producer, reader] = await Promise.all([run.producer, run.reader]);
-    for (const o of [producer, reader]) {
-      if (o.error !== undefined) expectUnavailable(o, back);
-      else expect(o.events).toEqual(run.events);
-    }
-    const stored = await readWhenBack(run.logs[1]!, { responseId: id });
-    expectDurable(stored, run, reader);
-    if (producer.error === undefined) expect(stored).toEqual(run.events);
-    await sleep(100);
-    expect(unhandled).toEqual([]);
-  } finally {
-    for (const l of run.logs) await l.close();
-  }
+  await expectCarriedOnOrUnavailable(run, id, Date.now());
 });
 
 test("onWriteError 'continue': Redis hung mid-stream, the stream still passes every event and completes; what was acknowledged stays in the log", async () => {
