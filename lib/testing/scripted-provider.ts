@@ -75,6 +75,11 @@ export interface ScriptedProvider {
   readonly webSocket: ResponsesWebSocketServer;
   /** Resolves once request `index` has arrived. */
   waitForRequest(index: number): Promise<ScriptedRequest>;
+  /**
+   * How the HTTP answer to request `index` ended, once it has: `'completed'` when all of it was written,
+   * `'aborted'` when the client closed the connection first (a cancelled turn). Only for HTTP requests.
+   */
+  answerEnded(index: number): Promise<'completed' | 'aborted'>;
   close(): Promise<void>;
 }
 
@@ -165,6 +170,18 @@ export async function startScriptedProvider(options: ScriptedProviderOptions): P
   const callsOf = new Map<string, string[]>();
   const sockets = new Set<Socket>();
   let httpResponses = 0;
+  /** How each HTTP answer ended, by request index, settled when its response closes. */
+  const endings = new Map<number, { promise: Promise<'completed' | 'aborted'>; resolve: (e: 'completed' | 'aborted') => void }>();
+  const ending = (index: number) => {
+    let e = endings.get(index);
+    if (!e) {
+      let resolve!: (v: 'completed' | 'aborted') => void;
+      const promise = new Promise<'completed' | 'aborted'>((r) => (resolve = r));
+      e = { promise, resolve };
+      endings.set(index, e);
+    }
+    return e;
+  };
 
   const record = (transport: 'http' | 'websocket', body: Item, responseId: string, lane: string | undefined): ScriptedRequest => {
     const input = inputOf(body);
@@ -229,6 +246,8 @@ export async function startScriptedProvider(options: ScriptedProviderOptions): P
       return sendError(res, 400, 'the body is not JSON');
     }
     const r = record('http', body, `resp_http${++httpResponses}`, undefined);
+    const ended = ending(r.index);
+    res.on('close', () => ended.resolve(res.writableFinished ? 'completed' : 'aborted'));
     const a = answer(r);
     if ('status' in a) {
       r.status = a.status;
@@ -298,6 +317,7 @@ export async function startScriptedProvider(options: ScriptedProviderOptions): P
         if (r) resolve(r);
         else waiters.set(index, [...(waiters.get(index) ?? []), resolve]);
       }),
+    answerEnded: (index) => ending(index).promise,
     close: async () => {
       await webSocket.close();
       const stopped = new Promise<void>((resolve) => server.close(() => resolve()));

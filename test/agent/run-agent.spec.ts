@@ -146,6 +146,35 @@ describe.each<Transport>(['http', 'websocket'])('runAgent over %s', (transport) 
   });
 });
 
+describe('cancellation over real loopback HTTP', () => {
+  test('unsubscribing mid-turn closes the HTTP connection (the server sees the answer aborted) and sends nothing more', async () => {
+    const long = 'word '.repeat(200);
+    provider = await startScriptedProvider({ turns: [{ text: long }], chunkDelay: 20 });
+    const config = { baseURL: provider.baseURL, apiKey: KEY };
+    const seen: string[] = [];
+    let first!: () => void;
+    const streaming = new Promise<void>((r) => (first = r));
+    const sub = runAgent({ model: 'm', input: 'go' }, { config, tools }).subscribe((e) => {
+      seen.push(e.type);
+      if (e.type === 'response.output_text.delta') first();
+    });
+    await streaming;
+    sub.unsubscribe();
+    const count = seen.length;
+    await expect(provider.answerEnded(0)).resolves.toBe('aborted');
+    await new Promise((r) => setTimeout(r, 100));
+    expect(seen).toHaveLength(count); // nothing after the unsubscribe
+    expect(seen).not.toContain('response.completed');
+    expect(provider.requests).toHaveLength(1);
+  });
+
+  test('a turn that ran to its end is answered completely (the ending is told apart)', async () => {
+    provider = await startScriptedProvider({ turns: [{ text: 'short' }], chunkDelay: 1 });
+    await lastValueFrom(runAgent({ model: 'm', input: 'go' }, { config: { baseURL: provider.baseURL, apiKey: KEY }, tools }));
+    await expect(provider.answerEnded(0)).resolves.toBe('completed');
+  });
+});
+
 describe('the scripted provider', () => {
   test('over WebSocket a refused turn fails the lane: the run ends with a LaneError naming the API error', async () => {
     provider = await startScriptedProvider({ turns: [{ calls: [{ name: 'get_time', arguments: { timezone: 'UTC' } }] }, { error: { status: 429, message: 'slow down', code: 'rate_limit_exceeded' } }] });
