@@ -40,11 +40,22 @@ export function callsOf(items: readonly AgentInputItem[], turn: number): AgentCa
 
 const MAX_MESSAGE = 500;
 
-/** What a thrown value says, masked and cut: never a stack. */
+/** A line of a stack trace (V8 `    at f (file:1:2)`, Firefox / Safari `f@file:1:2`). */
+const STACK_FRAME = /^\s+at\s|^\s*[\w$.<>]*@\S+:\d+(?::\d+)?\s*$/;
+
+/** Text for the model: stack frames (a wrapped error's stack folded into a message) left out, secrets masked, cut. */
+function forModel(text: string, secrets: Secrets): string {
+  const lines = text.split('\n');
+  const frame = lines.findIndex((l) => STACK_FRAME.test(l));
+  const kept = (frame < 0 ? lines : lines.slice(0, frame)).join('\n').trimEnd();
+  return redactThenCut(kept === '' ? 'unknown error' : kept, MAX_MESSAGE, secrets);
+}
+
+/** What a thrown value says, masked and cut: never a stack. An Error without a message says its name. */
 function messageOf(e: unknown, secrets: Secrets): string {
   const m = e instanceof Error ? e.message : typeof e === 'string' ? e : (e as { message?: unknown } | null)?.message;
-  const text = typeof m === 'string' && m !== '' ? m : 'unknown error';
-  return redactThenCut(text, MAX_MESSAGE, secrets);
+  if (typeof m === 'string' && m !== '') return forModel(m, secrets);
+  return e instanceof Error && e.name !== '' && e.name !== 'Error' ? forModel(e.name, secrets) : 'unknown error';
 }
 
 class ToolTimeout {
@@ -228,7 +239,7 @@ function prepare(env: CallEnvironment, call: AgentCall): Prepared {
       return { steps: failed(call, 'invalid_arguments', `the arguments of ${call.name} are not valid JSON`) };
     }
     const checked = tool.check(json);
-    if (!checked.ok) return { steps: failed(call, 'invalid_arguments', `the arguments of ${call.name} are invalid: ${checked.error}`) };
+    if (!checked.ok) return { steps: failed(call, 'invalid_arguments', `the arguments of ${call.name} are invalid: ${forModel(checked.error, env.secrets)}`) };
     const decoded: AgentCall = { ...call, args: checked.value };
     const runnable = running(env, decoded, tool.timeout ?? env.toolTimeout, (ctx) => tool.execute(checked.value, ctx), (r) => tool.checkResult(r));
     let needs: boolean;
