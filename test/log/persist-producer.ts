@@ -5,42 +5,29 @@
 import { lastValueFrom } from 'rxjs';
 import { persistTo } from '../../operators/persistTo';
 import { streamResponse } from '../../lib/http/transports';
-import { redisEventLog } from '../../lib/log/redis';
 import type { EventLog } from '../../lib/log/types';
+import { runChildScript } from './takeover-helpers';
 
 const [url, baseURL, model, owner, leaseMs] = process.argv.slice(2) as [string, string, string, string, string];
 
-async function main(): Promise<void> {
-  // Generous: a busy machine may delay a command long (a dead Redis still fails its commands at once).
-  const log = redisEventLog({ url, commandTimeoutMs: 10_000 });
-  // What the test needs to know: which events Redis acknowledged (so that none of them may be lost).
-  const acking: EventLog = {
-    ...log,
-    append: async (scope, token, events) => {
-      await log.append(scope, token, events);
-      const last = events.at(-1)?.sequence_number;
-      if (last !== undefined) process.stdout.write(`ack ${last}\n`);
-    },
-  };
-  try {
+runChildScript(
+  url,
+  async (log) => {
+    // What the test needs to know: which events Redis acknowledged (so that none of them may be lost).
+    const acking: EventLog = {
+      ...log,
+      append: async (scope, token, events) => {
+        await log.append(scope, token, events);
+        const last = events.at(-1)?.sequence_number;
+        if (last !== undefined) process.stdout.write(`ack ${last}\n`);
+      },
+    };
     await lastValueFrom(
-      streamResponse({ model, input: 'count', background: true }, { baseURL, apiKey: 'sk-test' }).pipe(
-        persistTo(acking, { owner, leaseMs: Number(leaseMs) }),
-      ),
+      streamResponse({ model, input: 'count', background: true }, { baseURL, apiKey: 'sk-test' }).pipe(persistTo(acking, { owner, leaseMs: Number(leaseMs) })),
     );
-    process.stdout.write('done\n');
-  } catch (e) {
+  },
+  (e) => {
     const err = e as { name?: string; reason?: string };
-    process.stdout.write(`error ${err.name ?? 'unknown'} ${err.reason ?? '-'}\n`);
-  } finally {
-    await log.close();
-  }
-}
-
-main().then(
-  () => process.exit(0),
-  (e: unknown) => {
-    console.error(e);
-    process.exit(1);
+    return `${err.name ?? 'unknown'} ${err.reason ?? '-'}`;
   },
 );

@@ -8,6 +8,7 @@ import type { Observable } from 'rxjs';
 import { EventLogError } from '../../lib/errors';
 import type { ResponseStreamEvent } from '../../lib/events/responses';
 import { streamResponse } from '../../lib/http/transports';
+import { redisEventLog } from '../../lib/log/redis';
 import type { EventLog, LogScope } from '../../lib/log/types';
 import { persistTo } from '../../operators/persistTo';
 
@@ -148,4 +149,31 @@ export async function untilStored(log: EventLog, s: LogScope, seq: number, p: Ch
     }
     await log.wait(s, last, 1000);
   }
+}
+
+/**
+ * The body of a script run by startChild (persist-producer.ts, takeover-reader.ts): runs `work` on a
+ * redisEventLog of its own on `url`, prints `done`, or `error <describeError(e)>` if `work` failed, closes the log
+ * and exits 0 (1 only if that fails).
+ */
+export function runChildScript(url: string, work: (log: EventLog) => Promise<void>, describeError: (e: unknown) => string): void {
+  const main = async (): Promise<void> => {
+    // Generous: a busy machine may delay a command long (a dead Redis still fails its commands at once).
+    const log = redisEventLog({ url, commandTimeoutMs: 10_000 });
+    try {
+      await work(log);
+      process.stdout.write('done\n');
+    } catch (e) {
+      process.stdout.write(`error ${describeError(e)}\n`);
+    } finally {
+      await log.close();
+    }
+  };
+  main().then(
+    () => process.exit(0),
+    (e: unknown) => {
+      console.error(e);
+      process.exit(1);
+    },
+  );
 }

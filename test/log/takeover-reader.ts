@@ -4,31 +4,18 @@
 // or `error <name>`, and exits. The test kills it with SIGKILL while it continues the stream.
 import { lastValueFrom, tap } from 'rxjs';
 import { fromEventLog } from '../../lib/log/from-event-log';
-import { redisEventLog } from '../../lib/log/redis';
+import { runChildScript } from './takeover-helpers';
 
 const [url, baseURL, responseId, owner, leaseMs] = process.argv.slice(2) as [string, string, string, string, string];
 
-async function main(): Promise<void> {
-  // Generous: a busy machine may delay a command long.
-  const log = redisEventLog({ url, commandTimeoutMs: 10_000 });
-  try {
+runChildScript(
+  url,
+  async (log) => {
     await lastValueFrom(
       fromEventLog(log, responseId, { owner, upstream: { baseURL, apiKey: 'sk-test' }, leaseMs: Number(leaseMs), notFoundTimeout: 60_000, pollMs: 200 }).pipe(
         tap((e) => process.stdout.write(`ev ${String(e.sequence_number)}\n`)),
       ),
     );
-    process.stdout.write('done\n');
-  } catch (e) {
-    process.stdout.write(`error ${(e as { name?: string }).name ?? 'unknown'}\n`);
-  } finally {
-    await log.close();
-  }
-}
-
-main().then(
-  () => process.exit(0),
-  (e: unknown) => {
-    console.error(e);
-    process.exit(1);
   },
+  (e) => (e as { name?: string }).name ?? 'unknown',
 );
