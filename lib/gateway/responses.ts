@@ -2,11 +2,13 @@
 // any instance, taking a dead producer's stream over when the response runs in the background upstream),
 // and cancel.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { throwError, timeout, type Observable } from 'rxjs';
+import { from, lastValueFrom, throwError, timeout, type Observable } from 'rxjs';
 import type { ResponseStreamEvent } from '../events/responses.js';
 import { checkResponseId, streamResponse } from '../http/transports.js';
 import { fromEventLog } from '../log/from-event-log.js';
-import type { LogScope } from '../log/types.js';
+import type { EventLog, LogScope } from '../log/types.js';
+import { EventLogError } from '../errors.js';
+import { accumulateResponse } from '../../operators/accumulateResponse.js';
 import { persistTo } from '../../operators/persistTo.js';
 import { upstreamConfig, type Caller } from './auth.js';
 import { admit, sendError, startPump, type GatewayContext } from './context.js';
@@ -16,6 +18,33 @@ import { fetchUpstream, relay, requestHeaders } from './forward.js';
 /** Whether a stream ended because it was cancelled (then its readers end quietly, without an `error` event). */
 async function cancelled(ctx: GatewayContext, scope: LogScope): Promise<boolean> {
   return (await ctx.log.state(scope))?.end === 'cancelled';
+}
+
+/**
+ * The log as one producer writes to it: an append or renewal fenced off because the stream was cancelled
+ * (by a cancel on any instance) calls `onCancelled`. `persistTo` records with `onWriteError: 'continue'`,
+ * which would otherwise stream on to this instance's client as if nothing had happened.
+ */
+function watchCancel(log: EventLog, onCancelled: (scope: LogScope) => void): EventLog {
+  const check = <T>(scope: LogScope, p: Promise<T>): Promise<T> =>
+    p.catch(async (e: unknown) => {
+      if (e instanceof EventLogError && e.reason === 'fenced') {
+        const state = await log.state(scope).catch(() => undefined);
+        if (state?.end === 'cancelled') onCancelled(scope);
+      }
+      throw e;
+    });
+  return {
+    acquire: (s, ms) => log.acquire(s, ms),
+    renew: (s, t, ms) => check(s, log.renew(s, t, ms)),
+    release: (s, t) => log.release(s, t),
+    append: (s, t, events) => check(s, log.append(s, t, events)),
+    read: (s, after, limit) => log.read(s, after, limit),
+    wait: (s, after, ms, signal) => log.wait(s, after, ms, signal),
+    state: (s) => log.state(s),
+    cancel: (s) => log.cancel(s),
+    close: () => log.close(),
+  };
 }
 
 /**
@@ -37,9 +66,12 @@ export function createResponse(ctx: GatewayContext, res: ServerResponse, caller:
     first: options.upstreamTimeout,
     with: () => throwError(() => new FirstEventTimeout(`no event within ${options.upstreamTimeout} ms`)),
   });
+  // A cancel sent to another instance reaches this one through the log: the recording is fenced off, and the
+  // upstream stream stops here too (a foreground response can only be cancelled by closing its request).
+  const recorded = watchCancel(log, () => producer.stop());
   const producer = ctx.producers.start(
     caller.owner,
-    streamResponse(request, config).pipe(firstEvent, persistTo(log, { owner: caller.owner, leaseMs: options.leaseMs, onWriteError: 'continue' })),
+    streamResponse(request, config).pipe(firstEvent, persistTo(recorded, { owner: caller.owner, leaseMs: options.leaseMs, onWriteError: 'continue' })),
   );
   startPump(ctx, {
     res,
@@ -130,11 +162,23 @@ export async function resumeResponse(ctx: GatewayContext, req: IncomingMessage, 
 export async function cancelResponse(ctx: GatewayContext, req: IncomingMessage, res: ServerResponse, caller: Caller, id: string): Promise<void> {
   checkId(id);
   const scope: LogScope = { responseId: id, owner: caller.owner };
-  if ((await ctx.log.state(scope)) === undefined) throw notFound(id);
+  const state = await ctx.log.state(scope);
+  if (state === undefined) throw notFound(id);
   // The log first: every reader, here and in other instances, then sees the end as a cancel (not as the
   // interruption the upstream's cut would look like), and the producer's next append is fenced off.
   await ctx.log.cancel(scope);
   ctx.producers.get(caller.owner, id)?.stop();
+  // A foreground response is cancelled by closing its request, which the gateway has just done (here, or
+  // through the log on the instance streaming it); the upstream would refuse the cancel (400: background
+  // only). The answer is what was generated, as the upstream answers a cancel: the response, `cancelled`.
+  if (state.end === undefined && !(await isBackground(ctx, scope))) {
+    const events = await ctx.log.read(scope, undefined);
+    const response = await lastValueFrom(from(events).pipe(accumulateResponse()), { defaultValue: undefined });
+    const body = JSON.stringify({ ...response, id, status: 'cancelled' });
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+    res.end(body);
+    return;
+  }
   const controller = new AbortController();
   res.on('close', () => {
     if (!res.writableFinished) controller.abort();
