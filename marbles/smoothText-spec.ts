@@ -30,6 +30,13 @@ describe('smoothText: chunking', () => {
     });
   });
 
+  test("'word': punctuation stays with its word (an ellipsis, '?!', quotes around a word); emoji in a row go one by one", () => {
+    scheduler().run(({ cold, expectObservable }) => {
+      const src = cold('-a-----------|', { a: 'Wait... "what?!" 👍👍 ok' });
+      expectObservable(src.pipe(smoothText({ delay: 2, strings: 'deltas' }))).toBe('-a-b-c-d-----(e|)', { a: 'Wait... ', b: '"what?!" ', c: '👍', d: '👍 ', e: 'ok' });
+    });
+  });
+
   test("'line': a line with its newline; a line closed by its \\n is not held", () => {
     scheduler().run(({ cold, expectObservable }) => {
       const src = cold('-a----b----|', { a: 'one\ntwo\nthr', b: 'ee\n' });

@@ -9,10 +9,10 @@ export type { Chunking } from './internal/smooth-chunking.js';
 
 export interface SmoothTextOptions {
   /**
-   * Where text may be cut: `'word'` (default: a word with the spaces and punctuation after it; text without
-   * spaces, such as Chinese or Japanese, at `Intl.Segmenter` word boundaries), `'line'`, `'grapheme'`, a
-   * RegExp (a segment ends where a match ends), or an `Intl.Segmenter` (its segments; a word segmenter's are
-   * grouped as `'word'`). A segment never ends inside a grapheme (emoji, combining marks).
+   * Where text may be cut: `'word'` (default: a word with the punctuation around it and the spaces after it;
+   * text without spaces, such as Chinese or Japanese, at `Intl.Segmenter` word boundaries), `'line'`,
+   * `'grapheme'`, a RegExp (a segment ends where a match ends), or an `Intl.Segmenter` (its segments; a word
+   * segmenter's are grouped as `'word'`). A segment never ends inside a grapheme (emoji, combining marks).
    */
   readonly chunking?: Chunking;
   /** Milliseconds between two releases of one part. Default 10. `0` releases each segment as soon as it is complete. */

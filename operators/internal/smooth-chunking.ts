@@ -57,20 +57,28 @@ function snapUp(starts: readonly number[], at: number, length: number): number {
 }
 
 const SPACE = /^\s+$/u;
+const EMOJI = /^[\p{Extended_Pictographic}\p{Regional_Indicator}]/u;
 
 /**
- * Word chunks from a word segmenter: a word with the spaces and punctuation after it. A new chunk starts at
- * each word (so CJK text, which has no spaces, is cut at the segmenter's word boundaries), and at a non-word
- * token (an emoji, a dash) after a space or after another such token, so that text without words still moves.
+ * Word chunks from a word segmenter: a word with the punctuation around it and the spaces after it. A new chunk
+ * starts after spaces, at a word when the chunk already has one (so CJK text, which has no spaces, is cut at the
+ * segmenter's word boundaries), and at an emoji right after another (so text without words still moves).
+ * Punctuation never starts a chunk of its own: an ellipsis, `?!` or a closing quote stays with its word.
  */
 function wordChunker(segmenter: Intl.Segmenter): Chunker {
   return {
     cut(text) {
       const out: number[] = [];
-      let prev: 'word' | 'space' | 'other' | undefined;
+      let prev: 'word' | 'space' | 'emoji' | 'other' | undefined;
+      let hasWord = false; // the current chunk has a word
       for (const s of segmenter.segment(text)) {
-        const kind = s.isWordLike === true ? 'word' : SPACE.test(s.segment) ? 'space' : 'other';
-        if (prev !== undefined && s.index > 0 && (kind === 'word' || (kind === 'other' && prev !== 'word'))) out.push(s.index);
+        const kind = s.isWordLike === true ? 'word' : SPACE.test(s.segment) ? 'space' : EMOJI.test(s.segment) ? 'emoji' : 'other';
+        const starts = prev !== undefined && kind !== 'space' && (prev === 'space' || (kind === 'word' && hasWord) || (kind === 'emoji' && prev === 'emoji'));
+        if (starts) {
+          out.push(s.index);
+          hasWord = false;
+        }
+        if (kind === 'word') hasWord = true;
         prev = kind;
       }
       return out;
