@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { Observable, type SchedulerLike, type Subscription } from 'rxjs';
+import { Observable, take, type SchedulerLike, type Subscription } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { InvalidParameterError } from '../lib/errors';
 import type { ResponseStreamEvent } from '../lib/events/responses';
@@ -90,6 +90,27 @@ describe('smoothText: chunking', () => {
 });
 
 describe('smoothText: pacing', () => {
+  test('defaults: 'word', one piece per 10 ms; a backlog of more than 250 ms of text (26 words) goes out two words at once', () => {
+    scheduler().run(({ cold, expectObservable }) => {
+      const src = cold('-a 99ms |', { a: 'One two three four' });
+      expectObservable(src.pipe(smoothText())).toBe('-w 9ms x 9ms y 79ms (z|)', { w: 'One ', x: 'One two ', y: 'One two three ', z: 'One two three four' });
+    });
+    const words = (n: number) => Array.from({ length: n }, (_, i) => `w${i} `).join('');
+    scheduler().run(({ cold, expectObservable }) => {
+      // 25 complete words (and a trailing one) are 250 ms of text at 10 ms each: not beyond maxLag, one at a time.
+      const src = cold('a 999ms |', { a: `${words(25)}end` });
+      const out = Array.from({ length: 25 }, (_, i) => `w${i} `);
+      expectObservable(src.pipe(smoothText({ strings: 'deltas' }))).toBe(`${out.map((_, i) => String.fromCharCode(65 + i)).join(' 9ms ')} 759ms (z|)`, {
+        ...Object.fromEntries(out.map((w, i) => [String.fromCharCode(65 + i), w])), z: 'end',
+      });
+    });
+    scheduler().run(({ cold, expectObservable }) => {
+      // 26 are 260 ms: two at once; then 24 (240 ms) are left: one at a time.
+      const src = cold('a 999ms |', { a: `${words(26)}end` });
+      expectObservable(src.pipe(smoothText({ strings: 'deltas' })).pipe(take(2))).toBe('a 9ms (b|)', { a: 'w0 w1 ', b: 'w2 ' });
+    });
+  });
+
   test('text arriving after a pause goes out at once; text arriving within the delay waits for it', () => {
     scheduler().run(({ cold, expectObservable }) => {
       const src = cold('-a-b------c---|', { a: 'a b ', b: 'a b c d ', c: 'a b c d e f' });
@@ -254,7 +275,10 @@ describe('smoothText: the forms of text stream', () => {
   test('bad options are refused at the call', () => {
     expect(() => smoothText({ delay: -1 })).toThrow(InvalidParameterError);
     expect(() => smoothText({ maxLag: 0 })).toThrow(InvalidParameterError);
-    expect(() => smoothText({ chunking: 'sentence' as never })).toThrow(TypeError);
+    expect(() => smoothText({ chunking: 'sentence' as never })).toThrow(InvalidParameterError);
+    expect(() => smoothText({ chunking: 'sentence' as never })).toThrow(/chunking/);
+    expect(() => smoothText({ finish: 'later' as never })).toThrow(InvalidParameterError);
+    expect(() => smoothText({ strings: 'delta' as never })).toThrow(InvalidParameterError);
   });
 });
 
