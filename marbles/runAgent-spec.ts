@@ -102,6 +102,24 @@ describe('runAgent marbles (scripted model)', () => {
     });
   });
 
+  test('parallel defaults to 4: of six calls, the fifth starts when the first ends, the sixth when the second ends', () => {
+    scheduler.run(({ cold }) => {
+      const calls = [1, 2, 3, 4, 5, 6].map((i) => fc(`c${i}`, 'w', '{}'));
+      const model = scripted([() => cold('(abcdefgz|)', callsTurn('resp_1', calls)), () => cold('(az|)', answerTurn('resp_2', 'ok'))]);
+      const ms: Record<string, string> = { c1: '---(x|)', c2: '----(x|)' };
+      const tools = { w: defineTool({ parameters: t.type({}), execute: (_a, { callId }) => cold(ms[callId] ?? '------(x|)', { x: callId }) }) };
+      // Frame by frame (a group in a marble string takes as many frames as it has characters, so the log is plainer).
+      const log: string[] = [];
+      runAgent(request, { tools, transport: model.transport }).subscribe((e) => e.type.startsWith('agent.tool_call') && log.push(`${scheduler.now()} ${label(e)}`));
+      scheduler.flush();
+      expect(log).toEqual([
+        '0 started c1', '0 started c2', '0 started c3', '0 started c4',
+        '3 done c1', '3 started c5', '4 done c2', '4 started c6', '6 done c3', '6 done c4', '9 done c5', '10 done c6',
+      ]);
+      expect(outputsOf(model.requests[1]).map(([id]) => id)).toEqual(['c1', 'c2', 'c3', 'c4', 'c5', 'c6']);
+    });
+  });
+
   test('a failing tool: the model gets an error output (no stack, key masked) and the loop goes on', () => {
     scheduler.run(({ cold, expectObservable }) => {
       const model = scripted([() => cold('a-b-(z|)', callsTurn('resp_1', [fc('c1', 'boom', '{}')])), () => cold('a-----(z|)', answerTurn('resp_2', 'Sorry.'))]);
@@ -183,6 +201,44 @@ describe('runAgent marbles (scripted model)', () => {
       });
       scheduler.flush();
       expect(signal?.aborted).toBe(true);
+      expect(model.requests).toHaveLength(1);
+    });
+  });
+
+  test('maxTurns defaults to 10: ten requests, then MaxTurnsError after the tenth turn\'s events, with the conversation', () => {
+    scheduler.run(({ cold }) => {
+      const model = scripted(Array.from({ length: 11 }, (_, i) => () => cold('(abz|)', callsTurn(`resp_${i + 1}`, [fc(`c${i + 1}`, 'again', '{}')]))));
+      const tools = { again: defineTool({ parameters: t.type({}), execute: () => 'more' }) };
+      const seen: string[] = [];
+      let error: unknown;
+      runAgent(request, { tools, transport: model.transport }).subscribe({ next: (e) => seen.push(label(e)), error: (e: unknown) => (error = e) });
+      scheduler.flush();
+      expect(model.requests).toHaveLength(10);
+      expect(error).toBeInstanceOf(MaxTurnsError);
+      expect(error).toMatchObject({ maxTurns: 10, responseId: 'resp_10' });
+      expect(seen.slice(-4)).toEqual(['completed resp_10', 'started c10', 'done c10', 'turn 10']);
+      // Every item so far, the last outputs included: enough to carry on.
+      expect((error as MaxTurnsError).items).toHaveLength(1 + 10 * 2);
+      expect((error as MaxTurnsError).items.at(-1)).toEqual({ type: 'function_call_output', call_id: 'c10', output: 'more' });
+    });
+  });
+
+  test('cancellation aborts every running tool, never starts a queued one, drops a pending approval, sends nothing', () => {
+    scheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
+      const calls = [fc('c1', 'long', '{}'), fc('c2', 'long', '{}'), fc('c3', 'long', '{}'), fc('c4', 'guarded', '{}')];
+      const model = scripted([() => cold('(abcdz|)', callsTurn('resp_1', calls)), () => cold('(az|)', answerTurn('resp_2', 'never'))]);
+      const signals = new Map<string, AbortSignal>();
+      const long = defineTool({ parameters: t.type({}), execute: (_a, ctx) => (signals.set(ctx.callId, ctx.signal), NEVER) });
+      const guarded = defineTool({ parameters: t.type({}), needsApproval: true, execute: () => 'ran' });
+      const decision = cold('----------(y|)', { y: true });
+      const out = runAgent(request, { tools: { long, guarded }, approve: () => decision, transport: model.transport, parallel: 2 });
+      expectObservable(out.pipe(map(label)), '^------!').toBe('(abcdzSTQ)', {
+        a: 'created resp_1', b: 'item fc_c1', c: 'item fc_c2', d: 'item fc_c3', e: 'item fc_c4', z: 'completed resp_1', Q: 'ask c4', S: 'started c1', T: 'started c2',
+      });
+      expectSubscriptions(decision.subscriptions).toBe('^------!');
+      scheduler.flush();
+      expect([...signals.keys()]).toEqual(['c1', 'c2']); // c3 waited for a slot and never started
+      expect([...signals.values()].map((s) => s.aborted)).toEqual([true, true]);
       expect(model.requests).toHaveLength(1);
     });
   });

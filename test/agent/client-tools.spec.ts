@@ -1,7 +1,7 @@
 // The output item each kind of call gets back: client tools (shell, apply_patch, computer, local_shell), MCP
 // approvals, and the results a function tool may not send.
 import * as t from 'io-ts';
-import { lastValueFrom, of, throwError, toArray } from 'rxjs';
+import { lastValueFrom, map, of, throwError, timer, toArray } from 'rxjs';
 import { ClientToolError, defineTool, runAgent, type AgentStreamEvent, type RunAgentOptions, type TurnTransport } from '../../lib/agent/index';
 import type { ResponseStreamEvent } from '../../lib/events/responses';
 import type { ResponseCreateParams } from '../../lib/http/transports';
@@ -70,4 +70,23 @@ test('results a tool may not send: undefined, a BigInt, a circular value, one it
   expect(outputs[2]).toMatch(/^Error: the result cannot be sent as JSON/);
   expect(outputs[3]).toBe('Error: the result does not match { n: number }');
   expect(r.events.filter((e) => e.type === 'agent.tool_call.failed').map((e) => (e as { reason: string }).reason)).toEqual(['invalid_result', 'invalid_result', 'invalid_result', 'invalid_result']);
+});
+
+test('execute may return a value, a Promise or an Observable (its last value); strings go as they are, anything else as JSON', async () => {
+  const names = ['value', 'promise', 'observable', 'number', 'boolean', 'null', 'array'];
+  const fc = (callId: string, name: string) => ({ id: `fc_${callId}`, type: 'function_call', call_id: callId, name, arguments: '{}', status: 'completed' });
+  const p = t.type({});
+  const tools = {
+    value: defineTool({ parameters: p, execute: () => 'plain "text"' }),
+    promise: defineTool({ parameters: p, execute: () => Promise.resolve({ from: 'promise' }) }),
+    observable: defineTool({ parameters: p, execute: () => of<unknown[]>('first', 'second', { last: true }) }),
+    number: defineTool({ parameters: p, execute: () => 42 }),
+    boolean: defineTool({ parameters: p, execute: async () => false }),
+    null: defineTool({ parameters: p, execute: () => null }),
+    array: defineTool({ parameters: p, execute: () => timer(5).pipe(map(() => [1, 'two'])) }),
+  };
+  const r = await answersTo(names.map((n, i) => fc(`c${i}`, n)), { tools });
+  expect((r.input as Array<{ call_id: string; output: string }>).map((o) => [o.call_id, o.output])).toEqual([
+    ['c0', 'plain "text"'], ['c1', '{"from":"promise"}'], ['c2', '{"last":true}'], ['c3', '42'], ['c4', 'false'], ['c5', 'null'], ['c6', '[1,"two"]'],
+  ]);
 });
