@@ -90,7 +90,7 @@ describe('smoothText: chunking', () => {
 });
 
 describe('smoothText: pacing', () => {
-  test('defaults: 'word', one piece per 10 ms; a backlog of more than 250 ms of text (26 words) goes out two words at once', () => {
+  test("defaults: 'word', one piece per 10 ms; a backlog of more than 250 ms of text (26 words) goes out two words at once", () => {
     scheduler().run(({ cold, expectObservable }) => {
       const src = cold('-a 99ms |', { a: 'One two three four' });
       expectObservable(src.pipe(smoothText())).toBe('-w 9ms x 9ms y 79ms (z|)', { w: 'One ', x: 'One two ', y: 'One two three ', z: 'One two three four' });
