@@ -85,7 +85,10 @@ export function smoothText(options: SmoothTextOptions = {}): <T extends SmoothTe
   const chunking = options.chunking ?? 'word';
   chunkerFor(chunking); // a bad value throws here, at the call
   const finish = options.finish ?? 'flush';
-  const deltas = options.strings === 'deltas';
+  if (finish !== 'flush' && finish !== 'paced') throw new InvalidParameterError('finish', `expected 'flush' or 'paced', got ${String(finish)}`);
+  const strings = options.strings ?? 'accumulated';
+  if (strings !== 'accumulated' && strings !== 'deltas') throw new InvalidParameterError('strings', `expected 'accumulated' or 'deltas', got ${String(strings)}`);
+  const deltas = strings === 'deltas';
   const scheduler = options.scheduler ?? asyncScheduler;
 
   return <T extends SmoothTextInput>(source: Observable<T>) =>

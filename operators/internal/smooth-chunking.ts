@@ -1,4 +1,5 @@
 // Where smoothText may cut text into segments (not exported from the package).
+import { InvalidParameterError } from '../../lib/errors.js';
 
 /** How text is cut into the segments that smoothText releases one at a time. */
 export type Chunking = 'word' | 'line' | 'grapheme' | RegExp | Intl.Segmenter;
@@ -151,5 +152,5 @@ export function chunkerFor(chunking: Chunking): Chunker {
   if (typeof chunking === 'object' && chunking !== null && typeof (chunking as Intl.Segmenter).segment === 'function') {
     return chunking.resolvedOptions().granularity === 'word' ? wordChunker(chunking) : eachSegment(chunking);
   }
-  throw new TypeError(`smoothText: chunking must be 'word', 'line', 'grapheme', a RegExp or an Intl.Segmenter (got ${String(chunking)})`);
+  throw new InvalidParameterError('chunking', `expected 'word', 'line', 'grapheme', a RegExp or an Intl.Segmenter, got ${String(chunking)}`);
 }
