@@ -1,7 +1,7 @@
 import * as t from 'io-ts';
 import type { Observable } from 'rxjs';
 import type { AgentCall } from './events.js';
-import { argumentsFor, toJsonSchema, type JsonSchema } from './json-schema.js';
+import { argumentsFor, toJsonSchema, UnsupportedCodecError, type JsonSchema } from './json-schema.js';
 
 /** What `execute` receives besides the arguments. */
 export interface ToolContext {
@@ -110,6 +110,10 @@ export function defineTool(options: CodecToolOptions<t.Mixed, unknown> | SchemaT
   const strict = options.strict ?? true;
   const codec = isCodec(options.parameters) ? options.parameters : undefined;
   const parameters = codec ? toJsonSchema(codec, { strict }) : (options.parameters as JsonSchema);
+  // The API takes only an object schema as a function's parameters (a 400 otherwise, strict or not): say so now.
+  if (codec && parameters['type'] !== 'object') {
+    throw new UnsupportedCodecError(codec.name, '', 'the parameters of a tool must be an object (t.type, t.partial, t.intersection of them…), not a nullable object, a union or another type');
+  }
   const validate = codec ? undefined : (options as SchemaToolOptions<unknown, unknown>).validate;
   const needs = options.needsApproval;
   const result = options.result;

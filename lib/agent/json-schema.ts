@@ -53,6 +53,9 @@ interface Prop {
   readonly optional: boolean;
 }
 
+/** io-ts's integer refinements: `t.Int`, and the deprecated `t.Integer`. */
+const INTEGER = new Set(['Int', 'Integer']);
+
 /** The codec under wrappers that change nothing in the schema (exact, readonly, refinements other than Int). */
 function unwrap(c: Any): { codec: Any; description?: string } {
   let description: string | undefined;
@@ -60,7 +63,7 @@ function unwrap(c: Any): { codec: Any; description?: string } {
     if (c instanceof DescribedType) {
       description ??= c.description;
       c = c.type as Any;
-    } else if (c._tag === 'ExactType' || c._tag === 'ReadonlyType' || (c._tag === 'RefinementType' && c.name !== 'Int')) {
+    } else if (c._tag === 'ExactType' || c._tag === 'ReadonlyType' || (c._tag === 'RefinementType' && !INTEGER.has(c.name))) {
       c = (c as unknown as { type: Any }).type;
     } else return { codec: c, description };
   }
@@ -144,7 +147,7 @@ function bare(codec: Any, path: string, strict: boolean): JsonSchema {
       return { type: 'number' };
     case 'BooleanType':
       return { type: 'boolean' };
-    case 'RefinementType': // only Int reaches here (see unwrap)
+    case 'RefinementType': // only Int / Integer reach here (see unwrap)
       return { type: 'integer' };
     case 'NullType':
       return { type: 'null' };

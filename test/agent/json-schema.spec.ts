@@ -55,6 +55,19 @@ describe('toJsonSchema', () => {
   });
 });
 
+describe('defineTool refuses parameters the API would refuse', () => {
+  test('a codec whose schema is not an object (function parameters must be one)', () => {
+    for (const codec of [t.string, t.array(t.string), t.union([t.type({ a: t.string }), t.type({ b: t.number })]), t.union([t.type({ a: t.string }), t.null])] as t.Mixed[]) {
+      expect(() => defineTool({ name: 'f', parameters: codec, execute: () => 'x' })).toThrow(UnsupportedCodecError);
+    }
+    expect(() => defineTool({ name: 'f', parameters: t.string, execute: () => 'x' })).toThrow(/parameters of a tool must be an object/);
+    expect(() => defineTool({ parameters: t.intersection([t.type({ a: t.string }), t.partial({ b: t.number })]), execute: () => 'x' })).not.toThrow();
+  });
+  test('t.Integer is an integer too', () => {
+    expect(toJsonSchema(t.type({ n: t.Integer }))).toEqual(obj({ n: { type: 'integer' } }));
+  });
+});
+
 describe('argumentsFor + the codec: what a strict model sends decodes', () => {
   const codec = t.intersection([t.type({ city: t.string, note: t.union([t.string, t.null]) }), t.partial({ days: t.Int, where: t.type({ zip: t.union([t.string, t.undefined]) }) })]);
   test('null for an absent optional property is dropped; null for a nullable one is kept', () => {
