@@ -252,6 +252,16 @@ describe('smoothText: the forms of text stream', () => {
     });
   });
 
+  test("TextSnapshots: a piece made of two snapshots' text carries the part's text up to its end", () => {
+    scheduler().run(({ cold, expectObservable }) => {
+      const a = snap('Hel', 'Hel');
+      const b = snap('Hello big world', 'lo big world');
+      expectObservable(cold('-ab---|', { a, b }).pipe(smoothText({ delay: 2 }))).toBe('--x-y-(z|)', {
+        x: snap('Hello ', 'Hello '), y: snap('Hello big ', 'big '), z: snap('Hello big world', 'world'),
+      });
+    });
+  });
+
   test("strings: 'deltas': pieces in, pieces out", () => {
     scheduler().run(({ cold, expectObservable }) => {
       const src = cold('-ab---|', { a: 'Hel', b: 'lo big world' });
@@ -310,7 +320,7 @@ describe('smoothText: properties', () => {
   });
 
   /** Runs `pieces` through smoothText on virtual time, `gaps[i]` frames apart; returns what came out. */
-  function run<T extends string | E>(values: T[], gaps: number[], options: Parameters<typeof smoothText>[0]): T[] {
+  function run<T extends string | E | TextSnapshot>(values: T[], gaps: number[], options: Parameters<typeof smoothText>[0]): T[] {
     const ts = new TestScheduler((a, b) => expect(a).toEqual(b));
     const out: T[] = [];
     ts.run(({ flush }) => {
@@ -356,6 +366,40 @@ describe('smoothText: properties', () => {
         const outs = run(acc, gaps, { chunking, delay, maxLag, finish });
         outs.forEach((o, i) => expect(o.startsWith(outs[i - 1] ?? '')).toBe(true));
         expect(outs[outs.length - 1] ?? '').toBe(text);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  test("TextSnapshots: each part's pieces spell its text, each snapshot's text is its part's pieces so far, a final snapshot comes after its part's text", () => {
+    fc.assert(
+      fc.property(params, fc.array(fc.nat({ max: 2 }), { minLength: 13, maxLength: 13 }), ({ text, cuts, gaps, chunking, delay, maxLag, finish }, owners) => {
+        const parts = split(text, cuts);
+        const texts = ['', '', ''];
+        const input: TextSnapshot[] = parts.map((p, i) => {
+          const oi = owners[i] ?? 0;
+          texts[oi] += p;
+          return { ...snap(texts[oi]!, p), outputIndex: oi, itemId: `m${oi}` };
+        });
+        texts.forEach((t, oi) => t !== '' && input.push({ ...snap(t, '', true), outputIndex: oi, itemId: `m${oi}` }));
+        const out = run(input, gaps, { chunking, delay, maxLag, finish });
+        expect(out.filter((o) => o.done)).toEqual(input.filter((o) => o.done));
+        texts.forEach((t, oi) => {
+          const mine = out.filter((o) => o.outputIndex === oi);
+          const pieces = mine.filter((o) => !o.done);
+          expect(pieces.map((o) => o.delta).join('')).toBe(t);
+          let so = '';
+          for (const o of pieces) {
+            so += o.delta;
+            expect(o.text).toBe(so);
+            expect(o.delta).not.toBe('');
+          }
+          // The final snapshot is the part's last value out.
+          if (t !== '') expect(mine[mine.length - 1]?.done).toBe(true);
+          const starts = new Set(graphemeStarts(t));
+          let at = 0;
+          for (const o of pieces.slice(0, -1)) expect(starts.has((at += o.delta.length))).toBe(true);
+        });
       }),
       { numRuns: 200 },
     );

@@ -104,8 +104,10 @@ export function smoothText(options: SmoothTextOptions = {}): <T extends SmoothTe
           // Accumulated: the released prefix of the latest string (the origins are not kept: see `next`).
           subscriber.next((deltas ? piece : previous.slice(0, track.released)) as T);
         } else if (isSnapshot(v)) {
-          const snap: TextSnapshot = v;
-          const text = snap.text.slice(0, track.released - (template.end - snap.text.length));
+          // The text comes from a snapshot that has all of it: the one the piece cuts into, if any.
+          const from = current ?? template;
+          const snap = from.value as TextSnapshot;
+          const text = snap.text.slice(0, track.released - (from.end - snap.text.length));
           subscriber.next({ ...snap, delta: piece, text, done: false } as unknown as T);
         } else {
           const out: Record<string, unknown> = Object.assign({}, v as object, { delta: piece });
