@@ -323,6 +323,27 @@ describe('runAgent marbles (scripted model)', () => {
     });
   });
 
+  test('store: false leaves out a reasoning item that came without encrypted_content (the API would look its id up and 404)', () => {
+    scheduler.run(({ cold, expectObservable }) => {
+      const bare = { id: 'rs_1', type: 'reasoning', summary: [] };
+      const call = fc('c1', 'echo', '{"s":"x"}');
+      const model = scripted([
+        () => cold('(abcz|)', { a: created('resp_1'), b: itemDone(0, bare), c: itemDone(1, call), z: completed('resp_1', [bare, call]) }),
+        () => cold('(az|)', answerTurn('resp_2', 'x')),
+      ]);
+      const tools = { echo: defineTool({ parameters: t.type({ s: t.string }), execute: ({ s }) => s }) };
+      const events: AgentStreamEvent[] = [];
+      expectObservable(runAgent({ model: 'm', input: 'hi', store: false }, { tools, transport: model.transport }).pipe(map((e) => (events.push(e), e.type)))).toBe('(abcdefghijk|)', {
+        a: 'response.created', b: 'response.output_item.done', c: 'response.output_item.done', d: 'response.completed', e: 'agent.tool_call.started',
+        f: 'agent.tool_call.completed', g: 'agent.turn.finished', h: 'response.created', i: 'response.completed', j: 'agent.turn.finished', k: 'agent.run.finished',
+      });
+      scheduler.flush();
+      expect(model.requests[1]?.['input']).toEqual([{ role: 'user', content: 'hi' }, call, { type: 'function_call_output', call_id: 'c1', output: 'x' }]);
+      // The run's items keep it (with store: true it could be sent by reference).
+      expect((events.at(-1) as { items: unknown[] }).items).toContainEqual(bare);
+    });
+  });
+
   test('a forced tool_choice applies to the first turn only', () => {
     scheduler.run(({ cold, expectObservable }) => {
       const model = scripted([() => cold('a-b-(z|)', callsTurn('resp_1', [fc('c1', 'id', '{}')])), () => cold('a-------(z|)', answerTurn('resp_2', 'ok'))]);

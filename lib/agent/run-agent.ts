@@ -51,6 +51,12 @@ export type AgentStreamEvent = ResponseStreamEvent | AgentEvent;
 
 let lanes = 0;
 
+/**
+ * Whether an item can be resent by value when nothing is stored: a reasoning item without `encrypted_content`
+ * cannot (the API looks its id up and answers 404 "Items are not persisted when `store` is set to false").
+ */
+const resendable = (item: AgentInputItem): boolean => item.type !== 'reasoning' || typeof item['encrypted_content'] === 'string';
+
 function positiveInteger(name: string, v: number | undefined, fallback: number): number {
   if (v === undefined) return fallback;
   if (!Number.isSafeInteger(v) || v < 1) throw new AgentConfigError(name, `expected an integer ≥ 1, got ${String(v)}`);
@@ -158,7 +164,7 @@ export function runAgent(request: ResponseCreateParams, options: RunAgentOptions
         // Stored: the tool outputs after the response that asked for them. Not stored (or no id): everything again.
         const body: Record<string, unknown> = stored && record.responseId !== undefined
           ? { ...later, input: [...outputs], previous_response_id: record.responseId }
-          : { ...later, input: [...conversation] };
+          : { ...later, input: conversation.filter(resendable) };
         view?.endTurn(items);
         return concat(of(done), turn(n + 1, body as ResponseCreateParams));
       });
