@@ -20,3 +20,10 @@ export function payloads(sse: string): Array<Record<string, unknown>> {
     .filter((l) => l.startsWith('data: ') && l !== 'data: [DONE]')
     .map((l) => JSON.parse(l.slice(6)) as Record<string, unknown>);
 }
+
+/** A recorded Responses transcript: its SSE text, its payloads, its response's id and its number of events. */
+export function recording(name: string): { sse: string; recorded: Array<Record<string, unknown>>; responseId: string; N: number } {
+  const sse = fixture(name);
+  const recorded = payloads(sse);
+  return { sse, recorded, responseId: (recorded[0]!['response'] as { id: string }).id, N: recorded.length };
+}

@@ -3,40 +3,22 @@
 // continuing it upstream and another reader follows the log: every reader must end as a cancelled stream
 // ends (fromEventLog: "completes after its stored events"), the taker included, and the log stays cancelled.
 import { fromEventLog } from '../../lib/log/from-event-log';
-import { memoryEventLog } from '../../lib/log/memory';
-import { redisEventLog } from '../../lib/log/redis';
 import type { EventLog } from '../../lib/log/types';
-import { startTestServer, type TestServer } from '../../lib/testing/index';
-import { fixture, payloads } from '../helpers/fixtures';
-import { type RedisServer, startRedisServer } from './redis-server';
-import { collect, crashedProducer, sleep, untilLapsed } from './takeover-helpers';
+import { recording } from '../helpers/fixtures';
+import { collect, crashedProducer, sleep, stallCreate, takeoverStores, takeoverSuite, untilLapsed } from './takeover-helpers';
 
 jest.setTimeout(60_000);
 
-const sse = fixture('long-text');
-const recorded = payloads(sse);
-const responseId = (recorded[0]!['response'] as { id: string }).id;
+const { sse, recorded, responseId } = recording('long-text');
 const CRASH_AT = 20;
 
-let provider: TestServer;
-let redis: RedisServer;
-beforeAll(async () => {
-  redis = await startRedisServer();
-  provider = await startTestServer({
-    transcripts: { memory: sse, redis: sse },
-    chunkDelay: 10, // the continuation is still going when the cancel comes
-    faults: (r) => (r.route === 'responses.create' ? { type: 'stall', afterEvents: CRASH_AT + 1 } : undefined),
-  });
-});
-afterAll(async () => {
-  await provider?.close();
-  await redis?.stop();
+const suite = takeoverSuite({
+  transcripts: { memory: sse, redis: sse },
+  chunkDelay: 10, // the continuation is still going when the cancel comes
+  faults: stallCreate(() => CRASH_AT + 1),
 });
 
-describe.each([
-  ['memory', () => memoryEventLog()],
-  ['redis', () => redisEventLog({ url: redis.url, commandTimeoutMs: 30_000 })],
-] as const)('%s log', (store, open) => {
+describe.each(takeoverStores(() => suite.redis.url))('%s log', (store, open) => {
   // A taker fenced off by a cancel ends like every other reader of a cancelled stream (completion), not with
   // EventLogError('fenced').
   test('a cancel during a takeover ends the taker and the follower alike (completion), and the log stays cancelled', async () => {
@@ -44,9 +26,9 @@ describe.each([
     const owner = `cancel_${store}`;
     const s = { responseId, owner };
     try {
-      await crashedProducer(log, provider.baseURL, store, s, CRASH_AT, 500);
+      await crashedProducer(log, suite.provider.baseURL, store, s, CRASH_AT, 500);
       await untilLapsed(log, s);
-      const cfg = { baseURL: provider.baseURL, apiKey: 'sk-test' };
+      const cfg = { baseURL: suite.provider.baseURL, apiKey: 'sk-test' };
       const taker = collect(fromEventLog(log, responseId, { owner, upstream: cfg, leaseMs: 30_000 }));
       for (let i = 0; ((await log.state(s))?.lastSequenceNumber ?? 0) < CRASH_AT + 40; i++) {
         if (i > 3000) throw new Error('the takeover never got going');

@@ -7,42 +7,20 @@
 import { lastValueFrom, toArray } from 'rxjs';
 import { streamResponse } from '../../lib/http/transports';
 import { fromEventLog } from '../../lib/log/from-event-log';
-import { memoryEventLog } from '../../lib/log/memory';
-import { redisEventLog } from '../../lib/log/redis';
 import type { EventLog } from '../../lib/log/types';
-import { startTestServer, type TestServer } from '../../lib/testing/index';
 import { persistTo } from '../../operators/persistTo';
-import { fixture, payloads } from '../helpers/fixtures';
-import { type RedisServer, startRedisServer } from './redis-server';
-import { collect, crashingView, sleep, untilLapsed } from './takeover-helpers';
+import { recording } from '../helpers/fixtures';
+import { collect, crashingView, sleep, stallCreate, takeoverStores, takeoverSuite, untilLapsed } from './takeover-helpers';
 
 jest.setTimeout(60_000);
 
-const sse = fixture('long-text');
-const recorded = payloads(sse);
-const responseId = (recorded[0]!['response'] as { id: string }).id;
+const { sse, recorded, responseId } = recording('long-text');
 const DURABLE = 10; // the producer's appends stop being acknowledged after this sequence number
 const PASSED = 30; // ...while it passes events on up to this one
 
-let provider: TestServer;
-let redis: RedisServer;
-beforeAll(async () => {
-  redis = await startRedisServer();
-  provider = await startTestServer({
-    transcripts: { memory: sse, redis: sse },
-    chunkDelay: 1,
-    faults: (r) => (r.route === 'responses.create' ? { type: 'stall', afterEvents: PASSED + 1 } : undefined),
-  });
-});
-afterAll(async () => {
-  await provider?.close();
-  await redis?.stop();
-});
+const suite = takeoverSuite({ transcripts: { memory: sse, redis: sse }, chunkDelay: 1, faults: stallCreate(() => PASSED + 1) });
 
-describe.each([
-  ['memory', () => memoryEventLog()],
-  ['redis', () => redisEventLog({ url: redis.url, commandTimeoutMs: 30_000 })],
-] as const)('%s log', (store, open) => {
+describe.each(takeoverStores(() => suite.redis.url))('%s log', (store, open) => {
   // A reader ahead of the log (persistTo passes events on before they are durable) that takes over continues
   // upstream after the log's last stored event, not after its own cursor: the log ends whole.
   test('a reader reconnecting with a cursor past the stored events takes over from the log\'s last stored event: the log ends whole, the reader gets only what follows its cursor', async () => {
@@ -61,7 +39,7 @@ describe.each([
         },
       };
       const client: Array<Record<string, unknown>> = [];
-      const producer = streamResponse({ model: store, input: 'count', background: true }, { baseURL: provider.baseURL, apiKey: 'sk-test' })
+      const producer = streamResponse({ model: store, input: 'count', background: true }, { baseURL: suite.provider.baseURL, apiKey: 'sk-test' })
         .pipe(persistTo(dying, { owner, leaseMs: 60_000, maxBatchDelay: 0, maxBatchSize: 1 }))
         .subscribe({ next: (e) => client.push(e as unknown as Record<string, unknown>), error: () => undefined });
       for (let i = 0; client.length < PASSED + 1; i++) {
@@ -75,14 +53,14 @@ describe.each([
       await untilLapsed(log, s);
 
       // The client reconnects with its cursor and upstream, and takes the stream over.
-      const before = provider.requests.filter((r) => r.route === 'responses.stream').length;
-      const resumed = await collect(fromEventLog(log, responseId, { owner, startingAfter: PASSED, upstream: { baseURL: provider.baseURL, apiKey: 'sk-test' }, leaseMs: 30_000 }));
+      const before = suite.provider.requests.filter((r) => r.route === 'responses.stream').length;
+      const resumed = await collect(fromEventLog(log, responseId, { owner, startingAfter: PASSED, upstream: { baseURL: suite.provider.baseURL, apiKey: 'sk-test' }, leaseMs: 30_000 }));
       expect(resumed.error).toBeUndefined();
       expect(resumed.events).toEqual(recorded.slice(PASSED + 1));
       // The log is whole: no gap between what the producer stored and what the takeover appended.
       expect(await log.read(s, undefined)).toEqual(recorded);
       expect(await lastValueFrom(fromEventLog(log, responseId, { owner }).pipe(toArray()))).toEqual(recorded);
-      const continued = provider.requests.filter((r) => r.route === 'responses.stream').slice(before);
+      const continued = suite.provider.requests.filter((r) => r.route === 'responses.stream').slice(before);
       expect(continued.map((r) => r.query['starting_after'])).toEqual([String(DURABLE)]);
     } finally {
       await log.close();

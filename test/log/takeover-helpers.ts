@@ -8,9 +8,12 @@ import type { Observable } from 'rxjs';
 import { EventLogError } from '../../lib/errors';
 import type { ResponseStreamEvent } from '../../lib/events/responses';
 import { streamResponse } from '../../lib/http/transports';
+import { memoryEventLog } from '../../lib/log/memory';
 import { redisEventLog } from '../../lib/log/redis';
 import type { EventLog, LogScope } from '../../lib/log/types';
+import { type Fault, startTestServer, type TestServer, type TestServerOptions } from '../../lib/testing/index';
 import { persistTo } from '../../operators/persistTo';
+import { type RedisServer, startRedisServer } from './redis-server';
 
 export interface Outcome {
   readonly events: ResponseStreamEvent[];
@@ -33,6 +36,65 @@ export function collect(o: Observable<ResponseStreamEvent>): Promise<Outcome> {
 
 export const seqs = (events: readonly { sequence_number?: unknown }[]) => events.map((e) => e.sequence_number);
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/**
+ * Registers the hooks of a takeover spec: a beforeAll that starts a redis-server and the loopback fake provider
+ * (with `options`), an afterAll that stops both. Its fields are there from the beforeAll on.
+ */
+export function takeoverSuite(options: TestServerOptions): { readonly redis: RedisServer; readonly provider: TestServer } {
+  let redis: RedisServer | undefined;
+  let provider: TestServer | undefined;
+  beforeAll(async () => {
+    redis = await startRedisServer();
+    provider = await startTestServer(options);
+  });
+  afterAll(async () => {
+    await provider?.close();
+    await redis?.stop();
+  });
+  const ready = <T>(v: T | undefined): T => {
+    if (v === undefined) throw new Error('takeoverSuite: read before its beforeAll ran');
+    return v;
+  };
+  return {
+    get redis() {
+      return ready(redis);
+    },
+    get provider() {
+      return ready(provider);
+    },
+  };
+}
+
+/** The provider's faults: a create request for transcript (model) `m` stalls after `after(m)` events, if any, so that its producer is mid-stream when it "crashes". */
+export const stallCreate =
+  (after: (model: string) => number | undefined) =>
+  (r: { route: string; body: unknown }): Fault | undefined => {
+    if (r.route !== 'responses.create') return undefined;
+    const n = after((r.body as { model?: string } | undefined)?.model ?? '');
+    return n === undefined ? undefined : { type: 'stall', afterEvents: n };
+  };
+
+/** The logs a takeover spec runs on (for describe.each): the in-memory log, and a redisEventLog on `redisUrl()`. */
+export const takeoverStores = (redisUrl: () => string) =>
+  [
+    ['memory', (): EventLog => memoryEventLog()],
+    ['redis', (): EventLog => redisEventLog({ url: redisUrl(), commandTimeoutMs: 30_000 })],
+  ] as const;
+
+/** Two instances of each of those logs, as two processes would have them (the in-memory log: one, shared). */
+export const takeoverStorePairs = (redisUrl: () => string) =>
+  [
+    ['memory', () => { const l = memoryEventLog(); return { a: l, b: l, close: () => l.close() }; }],
+    [
+      'redis',
+      () => {
+        const a = redisEventLog({ url: redisUrl(), commandTimeoutMs: 30_000 });
+        const b = redisEventLog({ url: redisUrl(), commandTimeoutMs: 30_000 });
+        return { a, b, close: async () => { await a.close(); await b.close(); } };
+      },
+    ],
+  ] as const satisfies ReadonlyArray<readonly [string, () => { a: EventLog; b: EventLog; close: () => Promise<void> }]>;
 
 /**
  * `log` as a producer that is going to crash sees it: its release is lost (so its lease can only lapse), and

@@ -7,24 +7,17 @@
 // times, readers arriving after the lapse (both try at once) and before it (both woken by the lapse).
 import { lastValueFrom, toArray } from 'rxjs';
 import { fromEventLog } from '../../lib/log/from-event-log';
-import { memoryEventLog } from '../../lib/log/memory';
 import { redisEventLog } from '../../lib/log/redis';
-import { startTestServer, type TestServer } from '../../lib/testing/index';
-import { fixture, payloads } from '../helpers/fixtures';
-import { type RedisServer, startRedisServer } from './redis-server';
-import { collect, crashedProducer, type Outcome, seqs, untilLapsed } from './takeover-helpers';
+import { startTestServer } from '../../lib/testing/index';
+import { recording } from '../helpers/fixtures';
+import { collect, crashedProducer, type Outcome, seqs, stallCreate, takeoverStorePairs, takeoverSuite, untilLapsed } from './takeover-helpers';
 
 jest.setTimeout(300_000);
 
-const sse = fixture('long-text');
-const recorded = payloads(sse);
-const responseId = (recorded[0]!['response'] as { id: string }).id;
-const N = recorded.length;
+const { sse, recorded, responseId, N } = recording('long-text');
 /** How long the crashed producer's lease outlives it (its last renewal before the crash). */
 const LAPSE_MS = 500;
 
-let provider: TestServer;
-let redis: RedisServer;
 /** The create request of transcript (model) `name` stalls after stallAt.get(name) events: the producer is mid-stream when it "crashes". */
 const stallAt = new Map<string, number>();
 const transcripts: Record<string, string> = {};
@@ -39,39 +32,18 @@ for (const store of ['memory', 'redis']) {
   }
 }
 
-beforeAll(async () => {
-  process.on('unhandledRejection', onUnhandled);
-  redis = await startRedisServer();
-  provider = await startTestServer({
-    transcripts,
-    chunkDelay: 1, // the winner's upstream takes a while, so the loser follows it live, not after the end
-    faults: (r) => {
-      if (r.route !== 'responses.create') return undefined;
-      const after = stallAt.get((r.body as { model?: string } | undefined)?.model ?? '');
-      return after === undefined ? undefined : { type: 'stall', afterEvents: after };
-    },
-  });
-});
-afterAll(async () => {
-  await provider?.close();
-  await redis?.stop();
-  process.off('unhandledRejection', onUnhandled);
+beforeAll(() => process.on('unhandledRejection', onUnhandled));
+afterAll(() => process.off('unhandledRejection', onUnhandled));
+const suite = takeoverSuite({
+  transcripts,
+  chunkDelay: 1, // the winner's upstream takes a while, so the loser follows it live, not after the end
+  faults: stallCreate((model) => stallAt.get(model)),
 });
 
-const config = () => ({ baseURL: provider.baseURL, apiKey: 'sk-test' });
-const resumes = () => provider.requests.filter((r) => r.route === 'responses.stream');
+const config = () => ({ baseURL: suite.provider.baseURL, apiKey: 'sk-test' });
+const resumes = () => suite.provider.requests.filter((r) => r.route === 'responses.stream');
 
-describe.each([
-  ['memory', () => { const l = memoryEventLog(); return { a: l, b: l, close: () => l.close() }; }],
-  [
-    'redis',
-    () => {
-      const a = redisEventLog({ url: redis.url, commandTimeoutMs: 30_000 });
-      const b = redisEventLog({ url: redis.url, commandTimeoutMs: 30_000 });
-      return { a, b, close: async () => { await a.close(); await b.close(); } };
-    },
-  ],
-] as const)('two readers with upstream race to take over (%s log)', (store, open) => {
+describe.each(takeoverStorePairs(() => suite.redis.url))('two readers with upstream race to take over (%s log)', (store, open) => {
   for (const when of ['after', 'before'] as const) {
     test(`readers arriving ${when} the lapse, producer crashed at ${POINTS.join(', ')}: one upstream continuation per crash; both readers get the recording exactly once`, async () => {
       const { a, b, close } = open();
@@ -81,7 +53,7 @@ describe.each([
           const s = { responseId, owner };
           const before = resumes().length;
           stallAt.set(owner, point + 1);
-          await crashedProducer(a, provider.baseURL, owner, s, point, LAPSE_MS);
+          await crashedProducer(a, suite.provider.baseURL, owner, s, point, LAPSE_MS);
           const options = { owner, upstream: config(), leaseMs: 30_000, pollMs: 200 };
           let readers: [Promise<Outcome>, Promise<Outcome>];
           if (when === 'after') {
@@ -112,7 +84,7 @@ describe.each([
 });
 
 test('three readers on three redis instances, one crash: still one continuation, three exact copies', async () => {
-  const logs = [0, 1, 2].map(() => redisEventLog({ url: redis.url, commandTimeoutMs: 30_000 }));
+  const logs = [0, 1, 2].map(() => redisEventLog({ url: suite.redis.url, commandTimeoutMs: 30_000 }));
   const p2 = await startTestServer({ transcripts: { three: sse }, chunkDelay: 1, faults: [{ type: 'stall', afterEvents: 101 }] });
   try {
     const owner = 'three';

@@ -8,26 +8,17 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import { OpenAIRxError } from '../../lib/errors';
 import { fromEventLog } from '../../lib/log/from-event-log';
-import { memoryEventLog } from '../../lib/log/memory';
-import { redisEventLog } from '../../lib/log/redis';
-import type { EventLog } from '../../lib/log/types';
-import { type Fault, startTestServer, type TestServer } from '../../lib/testing/index';
-import { fixture, payloads } from '../helpers/fixtures';
-import { type RedisServer, startRedisServer } from './redis-server';
-import { collect, crashedProducer, type Outcome, seqs, untilLapsed } from './takeover-helpers';
+import type { Fault } from '../../lib/testing/index';
+import { recording } from '../helpers/fixtures';
+import { collect, crashedProducer, type Outcome, seqs, stallCreate, takeoverStorePairs, takeoverSuite, untilLapsed } from './takeover-helpers';
 
 jest.setTimeout(300_000);
 
-const sse = fixture('long-text');
-const recorded = payloads(sse);
-const responseId = (recorded[0]!['response'] as { id: string }).id;
-const N = recorded.length;
+const { sse, recorded, responseId, N } = recording('long-text');
 /** How long the crashed producer's lease outlives it (its last renewal before the crash). */
 const LAPSE_MS = 500;
 const CRASH_AT = 60;
 
-let provider: TestServer;
-let redis: RedisServer;
 /** A loopback server that accepts each connection and resets it at once (ECONNRESET before any answer). */
 let resetter: Server;
 let resetURL: string;
@@ -35,21 +26,13 @@ const sockets = new Set<Socket>();
 const unhandled: unknown[] = [];
 const onUnhandled = (e: unknown) => unhandled.push(e);
 const transcripts: Record<string, string> = {};
+for (const store of ['memory', 'redis']) for (const c of ['500', 'reset', 'broken', 'stall', 'race']) transcripts[`${store}_${c}`] = sse;
 const stallAt = new Map<string, number>();
 
+beforeAll(() => process.on('unhandledRejection', onUnhandled));
+afterAll(() => process.off('unhandledRejection', onUnhandled));
+const suite = takeoverSuite({ transcripts, chunkDelay: 1, faults: stallCreate((model) => stallAt.get(model)) });
 beforeAll(async () => {
-  process.on('unhandledRejection', onUnhandled);
-  redis = await startRedisServer();
-  for (const store of ['memory', 'redis']) for (const c of ['500', 'reset', 'broken', 'stall', 'race']) transcripts[`${store}_${c}`] = sse;
-  provider = await startTestServer({
-    transcripts,
-    chunkDelay: 1,
-    faults: (r) => {
-      if (r.route !== 'responses.create') return undefined;
-      const after = stallAt.get((r.body as { model?: string } | undefined)?.model ?? '');
-      return after === undefined ? undefined : { type: 'stall', afterEvents: after };
-    },
-  });
   resetter = createServer((socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
@@ -63,13 +46,10 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const s of sockets) s.destroy();
   await new Promise<void>((resolve) => resetter?.close(() => resolve()));
-  await provider?.close();
-  await redis?.stop();
-  process.off('unhandledRejection', onUnhandled);
 });
 
-const good = () => ({ baseURL: provider.baseURL, apiKey: 'sk-test' });
-const resumes = () => provider.requests.filter((r) => r.route === 'responses.stream');
+const good = () => ({ baseURL: suite.provider.baseURL, apiKey: 'sk-test' });
+const resumes = () => suite.provider.requests.filter((r) => r.route === 'responses.stream');
 
 /** A typed error of the library's own, retryable where a retry can help. */
 function expectTyped(error: unknown, name: string): void {
@@ -82,18 +62,6 @@ function expectRun(r: Outcome, from: number): void {
   expect(r.events).toEqual(recorded.slice(from + 1, from + 1 + r.events.length));
 }
 
-type Open = () => { a: EventLog; b: EventLog; close: () => Promise<void> };
-const stores: ReadonlyArray<readonly [string, Open]> = [
-  ['memory', () => { const l = memoryEventLog(); return { a: l, b: l, close: () => l.close() }; }],
-  [
-    'redis',
-    () => {
-      const a = redisEventLog({ url: redis.url, commandTimeoutMs: 30_000 });
-      const b = redisEventLog({ url: redis.url, commandTimeoutMs: 30_000 });
-      return { a, b, close: async () => { await a.close(); await b.close(); } };
-    },
-  ],
-];
 
 interface Case {
   readonly name: string;
@@ -114,17 +82,17 @@ const cases: Case[] = [
   { name: 'stall', fault: { type: 'stall', afterEvents: 30 }, upstream: () => ({ ...good(), idleTimeout: 1500 }), error: 'IdleTimeoutError', delivered: 30 },
 ];
 
-describe.each(stores)('a takeover whose upstream fails (%s log)', (store, open) => {
+describe.each(takeoverStorePairs(() => suite.redis.url))('a takeover whose upstream fails (%s log)', (store, open) => {
   test.each(cases)('$name: the reader ends with a typed error, what it delivered is durable, and the next reader finishes the stream', async (c) => {
     const { a, b, close } = open();
     const owner = `${store}_${c.name}`;
     const s = { responseId, owner };
     try {
       stallAt.set(owner, CRASH_AT + 1);
-      await crashedProducer(a, provider.baseURL, owner, s, CRASH_AT, LAPSE_MS);
+      await crashedProducer(a, suite.provider.baseURL, owner, s, CRASH_AT, LAPSE_MS);
       await untilLapsed(a, s);
       const before = resumes().length;
-      if (c.fault) provider.inject(c.fault);
+      if (c.fault) suite.provider.inject(c.fault);
       const failing = await collect(fromEventLog(a, responseId, { owner, upstream: c.upstream(), leaseMs: 30_000, pollMs: 200 }));
       expectTyped(failing.error, c.error);
       expect(failing.events.length).toBeGreaterThanOrEqual(CRASH_AT + 1);
@@ -156,10 +124,10 @@ describe.each(stores)('a takeover whose upstream fails (%s log)', (store, open) 
     const s = { responseId, owner };
     try {
       stallAt.set(owner, CRASH_AT + 1);
-      await crashedProducer(a, provider.baseURL, owner, s, CRASH_AT, LAPSE_MS);
+      await crashedProducer(a, suite.provider.baseURL, owner, s, CRASH_AT, LAPSE_MS);
       await untilLapsed(a, s);
       const before = resumes().length;
-      provider.inject({ type: 'drop', afterEvents: 100 }); // the first continuation breaks, the second is whole
+      suite.provider.inject({ type: 'drop', afterEvents: 100 }); // the first continuation breaks, the second is whole
       const options = { owner, upstream: good(), leaseMs: 30_000, pollMs: 200 };
       const [one, two] = await Promise.all([collect(fromEventLog(a, responseId, options)), collect(fromEventLog(b, responseId, options))]);
       const [failed, finished] = one.error === undefined ? [two, one] : [one, two];
