@@ -37,6 +37,15 @@ describe('smoothText: chunking', () => {
     });
   });
 
+  test("'word': an emoji, a flag or a combining mark split across deltas (even inside a surrogate pair) stays whole", () => {
+    scheduler().run(({ cold, expectObservable }) => {
+      const src = cold('-abcd-----|', { a: 'Go 🇫', b: '🇷🇺🇸 👍\ud83c', c: '\udffd cafe', d: '\u0301 ok' });
+      expectObservable(src.pipe(smoothText({ delay: 2, strings: 'deltas' }))).toBe('-x-y-z-w-v(u|)', {
+        x: 'Go ', y: '🇫🇷', z: '🇺🇸 ', w: '👍🏽 ', v: 'cafe\u0301 ', u: 'ok',
+      });
+    });
+  });
+
   test("'line': a line with its newline; a line closed by its \\n is not held", () => {
     scheduler().run(({ cold, expectObservable }) => {
       const src = cold('-a----b----|', { a: 'one\ntwo\nthr', b: 'ee\n' });
@@ -141,6 +150,18 @@ describe('smoothText: pacing', () => {
       const boom = new Error('boom');
       const src = cold('-a---#', { a: 'One two three' }, boom);
       expectObservable(src.pipe(smoothText({ delay: 10 }))).toBe('-x---(z#)', { x: 'One ', z: 'One two three' }, boom);
+    });
+  });
+
+  test('events: on error, the text received goes out, then the events held behind it, in order, then the error', () => {
+    scheduler().run(({ cold, expectObservable }) => {
+      const boom = new Error('boom');
+      const a = ev.textDelta('m', 0, 0, 'one two three');
+      const f = ev.itemAdded(1, ev.fc('fc_1', 'call_1', 'lookup'));
+      const b = ev.textDelta('n', 2, 0, 'x y');
+      expectObservable(cold('-afb-#', { a, f, b }, boom).pipe(smoothText({ delay: 10 }))).toBe('-a---(tfx#)', {
+        a: piece(a, 'one '), t: piece(a, 'two three'), f, x: piece(b, 'x y'),
+      }, boom);
     });
   });
 
