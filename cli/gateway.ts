@@ -3,6 +3,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { createGateway } from '../lib/gateway/index.js';
+import { DEFAULT_BASE_URL } from '../lib/http/config.js';
 import { startFakeProvider, type FakeProvider } from '../lib/testing/fake-provider.js';
 import { CLIError, parse, usage } from './args.js';
 import type { IO } from './run.js';
@@ -27,14 +28,17 @@ export async function runGateway(argv: readonly string[], io: IO): Promise<numbe
   const log = (t: string): void => void io.stdout.write(`${t}\n`);
   let provider: FakeProvider | undefined;
   if (a.flags.fake) provider = await startFakeProvider({ host: '127.0.0.1', eventDelay: fakeDelay });
-  const upstream = provider?.baseURL ?? (typeof a.flags.upstream === 'string' ? a.flags.upstream : undefined) ?? io.env['OPENAI_BASE_URL'] ?? 'https://api.openai.com/v1';
+  // An empty OPENAI_BASE_URL is unset (as the SDK and the library read it).
+  const fromEnv = io.env['OPENAI_BASE_URL'] || undefined;
+  const flag = typeof a.flags.upstream === 'string' ? a.flags.upstream : undefined;
+  const upstream = provider?.baseURL ?? flag ?? fromEnv ?? DEFAULT_BASE_URL;
 
   let gateway;
   try {
     gateway = createGateway({ upstream, ...(redis ? { log: redis } : {}), background: a.flags.background === true, ...(leaseMs !== undefined ? { leaseMs } : {}) });
   } catch (e) {
     await provider?.close();
-    throw new CLIError(`--upstream: ${e instanceof Error ? e.message : String(e)}`, 2);
+    throw new CLIError(`${flag !== undefined ? '--upstream' : 'OPENAI_BASE_URL'}: ${e instanceof Error ? e.message : String(e)}`, 2);
   }
   const server = createServer(gateway);
   const sockets = new Set<Socket>();

@@ -19,9 +19,12 @@ interface Run {
   readonly exited: Promise<number | null>;
 }
 
-function cli(args: string[]): Run {
+/** `env` over this process's (OPENAI_API_KEY and OPENAI_BASE_URL empty); an `undefined` value unsets the variable. */
+function cli(args: string[], env: Record<string, string | undefined> = {}): Run {
+  const vars: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', OPENAI_API_KEY: '', OPENAI_BASE_URL: '', ...env };
+  for (const [k, v] of Object.entries(env)) if (v === undefined) delete vars[k];
   const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'cli', 'main.ts'), ...args], {
-    cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1', OPENAI_API_KEY: '', OPENAI_BASE_URL: '' },
+    cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: vars,
   });
   children.add(child);
   let out = '';
@@ -61,6 +64,24 @@ describe('openai-rx gateway', () => {
     expect(await run.exited).toBe(0);
     expect(run.out()).toMatch(/stopped\n$/);
     expect(run.err()).toBe('');
+  });
+
+  it.each([
+    ['unset', 'https://api.openai.com/v1', { OPENAI_BASE_URL: undefined }],
+    ['empty (as unset)', 'https://api.openai.com/v1', { OPENAI_BASE_URL: '' }],
+    ['a provider', 'http://127.0.0.1:9/compat/v1', { OPENAI_BASE_URL: 'http://127.0.0.1:9/compat/v1' }],
+  ])('the default upstream: OPENAI_BASE_URL %s → %s', async (_, upstream, env) => {
+    const run = cli(['gateway', '--port', '0'], env);
+    const baseURL = await baseURLOf(run);
+    expect(run.out()).toContain(`at ${baseURL} → ${upstream}\n`);
+    run.child.kill('SIGTERM');
+    expect(await run.exited).toBe(0);
+  });
+
+  it('a bad OPENAI_BASE_URL is a usage error naming OPENAI_BASE_URL', async () => {
+    const run = cli(['gateway', '--port', '0'], { OPENAI_BASE_URL: 'localhost:8000' });
+    expect(await run.exited).toBe(2);
+    expect(run.err()).toMatch(/^openai-rx: OPENAI_BASE_URL: /);
   });
 
   it.each([
