@@ -1,6 +1,7 @@
 // `openai-rx gateway` as a user runs it: --fake serves the built-in fake provider behind the gateway (offline,
 // no key), the official SDK streams through it, SIGTERM / SIGINT stop it cleanly (exit 0), bad flags are usage errors.
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import OpenAI from 'openai';
 
@@ -64,6 +65,26 @@ describe('openai-rx gateway', () => {
     expect(await run.exited).toBe(0);
     expect(run.out()).toMatch(/stopped\n$/);
     expect(run.err()).toBe('');
+  });
+
+  it("--fake: the curl -N the CLI prints (and docs/gateway.md shows) streams SSE with an id on every event", async () => {
+    const run = cli(['gateway', '--fake', '--port', '0', '--fake-delay', '0']);
+    const baseURL = await baseURLOf(run);
+    const printed = /try: (curl -N .*)$/m.exec(run.out())![1]!;
+    // The docs' command is the same but for the port (8080, the default).
+    const docs = readFileSync(join(ROOT, 'docs', 'gateway.md'), 'utf8');
+    const documented = /^(curl -N http:\/\/127\.0\.0\.1:8080\/v1\/responses [^\n]*\\\n[^\n]*)$/m.exec(docs)![1]!.replace(/\\\n\s*/, '');
+    expect(printed.replace(/:\d+\/v1/, ':8080/v1')).toBe(documented);
+    const text = await new Promise<string>((resolve, reject) =>
+      execFile('sh', ['-c', `${printed} --silent --show-error --max-time 30`], (err, stdout, stderr) => (err ? reject(new Error(stderr)) : resolve(stdout))),
+    );
+    const frames = text.split('\n\n').filter((f) => f.trim() !== '');
+    expect(frames.length).toBeGreaterThan(10);
+    frames.forEach((f, i) => expect(f).toMatch(new RegExp(`^id: ${i}\nevent: response\.[a-z_.]+\ndata: \\{.*"sequence_number":${i}\\}$`)));
+    expect(frames[frames.length - 1]).toMatch(/^id: \d+\nevent: response\.completed\n/);
+    expect(baseURL).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/);
+    run.child.kill('SIGTERM');
+    expect(await run.exited).toBe(0);
   });
 
   it.each([
