@@ -1,9 +1,10 @@
 // A turn cut off mid-stream is resumed with resumeFrom (the `resume` option) and the run goes on as if nothing happened.
 import * as t from 'io-ts';
-import { lastValueFrom, toArray } from 'rxjs';
-import { defineTool, runAgent } from '../../lib/agent/index';
+import { lastValueFrom, tap, toArray } from 'rxjs';
+import { defineTool, runAgent, type AgentInputItem, type AgentTurnFinishedEvent } from '../../lib/agent/index';
 import { StreamInterruptedError } from '../../lib/errors';
-import { startTestServer, type TestServer } from '../../lib/testing/index';
+import { startScriptedProvider, startTestServer, type ScriptedProvider, type TestServer } from '../../lib/testing/index';
+import { outputText } from '../../operators/outputText';
 import { demoToolAnswer, demoToolCalls } from '../../cli/transcripts';
 
 let server: TestServer | undefined;
@@ -48,4 +49,48 @@ test('without resume, the interruption ends the run with the retryable StreamInt
   expect(err).toBeInstanceOf(StreamInterruptedError);
   expect(err).toMatchObject({ retryable: true, responseId: 'resp_demo_tools' });
   expect(server.requests).toHaveLength(1);
+});
+
+describe('continuing by hand after a run ended with an error (as docs/agents.md says)', () => {
+  let scripted: ScriptedProvider | undefined;
+  afterEach(async () => {
+    await scripted?.close();
+    scripted = undefined;
+  });
+  const time = { get_time: defineTool({ parameters: t.type({ timezone: t.string }), execute: ({ timezone }) => `14:05 in ${timezone}` }) };
+
+  test('store: true — previous_response_id of the last agent.turn.finished and its outputs as input', async () => {
+    scripted = await startScriptedProvider({ turns: [
+      { calls: [{ name: 'get_time', arguments: { timezone: 'UTC' } }] },
+      { error: { status: 503, message: 'overloaded' } },
+      { text: 'It is 14:05.' },
+    ] });
+    const config = { baseURL: scripted.baseURL, apiKey: 'sk-test-continue' };
+    const request = { model: 'm', input: 'Time?' };
+    let last: AgentTurnFinishedEvent | undefined;
+    const err = await lastValueFrom(runAgent(request, { config, tools: time }).pipe(tap((e) => e.type === 'agent.turn.finished' && (last = e)))).catch((e: unknown) => e);
+    expect(err).toMatchObject({ status: 503, retryable: true });
+    expect(last).toMatchObject({ turn: 1 });
+    const text = await lastValueFrom(runAgent({ ...request, previous_response_id: last!.response_id, input: [...last!.outputs] }, { config, tools: time }).pipe(outputText()));
+    expect(text).toBe('It is 14:05.');
+    expect(scripted.requests[2]).toMatchObject({ previousResponseId: scripted.requests[0]!.responseId, status: 200 });
+    expect(scripted.requests[2]!.toolOutputs).toEqual([{ type: 'function_call_output', call_id: 'call_0_0', output: '14:05 in UTC' }]);
+  });
+
+  test('store: false — the input items, then each finished turn\'s items and outputs', async () => {
+    scripted = await startScriptedProvider({ turns: [
+      { reasoning: { encrypted_content: 'enc' }, calls: [{ name: 'get_time', arguments: { timezone: 'UTC' } }] },
+      { error: { status: 503, message: 'overloaded' } },
+      { text: 'It is 14:05.' },
+    ] });
+    const config = { baseURL: scripted.baseURL, apiKey: 'sk-test-continue' };
+    const request = { model: 'm', input: 'Time?', store: false };
+    const items: AgentInputItem[] = [{ role: 'user', content: 'Time?' }];
+    const err = await lastValueFrom(runAgent(request, { config, tools: time }).pipe(tap((e) => e.type === 'agent.turn.finished' && items.push(...e.items, ...e.outputs)))).catch((e: unknown) => e);
+    expect(err).toMatchObject({ status: 503 });
+    const text = await lastValueFrom(runAgent({ ...request, input: items }, { config, tools: time }).pipe(outputText()));
+    expect(text).toBe('It is 14:05.');
+    expect(scripted.requests[2]!.body['input']).toEqual(scripted.requests[1]!.body['input']);
+    expect(scripted.requests[2]).toMatchObject({ previousResponseId: undefined, status: 200 });
+  });
 });
