@@ -297,6 +297,13 @@ describe('smoothText: the forms of text stream', () => {
     });
   });
 
+  test("raw deltas without strings: 'deltas': each is taken as a correction and goes out as it came (nothing lost, nothing paced)", () => {
+    scheduler().run(({ cold, expectObservable }) => {
+      const src = cold('-ab---c|', { a: 'Hel', b: 'lo big ', c: 'world' });
+      expectObservable(src.pipe(smoothText({ delay: 2 }))).toBe('--(xy)z|', { x: 'Hel', y: 'lo big ', z: 'world' });
+    });
+  });
+
   test("outputText's '' for an answer without text passes through", () => {
     scheduler().run(({ cold, expectObservable }) => {
       expectObservable(cold('---a|', { a: '' }).pipe(smoothText())).toBe('---a|', { a: '' });

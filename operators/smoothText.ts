@@ -26,7 +26,8 @@ export interface SmoothTextOptions {
   readonly finish?: 'flush' | 'paced';
   /**
    * What a `string` stream carries: the whole text so far, as `outputText()` emits it (`'accumulated'`, default;
-   * the output is the whole released text so far), or pieces to append (`'deltas'`; the output is pieces).
+   * the output is the whole released text so far), or pieces to append (`'deltas'`; the output is pieces). Raw
+   * deltas taken as `'accumulated'` are each a correction: they pass through unpaced.
    */
   readonly strings?: 'accumulated' | 'deltas';
   /** Where the releases are scheduled. Default `asyncScheduler`; `animationFrameScheduler` in a UI, a `TestScheduler` in tests. */
@@ -51,7 +52,8 @@ const DELTA_KINDS: Readonly<Record<string, TextKind>> = {
  *
  * Works on three kinds of stream, and gives back the same kind:
  * - `string`s: the whole text so far (`outputText()`), out as the whole released text so far; a correction
- *   (a string that does not extend the previous one) is released at once. With `strings: 'deltas'`, pieces.
+ *   (a string that does not extend the previous one) is released at once. With `strings: 'deltas'`, pieces (raw
+ *   deltas need it: taken as whole texts, each would be a correction, passed on unpaced).
  * - `TextSnapshot`s (`accumulateText()`): one snapshot per released piece (`delta` the piece, `text` the part's
  *   released text); a part's final snapshot comes after its text.
  * - Responses events: text deltas (`output_text`, `refusal`, `reasoning_text`, `reasoning_summary_text`) are
