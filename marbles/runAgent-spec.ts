@@ -340,7 +340,7 @@ describe('runAgent marbles (scripted model)', () => {
       scheduler.flush();
       expect(model.requests[1]?.['input']).toEqual([{ role: 'user', content: 'hi' }, call, { type: 'function_call_output', call_id: 'c1', output: 'x' }]);
       // The run's items keep it (with store: true it could be sent by reference).
-      expect((events.at(-1) as { items: unknown[] }).items).toContainEqual(bare);
+      expect((events.at(-1) as unknown as { items: unknown[] }).items).toContainEqual(bare);
     });
   });
 

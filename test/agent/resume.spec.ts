@@ -1,7 +1,7 @@
 // A turn cut off mid-stream is resumed with resumeFrom (the `resume` option) and the run goes on as if nothing happened.
 import * as t from 'io-ts';
 import { lastValueFrom, tap, toArray } from 'rxjs';
-import { defineTool, runAgent, type AgentInputItem, type AgentTurnFinishedEvent } from '../../lib/agent/index';
+import { defineTool, isAgentEvent, runAgent, type AgentInputItem, type AgentTurnFinishedEvent } from '../../lib/agent/index';
 import { StreamInterruptedError } from '../../lib/errors';
 import { startScriptedProvider, startTestServer, type ScriptedProvider, type TestServer } from '../../lib/testing/index';
 import { outputText } from '../../operators/outputText';
@@ -68,7 +68,7 @@ describe('continuing by hand after a run ended with an error (as docs/agents.md 
     const config = { baseURL: scripted.baseURL, apiKey: 'sk-test-continue' };
     const request = { model: 'm', input: 'Time?' };
     let last: AgentTurnFinishedEvent | undefined;
-    const err = await lastValueFrom(runAgent(request, { config, tools: time }).pipe(tap((e) => e.type === 'agent.turn.finished' && (last = e)))).catch((e: unknown) => e);
+    const err = await lastValueFrom(runAgent(request, { config, tools: time }).pipe(tap((e) => isAgentEvent(e) && e.type === 'agent.turn.finished' && (last = e)))).catch((e: unknown) => e);
     expect(err).toMatchObject({ status: 503, retryable: true });
     expect(last).toMatchObject({ turn: 1 });
     const text = await lastValueFrom(runAgent({ ...request, previous_response_id: last!.response_id, input: [...last!.outputs] }, { config, tools: time }).pipe(outputText()));
@@ -86,7 +86,7 @@ describe('continuing by hand after a run ended with an error (as docs/agents.md 
     const config = { baseURL: scripted.baseURL, apiKey: 'sk-test-continue' };
     const request = { model: 'm', input: 'Time?', store: false };
     const items: AgentInputItem[] = [{ role: 'user', content: 'Time?' }];
-    const err = await lastValueFrom(runAgent(request, { config, tools: time }).pipe(tap((e) => e.type === 'agent.turn.finished' && items.push(...e.items, ...e.outputs)))).catch((e: unknown) => e);
+    const err = await lastValueFrom(runAgent(request, { config, tools: time }).pipe(tap((e) => isAgentEvent(e) && e.type === 'agent.turn.finished' && items.push(...e.items, ...e.outputs)))).catch((e: unknown) => e);
     expect(err).toMatchObject({ status: 503 });
     const text = await lastValueFrom(runAgent({ ...request, input: items }, { config, tools: time }).pipe(outputText()));
     expect(text).toBe('It is 14:05.');
