@@ -36,7 +36,7 @@ export interface InjectResponseOptions<I = string> {
 
 /** A chat box's controller: one answer at a time, as signals. */
 export interface ResponseController<I = string> extends ResponseSignals {
-  /** Asks: cancels the answer in flight, if any, and starts a new one. */
+  /** Asks: cancels the answer in flight, if any, and starts a new one. Does nothing once the injection context is destroyed. */
   send(input: I): void;
   /** Cancels the answer in flight (status `cancelled`, not `error`: the application chose to stop). */
   stop(): void;
@@ -78,6 +78,7 @@ export function injectResponse<I = string>(options: InjectResponseOptions<I>): R
   const reconnecting = signal(false);
   let current: Subscription | undefined;
   let sent = false;
+  let destroyed = false;
 
   const cancel = (): void => {
     const c = current;
@@ -89,6 +90,7 @@ export function injectResponse<I = string>(options: InjectResponseOptions<I>): R
   };
 
   const send = (value: I): void => {
+    if (destroyed) return; // nothing would ever cancel it
     cancel();
     state.reset();
     reconnecting.set(false);
@@ -122,7 +124,10 @@ export function injectResponse<I = string>(options: InjectResponseOptions<I>): R
     current = state.connect(events$, options.smooth ?? true);
   };
 
-  destroyRef.onDestroy(cancel);
+  destroyRef.onDestroy(() => {
+    destroyed = true;
+    cancel();
+  });
 
   return {
     ...state.views(),

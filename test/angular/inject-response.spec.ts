@@ -132,6 +132,19 @@ describe('injectResponse with a scripted stream', () => {
     expect(chat.status()).toBe('cancelled');
   });
 
+  test('after the injection context is destroyed, send() and retry() open nothing (no request left behind)', () => {
+    const s = scripted();
+    const child = createEnvironmentInjector([], TestBed.inject(EnvironmentInjector));
+    const chat = injectResponse({ stream: s.stream, injector: child });
+    chat.send('x');
+    child.destroy();
+    chat.send('late');
+    chat.retry();
+    expect(s.sends.map((x) => x.input)).toEqual(['x']);
+    expect(s.sends[0]!.events.observed).toBe(false);
+    expect(chat.status()).toBe('cancelled');
+  });
+
   test('without stream or baseURL: a clear error, at once', () => {
     expect(() => TestBed.runInInjectionContext(() => injectResponse({}))).toThrow(/stream.*baseURL/);
     expect(() => TestBed.runInInjectionContext(() => injectResponse({ stream: () => new Subject<E>(), resume: true }))).toThrow(/resume: true/);
