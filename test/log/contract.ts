@@ -45,10 +45,15 @@ async function rejection(p: Promise<unknown>): Promise<unknown> {
   throw new Error('expected a rejection, but the promise resolved');
 }
 
-async function expectReason(p: Promise<unknown>, reason: EventLogError['reason']): Promise<void> {
+/** The reason of the EventLogError `p` rejects with (fails if it resolves, or rejects with anything else). */
+export async function reasonOf(p: Promise<unknown>): Promise<string> {
   const e = await rejection(p);
   expect(e).toBeInstanceOf(EventLogError);
-  expect((e as EventLogError).reason).toBe(reason);
+  return (e as EventLogError).reason;
+}
+
+async function expectReason(p: Promise<unknown>, reason: EventLogError['reason']): Promise<void> {
+  expect(await reasonOf(p)).toBe(reason);
 }
 
 /** Runs every rule of the `EventLog` contract against the log `setup` creates. */

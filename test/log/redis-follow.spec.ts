@@ -9,7 +9,7 @@ import { canFollow } from '../../lib/log/follow';
 import { fromEventLog } from '../../lib/log/from-event-log';
 import { redisEventLog, redisStreamKeys } from '../../lib/log/redis';
 import type { EventLog, LogScope } from '../../lib/log/types';
-import { completed, created, delta } from './contract';
+import { completed, created, delta, reasonOf } from './contract';
 import { redisForSuite } from './redis-server';
 
 jest.setTimeout(60_000);
@@ -34,16 +34,6 @@ async function calls(): Promise<Map<string, number>> {
   return new Map([...info.matchAll(/cmdstat_([\w|]+):calls=(\d+)/g)].map(([, cmd, c]) => [cmd!, Number(c)]));
 }
 const delta_ = (a: Map<string, number>, b: Map<string, number>, ...cmds: string[]) => cmds.reduce((sum, c) => sum + (b.get(c) ?? 0) - (a.get(c) ?? 0), 0);
-
-async function reasonOf(p: Promise<unknown>): Promise<string> {
-  try {
-    await p;
-  } catch (e) {
-    expect(e).toBeInstanceOf(EventLogError);
-    return (e as EventLogError).reason;
-  }
-  throw new Error('expected a rejection');
-}
 
 test('the appends of several streams asked for in one turn go as one script call, each with its own result', async () => {
   const [a, b, c] = [scope(), scope(), scope()];

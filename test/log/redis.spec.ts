@@ -9,7 +9,7 @@ import { Cluster, Redis } from 'ioredis';
 import { EventLogError } from '../../lib/errors';
 import { redisEventLog, redisStreamKeys } from '../../lib/log/redis';
 import type { EventLog, Lease, LogScope } from '../../lib/log/types';
-import { completed, created, delta, describeEventLogContract } from './contract';
+import { completed, created, delta, describeEventLogContract, reasonOf } from './contract';
 import { type RedisServer, redisForSuite, startRedisServer } from './redis-server';
 
 jest.setTimeout(60_000);
@@ -36,16 +36,6 @@ async function keysUnder(client: Redis, prefix: string): Promise<string[]> {
     found.push(...keys);
   } while (cursor !== '0');
   return found.sort();
-}
-
-async function reasonOf(p: Promise<unknown>): Promise<string> {
-  try {
-    await p;
-  } catch (e) {
-    expect(e).toBeInstanceOf(EventLogError);
-    return (e as EventLogError).reason;
-  }
-  throw new Error('expected a rejection');
 }
 
 describe('redisEventLog on a Redis Cluster (one node owning every slot)', () => {
