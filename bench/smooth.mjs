@@ -1,6 +1,6 @@
 // smoothText's own cost, apart from the waiting it is for: text streamed in word-sized deltas through
 // smoothText on a virtual-time scheduler (every release happens, none is waited for), per form and chunking.
-//   node bench/smooth.mjs            (reads dist/esm: `npm run build` first)
+//   node bench/smooth.mjs [--quick]  (reads dist/esm: `npm run build` first; or npm run bench -- --only smooth)
 // The strings form reads each string it takes in (once per release): superlinear by design, see smoothText's doc.
 // Prints ms per MB and the pieces released; a form whose time per MB grows with the size is not linear.
 import { Observable, VirtualTimeScheduler } from 'rxjs';
@@ -39,7 +39,7 @@ function run(events, chunking, form) {
 
 console.log('form      chunking    size     ms     ms/MB   pieces');
 for (const [form, chunking] of [['events', 'word'], ['events', 'grapheme'], ['events', 'line'], ['events', /[.!?]\s+/], ['strings', 'word']]) {
-  for (const size of [100_000, 1_000_000]) {
+  for (const size of process.argv.includes('--quick') ? [100_000] : [100_000, 1_000_000]) {
     const events = deltas(size);
     run(events.slice(0, 2000), chunking, form); // warm-up
     const { ms, pieces } = run(events, chunking, form);
