@@ -2,7 +2,7 @@
 // decodes the model's arguments, runs the calls (in parallel), sends the outputs back turn after turn, and
 // streams everything as one Observable: cancel it and the request and the running tools stop.
 import * as t from 'io-ts';
-import { filter, lastValueFrom, share, tap } from 'rxjs';
+import { filter, fromEvent, lastValueFrom, NEVER, share, takeUntil, tap } from 'rxjs';
 import {
   connectResponsesSocket, defineTool, isAgentEvent, outputText, runAgent, withDescription,
   type AgentEvent, type AgentRunFinishedEvent, type ClientConfig, type RunAgentOptions,
@@ -38,26 +38,34 @@ export interface AgentExampleOptions extends ClientConfig {
   readonly webSocket?: boolean;
   /** Called with each piece of the growing answer (a UI binding). */
   readonly onText?: (text: string) => void;
+  /** Called with each `agent.*` event (tool progress for a UI). */
+  readonly onEvent?: (event: AgentEvent) => void;
+  /** Cancels the run (a Stop button): the request in flight and the running tools stop, nothing more is sent. */
+  readonly signal?: AbortSignal;
 }
 
 export async function main(options: AgentExampleOptions = {}) {
-  const { model = 'gpt-5.4-mini', prompt = 'What is the weather and the time in Paris?', webSocket = false, onText, ...config } = options;
+  const { model = 'gpt-5.4-mini', prompt = 'What is the weather and the time in Paris?', webSocket = false, onText, onEvent, signal, ...config } = options;
   const socket = webSocket ? connectResponsesSocket({ baseURL: config.baseURL, apiKey: config.apiKey }) : undefined;
   const transport: Pick<RunAgentOptions, 'config' | 'socket'> = socket ? { socket } : { config };
   try {
-    const run$ = runAgent({ model, input: prompt }, { ...transport, tools: { get_weather: getWeather, get_time: getTime }, maxTurns: 5 }).pipe(share());
+    // Cancelling is unsubscribing: takeUntil the abort, and runAgent stops the request and the running tools.
+    const stop$ = signal ? fromEvent(signal, 'abort') : NEVER;
+    const run$ = runAgent({ model, input: prompt }, { ...transport, tools: { get_weather: getWeather, get_time: getTime }, maxTurns: 5 })
+      .pipe(takeUntil(stop$), share());
     const log: string[] = [];
     // One subscription for the log and the answer's text; the run.finished event for the conversation.
     const finished = lastValueFrom(
       run$.pipe(
         filter(isAgentEvent),
-        tap((e) => log.push(describeEvent(e))),
+        tap((e) => (log.push(describeEvent(e)), onEvent?.(e))),
         filter((e): e is AgentRunFinishedEvent => e.type === 'agent.run.finished'),
       ),
+      { defaultValue: undefined },
     );
     const text = await lastValueFrom(run$.pipe(outputText(), tap((t) => onText?.(t))), { defaultValue: '' });
     const done = await finished;
-    return { text, turns: done.turns, log, items: done.items };
+    return { text, cancelled: done === undefined, turns: done?.turns ?? 0, log, items: done?.items ?? [] };
   } finally {
     socket?.close();
   }

@@ -41,3 +41,19 @@ test.each([false, true])('examples/agent.ts (webSocket: %s): runs both calls, se
   ]);
   expect(r.items[0]).toEqual({ role: 'user', content: 'What is the weather and the time in Paris?' });
 });
+
+test.each([false, true])('examples/agent.ts (webSocket: %s): cancelled while get_weather runs: the run ends there and nothing more is sent', async (webSocket) => {
+  provider = await startScriptedProvider({
+    turns: [{ calls: [{ name: 'get_weather', arguments: { city: 'Paris', unit: null } }] }, { text: 'never' }],
+  });
+  const controller = new AbortController();
+  const r = await main({
+    baseURL: provider.baseURL, apiKey: 'sk-test-example', webSocket,
+    onEvent: (e) => e.type === 'agent.tool_call.started' && controller.abort(),
+    signal: controller.signal,
+  });
+  expect(r).toMatchObject({ cancelled: true, text: '', turns: 0 });
+  expect(r.log).toEqual(['turn 1: get_weather({"city":"Paris","unit":null})']);
+  await new Promise((resolve) => setTimeout(resolve, 100)); // past lookUpWeather's 10 ms, had it not been stopped
+  expect(provider.requests).toHaveLength(1);
+});
