@@ -8,6 +8,7 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import { OpenAIRxError } from '../../lib/errors';
 import { fromEventLog } from '../../lib/log/from-event-log';
+import type { EventLog, LogScope } from '../../lib/log/types';
 import type { Fault } from '../../lib/testing/index';
 import { recording } from '../helpers/fixtures';
 import { collect, crashedProducer, type Outcome, seqs, stallCreate, takeoverStorePairs, takeoverSuite, untilLapsed } from './takeover-helpers';
@@ -51,6 +52,13 @@ afterAll(async () => {
 const good = () => ({ baseURL: suite.provider.baseURL, apiKey: 'sk-test' });
 const resumes = () => suite.provider.requests.filter((r) => r.route === 'responses.stream');
 
+/** Stream `owner`'s producer crashed at CRASH_AT (mid-stream) and its lease has lapsed. */
+async function crashedAndLapsed(log: EventLog, owner: string, s: LogScope): Promise<void> {
+  stallAt.set(owner, CRASH_AT + 1);
+  await crashedProducer(log, suite.provider.baseURL, owner, s, CRASH_AT, LAPSE_MS);
+  await untilLapsed(log, s);
+}
+
 /** A typed error of the library's own, retryable where a retry can help. */
 function expectTyped(error: unknown, name: string): void {
   expect(error).toBeInstanceOf(OpenAIRxError);
@@ -88,9 +96,7 @@ describe.each(takeoverStorePairs(() => suite.redis.url))('a takeover whose upstr
     const owner = `${store}_${c.name}`;
     const s = { responseId, owner };
     try {
-      stallAt.set(owner, CRASH_AT + 1);
-      await crashedProducer(a, suite.provider.baseURL, owner, s, CRASH_AT, LAPSE_MS);
-      await untilLapsed(a, s);
+      await crashedAndLapsed(a, owner, s);
       const before = resumes().length;
       if (c.fault) suite.provider.inject(c.fault);
       const failing = await collect(fromEventLog(a, responseId, { owner, upstream: c.upstream(), leaseMs: 30_000, pollMs: 200 }));
@@ -123,9 +129,7 @@ describe.each(takeoverStorePairs(() => suite.redis.url))('a takeover whose upstr
     const owner = `${store}_race`;
     const s = { responseId, owner };
     try {
-      stallAt.set(owner, CRASH_AT + 1);
-      await crashedProducer(a, suite.provider.baseURL, owner, s, CRASH_AT, LAPSE_MS);
-      await untilLapsed(a, s);
+      await crashedAndLapsed(a, owner, s);
       const before = resumes().length;
       suite.provider.inject({ type: 'drop', afterEvents: 100 }); // the first continuation breaks, the second is whole
       const options = { owner, upstream: good(), leaseMs: 30_000, pollMs: 200 };
