@@ -48,6 +48,22 @@ describe('the official SDK through the gateway', () => {
     expect([...first, ...rest]).toEqual(h.provider.responses.get(id)!.events);
   });
 
+  it("resumes with the SDK's stream helper: responses.stream({ response_id, starting_after }) gets the rest and the final response", async () => {
+    const first: Array<Record<string, unknown>> = [];
+    for await (const e of await client().responses.create({ model: 'fake-model', input: 'Hi', stream: true })) {
+      first.push(e as unknown as Record<string, unknown>);
+      if (first.length === 8) break;
+    }
+    const id = (first[0] as { response: { id: string } }).response.id;
+    const helper = client().responses.stream({ response_id: id, starting_after: 7 });
+    const rest: Array<Record<string, unknown>> = [];
+    helper.on('event', (e) => rest.push(e as unknown as Record<string, unknown>));
+    const final = await helper.finalResponse();
+    expect(final.id).toBe(id);
+    expect(final.output_text).toBe(words(40));
+    expect([...first, ...rest]).toEqual(h.provider.responses.get(id)!.events);
+  });
+
   it('forwards non-streaming requests as they are', async () => {
     const r = await client().responses.create({ model: 'fake-model', input: 'Hi' });
     expect(r.output_text).toBe(words(40));
