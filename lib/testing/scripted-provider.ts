@@ -60,7 +60,7 @@ export interface ScriptedProviderOptions {
   readonly turns?: ReadonlyArray<ScriptedReply | ((request: ScriptedRequest) => ScriptedReply)>;
   /** Or one function answering every request (several agents at once, say); used when `turns` has no entry left. */
   readonly respond?: (request: ScriptedRequest) => ScriptedReply;
-  /** Milliseconds between the events of an HTTP answer. Default 0 (all at once). WebSocket frames are paced by the loopback WebSocket server. */
+  /** Milliseconds between the events of an answer, over HTTP and WebSocket. Default 0 (HTTP: all at once; WebSocket: one frame per turn of the event loop). */
   readonly chunkDelay?: number;
   /** Default `127.0.0.1`. */
   readonly host?: string;
@@ -288,6 +288,7 @@ export async function startScriptedProvider(options: ScriptedProviderOptions): P
   const pending = new Map<number, { events: Array<Item & { type: string }> } | { status: number; message: string; code?: string }>();
   const webSocket = await startResponsesWebSocketServer({
     attach: { server, path: '/v1/responses' },
+    ...(options.chunkDelay !== undefined ? { chunkDelay: options.chunkDelay } : {}),
     fault: (request, rec) => {
       const r = record('websocket', request, rec.responseId, rec.lane);
       const a = answer(r);

@@ -175,6 +175,28 @@ describe('cancellation over real loopback HTTP', () => {
   });
 });
 
+describe('cancellation over a real WebSocket lane', () => {
+  test('unsubscribing mid-turn: no event after it, no request more; the next run on the same socket gets its own answer', async () => {
+    provider = await startScriptedProvider({ turns: [{ text: 'word '.repeat(200) }, { text: 'second run' }], chunkDelay: 10 });
+    socket = connectResponsesSocket({ url: provider.webSocketURL, apiKey: KEY });
+    const seen: string[] = [];
+    let first!: () => void;
+    const streaming = new Promise<void>((r) => (first = r));
+    const sub = runAgent({ model: 'm', input: 'go' }, { socket, tools }).subscribe((e) => {
+      seen.push(e.type);
+      if (e.type === 'response.output_text.delta') first();
+    });
+    await streaming;
+    sub.unsubscribe();
+    const count = seen.length;
+    const text = await lastValueFrom(runAgent({ model: 'm', input: 'again' }, { socket, tools }).pipe(outputText()));
+    expect(text).toBe('second run');
+    expect(seen).toHaveLength(count);
+    expect(provider.requests.map((r) => r.body['input'])).toEqual(['go', 'again']);
+    expect(provider.webSocket.counters.connections).toBe(1);
+  });
+});
+
 describe('the scripted provider', () => {
   test('over WebSocket a refused turn fails the lane: the run ends with a LaneError naming the API error', async () => {
     provider = await startScriptedProvider({ turns: [{ calls: [{ name: 'get_time', arguments: { timezone: 'UTC' } }] }, { error: { status: 429, message: 'slow down', code: 'rate_limit_exceeded' } }] });
