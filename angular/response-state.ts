@@ -1,6 +1,7 @@
 // The signals of one answer and the subscription that feeds them (shared by responseSignals and injectResponse).
 import { signal, type Signal, type WritableSignal } from '@angular/core';
 import { Subject, Subscription, type Observable } from 'rxjs';
+import { ResponseStreamTracker } from '../lib/decode/tracker.js';
 import type { ResponseStreamEvent } from '../lib/events/responses.js';
 import { accumulateResponse, type AssembledResponse } from '../operators/accumulateResponse.js';
 import { accumulateText, type TextSnapshot } from '../operators/accumulateText.js';
@@ -10,8 +11,9 @@ import { smoothText, type SmoothTextOptions } from '../operators/smoothText.js';
 
 /**
  * Where an answer stands: `idle` (nothing asked yet), `streaming`, `done` (the stream completed: see
- * `response().status` for `completed` / `incomplete`), `error` (see `error()`: a failed response, a dropped
- * connection that could not be resumed, a bad event), `cancelled` (stopped by the application).
+ * `response().status` for `completed` / `incomplete`), `error` (see `error()`: a failed response, also one
+ * passed as a value, a dropped connection that could not be resumed, a bad event), `cancelled` (stopped by the
+ * application).
  */
 export type ResponseStatus = 'idle' | 'streaming' | 'done' | 'error' | 'cancelled';
 
@@ -94,13 +96,25 @@ export class ResponseState implements ResponseSignals {
     );
     sub.add(hub.pipe(accumulateResponse()).subscribe({ next: (r) => this.response.set(r), error: fail }));
     this.status.set('streaming');
+    // A failure passed as a value (a transport with `errorEvents: 'value'`): the stream then completes, and the answer failed.
+    let failure: ResponseStreamEvent | undefined;
     sub.add(
       paced$.subscribe({
-        next: (e) => hub.next(e),
+        next: (e) => {
+          if (e.type === 'response.failed' || e.type === 'error') failure = e;
+          else if (e.type === 'response.completed' || e.type === 'response.incomplete') failure = undefined;
+          hub.next(e);
+        },
         error: (err: unknown) => fail(err),
         complete: () => {
           hub.complete();
-          if (!sub.closed) this.status.set('done');
+          if (sub.closed) return;
+          if (failure === undefined) this.status.set('done');
+          else {
+            const tracker = new ResponseStreamTracker();
+            tracker.responseId = this.response()?.id;
+            fail(tracker.errorOf(failure));
+          }
         },
       }),
     );

@@ -4,7 +4,7 @@ import { createEnvironmentInjector, EnvironmentInjector } from '@angular/core';
 import { TestBed } from '@angular/core/testing';
 import { Subject, VirtualTimeScheduler } from 'rxjs';
 import { responseSignals } from '../../angular/index';
-import { StreamInterruptedError } from '../../lib/errors';
+import { ResponseStreamError, StreamInterruptedError } from '../../lib/errors';
 import type { ResponseStreamEvent } from '../../lib/events/responses';
 import * as ev from '../operators/events';
 
@@ -79,6 +79,21 @@ describe('responseSignals', () => {
     expect(answer.text()).toBe('Let me look that up.');
     expect(answer.status()).toBe('error');
     expect(answer.error()).toBe(cut);
+  });
+
+  test('a response.failed passed as a value (errorEvents: value) ends with status error, not done', () => {
+    const events = new Subject<E>();
+    const answer = TestBed.runInInjectionContext(() => responseSignals(events));
+    events.next(ev.created());
+    events.next(ev.itemAdded(0, ev.msg('msg_1')));
+    events.next(ev.textDelta('msg_1', 0, 0, 'Half'));
+    events.next(ev.failed());
+    events.complete();
+    expect(answer.text()).toBe('Half');
+    expect(answer.status()).toBe('error');
+    expect(answer.error()).toBeInstanceOf(ResponseStreamError);
+    expect(answer.error()).toEqual(expect.objectContaining({ code: 'server_error', eventType: 'response.failed' }));
+    expect(answer.response()?.status).toBe('failed');
   });
 
   test('the subscription is released when the injection context is destroyed', () => {
