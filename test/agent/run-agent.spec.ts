@@ -127,6 +127,27 @@ describe.each<Transport>(['http', 'websocket'])('runAgent over %s', (transport) 
     expect(reqs[2]!.previousResponseId).toBe(reqs[1]!.responseId);
   });
 
+  test('an MCP approval request, a shell call and a function call in one turn: the answers in output order, on previous_response_id', async () => {
+    const mcp = { id: 'mcpr_1', type: 'mcp_approval_request', server_label: 'wiki', name: 'ask_question', arguments: '{"q":"rx"}' };
+    const shell = { id: 'sh_1', type: 'shell_call', call_id: 'call_sh', status: 'completed', action: { commands: ['ls'], timeout_ms: 1000, max_output_length: 500 } };
+    const via = await setUp(transport, [{ items: [mcp, shell], calls: [{ name: 'get_time', arguments: { timezone: 'UTC' } }] }, { text: 'ok' }]);
+    const asked: string[] = [];
+    await lastValueFrom(runAgent({ model: 'm', input: 'go', tools: [{ type: 'mcp', server_label: 'wiki', server_url: 'https://wiki.example/mcp', require_approval: 'always' }, { type: 'shell' }] }, {
+      ...via, tools,
+      approve: (call) => (asked.push(`${call.type} ${call.call_id}`), Promise.resolve(true)),
+      handlers: { shell: (item) => ({ stdout: `ran ${(item.action as { commands: string[] }).commands.join(' ')}`, stderr: '', outcome: { type: 'exit', exit_code: 0 } }) },
+    }));
+    const reqs = provider!.requests;
+    expect(asked).toEqual(['mcp_approval_request mcpr_1']);
+    expect(reqs[0]!.body['tools']).toEqual(expect.arrayContaining([expect.objectContaining({ type: 'mcp' }), { type: 'shell' }, expect.objectContaining({ type: 'function', name: 'get_time' })]));
+    expect(reqs[1]!.previousResponseId).toBe(reqs[0]!.responseId);
+    expect(reqs[1]!.body['input']).toEqual([
+      { type: 'mcp_approval_response', approval_request_id: 'mcpr_1', approve: true },
+      { type: 'shell_call_output', call_id: 'call_sh', output: [{ stdout: 'ran ls', stderr: '', outcome: { type: 'exit', exit_code: 0 } }], max_output_length: 500 },
+      { type: 'function_call_output', call_id: 'call_0_0', output: '14:05 in UTC' },
+    ]);
+  });
+
   test('unsubscribing while a tool runs aborts its signal and sends no further request', async () => {
     const via = await setUp(transport);
     let started!: () => void;
