@@ -122,6 +122,25 @@ describe('injectResponse with a scripted stream', () => {
     });
   });
 
+  test('stop() while a dropped connection is being resumed: cancelled, not error, and the resumed stream released', () => {
+    const s = scripted();
+    const rest = new Subject<E>();
+    const chat = TestBed.runInInjectionContext(() => injectResponse({ stream: s.stream, smooth: false, resume: () => rest, resumeOptions: { delay: 0 } }));
+    chat.send('q');
+    answer(s.sends[0]!.events, ['Hello']);
+    s.sends[0]!.events.error(new StreamInterruptedError('resp_1', 2));
+    return new Promise<void>((done) => setTimeout(done, 10)).then(() => {
+      expect(chat.reconnecting()).toBe(true);
+      expect(rest.observed).toBe(true);
+      chat.stop();
+      expect(rest.observed).toBe(false);
+      expect(chat.status()).toBe('cancelled');
+      expect(chat.reconnecting()).toBe(false);
+      expect(chat.error()).toBeUndefined();
+      expect(chat.text()).toBe('Hello');
+    });
+  });
+
   test('destroying the injection context cancels the answer in flight', () => {
     const s = scripted();
     const child = createEnvironmentInjector([], TestBed.inject(EnvironmentInjector));
