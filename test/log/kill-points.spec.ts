@@ -16,7 +16,7 @@ import { type Fault, startTestServer, type TestServer } from '../../lib/testing/
 import { fixture, payloads } from '../helpers/fixtures';
 import { prng } from '../helpers/prng';
 import { type RedisServer, startRedisServer } from './redis-server';
-import { type Child, collect, lapseSoon, seqs, startChild, untilStored } from './takeover-helpers';
+import { type Child, collect, killChild, lapseSoon, seqs, startChild, untilStored } from './takeover-helpers';
 
 jest.setTimeout(240_000);
 
@@ -84,11 +84,6 @@ afterAll(async () => {
 /** Process A: streams transcript `model` through persistTo into Redis (the owner '' here). */
 const producer = (model: string): Child => startChild(children, 'persist-producer.ts', [redis.url, provider.baseURL, model, '', String(LEASE_MS)]);
 
-async function kill(p: Child): Promise<void> {
-  p.child.kill('SIGKILL');
-  expect((await p.exited).signal).toBe('SIGKILL');
-}
-
 const config = () => ({ baseURL: provider.baseURL, apiKey: 'sk-test' });
 const resumesOf = (id: string) => provider.requests.filter((r) => r.route === 'responses.stream' && r.path.endsWith(`/${id}`));
 
@@ -100,7 +95,7 @@ test(`kill -9 of process A at ${KILL_POINTS.join(', ')} of ${N} (seed ${SEED}): 
     const before = collect(fromEventLog(log, responseId, options));
     const a = producer(`k${i}`);
     await untilStored(log, s, point, a);
-    await kill(a);
+    await killChild(a);
     await lapseSoon(log, s, LAPSE_MS);
     const killedAt = (await log.state(s))?.lastSequenceNumber as number;
     expect(killedAt).toBeGreaterThanOrEqual(point);
@@ -123,7 +118,7 @@ test('kill -9 of the taker too: B takes over from a killed A and is killed mid-c
   const s = { responseId };
   const a = producer('twice');
   await untilStored(log, s, 60, a);
-  await kill(a);
+  await killChild(a);
   const killedA = (await log.state(s))?.lastSequenceNumber as number;
   const leaseA = (await log.state(s))?.lease?.token;
   await lapseSoon(log, s, LAPSE_MS);
@@ -134,7 +129,7 @@ test('kill -9 of the taker too: B takes over from a killed A and is killed mid-c
   const taken = (await log.state(s))?.lease;
   expect(taken).toBeDefined();
   expect(taken!.token).not.toBe(leaseA);
-  await kill(b);
+  await killChild(b);
   await lapseSoon(log, s, LAPSE_MS);
   const killedB = (await log.state(s))?.lastSequenceNumber as number;
   expect(killedB).toBeLessThan(N - 1);

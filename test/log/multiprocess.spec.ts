@@ -22,7 +22,7 @@ import { type Fault, startTestServer, type TestServer } from '../../lib/testing/
 import { fixture, payloads } from '../helpers/fixtures';
 import { type RedisServer, startRedisServer } from './redis-server';
 import { prng } from '../helpers/prng';
-import { type Child, collect, lapseSoon, seqs, sleep, startChild, untilStored } from './takeover-helpers';
+import { type Child, collect, killChild, lapseSoon, seqs, sleep, startChild, untilStored } from './takeover-helpers';
 
 jest.setTimeout(240_000);
 
@@ -112,8 +112,7 @@ test(`kill -9 of process A at ${TAKEOVER_POINTS.join(', ')} (seed ${SEED}): B's 
     const before = collect(fromEventLog(log, responseId, options));
     const a = startProducer(redis.url, `up_${i}`, owner);
     await untilStored(log, s, point, a);
-    a.child.kill('SIGKILL');
-    expect((await a.exited).signal).toBe('SIGKILL');
+    await killChild(a);
     await lapseSoon(log, s, LAPSE_MS);
     const killedAt = (await log.state(s))?.lastSequenceNumber as number;
     expect(killedAt).toBeLessThan(N - 1);
@@ -143,8 +142,7 @@ test(`kill -9 of process A at ${INTERRUPT_POINTS.join(', ')} (seed ${SEED}): B's
     const before = collect(fromEventLog(log, responseId, { owner, notFoundTimeout: 60_000 }));
     const a = startProducer(redis.url, `int_${i}`, owner);
     await untilStored(log, s, point, a);
-    a.child.kill('SIGKILL');
-    expect((await a.exited).signal).toBe('SIGKILL');
+    await killChild(a);
     await lapseSoon(log, s, LAPSE_MS);
     const lapsing = Date.now(); // the lapse runs from here (or earlier)
     const after = collect(fromEventLog(log, responseId, { owner }));

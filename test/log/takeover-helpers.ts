@@ -200,6 +200,12 @@ export function startChild(children: Set<ChildProcess>, script: string, args: re
   return { child, lines, exited, stderr: () => err };
 }
 
+/** Kills `p` with SIGKILL (as a crash would) and checks that it died of it. */
+export async function killChild(p: Child): Promise<void> {
+  p.child.kill('SIGKILL');
+  expect((await p.exited).signal).toBe('SIGKILL');
+}
+
 /** Resolves once `log` holds events up to `seq` (watched with wait, not timed); fails after `ms` or if `p` exited. */
 export async function untilStored(log: EventLog, s: LogScope, seq: number, p: Child, ms = 90_000): Promise<void> {
   const deadline = Date.now() + ms;
