@@ -2,7 +2,7 @@
 // any instance, taking a dead producer's stream over when the response runs in the background upstream),
 // and cancel.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { from, lastValueFrom, throwError, timeout, type Observable } from 'rxjs';
+import { from, lastValueFrom, Observable, throwError, timeout, type MonoTypeOperatorFunction } from 'rxjs';
 import type { ResponseStreamEvent } from '../events/responses.js';
 import { checkResponseId, streamResponse } from '../http/transports.js';
 import { fromEventLog } from '../log/from-event-log.js';
@@ -48,6 +48,28 @@ function watchCancel(log: EventLog, onCancelled: (scope: LogScope) => void): Eve
 }
 
 /**
+ * Gives an event the upstream sent without a `sequence_number` (some OpenAI-compatible servers omit it) the
+ * next one: the SSE `id:` a reconnect resumes after, and the log's order, need one on every event.
+ */
+function numbered(): MonoTypeOperatorFunction<ResponseStreamEvent> {
+  return (source) =>
+    new Observable<ResponseStreamEvent>((subscriber) => {
+      let next = 0;
+      return source.subscribe({
+        next: (e) => {
+          const seq = e.sequence_number;
+          if (typeof seq === 'number' && Number.isSafeInteger(seq) && seq >= 0) {
+            next = Math.max(next, seq + 1);
+            subscriber.next(e);
+          } else subscriber.next({ ...e, sequence_number: next++ } as ResponseStreamEvent);
+        },
+        error: (err: unknown) => subscriber.error(err),
+        complete: () => subscriber.complete(),
+      });
+    });
+}
+
+/**
  * `POST /v1/responses` with `stream: true`: the upstream stream, recorded (`persistTo`) under the caller's
  * owner, to the client as SSE. The recording runs apart from the client: one that leaves leaves it running.
  * A client too slow for its events is fed again from the log once its socket drains.
@@ -71,7 +93,7 @@ export function createResponse(ctx: GatewayContext, res: ServerResponse, caller:
   const recorded = watchCancel(log, () => producer.stop());
   const producer = ctx.producers.start(
     caller.owner,
-    streamResponse(request, config).pipe(firstEvent, persistTo(recorded, { owner: caller.owner, leaseMs: options.leaseMs, onWriteError: 'continue' })),
+    streamResponse(request, config).pipe(firstEvent, numbered(), persistTo(recorded, { owner: caller.owner, leaseMs: options.leaseMs, onWriteError: 'continue' })),
   );
   startPump(ctx, {
     res,
