@@ -344,6 +344,19 @@ describe('runAgent marbles (scripted model)', () => {
     });
   });
 
+  test('a conversation (Conversations API) carries the state: later turns send the outputs on it, never previous_response_id', () => {
+    scheduler.run(({ cold, expectObservable }) => {
+      const model = scripted([() => cold('(abz|)', callsTurn('resp_1', [fc('c1', 'id', '{}')])), () => cold('(az|)', answerTurn('resp_2', 'ok'))]);
+      const tools = { id: defineTool({ parameters: t.type({}), execute: () => 'x' }) };
+      expectObservable(runAgent({ ...request, conversation: 'conv_1' }, { tools, transport: model.transport }).pipe(map(label))).toBe('(abzSDFAZGR|)', {
+        a: 'created resp_1', b: 'item fc_c1', z: 'completed resp_1', S: 'started c1', D: 'done c1', F: 'turn 1', A: 'created resp_2', Z: 'completed resp_2', G: 'turn 2', R: 'run 2',
+      });
+      scheduler.flush();
+      expect(model.requests[1]).toMatchObject({ conversation: 'conv_1', input: [{ type: 'function_call_output', call_id: 'c1', output: 'x' }] });
+      expect(model.requests[1]).not.toHaveProperty('previous_response_id');
+    });
+  });
+
   test('a forced tool_choice applies to the first turn only', () => {
     scheduler.run(({ cold, expectObservable }) => {
       const model = scripted([() => cold('a-b-(z|)', callsTurn('resp_1', [fc('c1', 'id', '{}')])), () => cold('a-------(z|)', answerTurn('resp_2', 'ok'))]);

@@ -114,6 +114,7 @@ export function runAgent(request: ResponseCreateParams, options: RunAgentOptions
     const env: CallEnvironment = { tools, handlers: options.handlers ?? {}, approve: options.approve, toolTimeout: options.toolTimeout, secrets: configSecrets(options.config) };
 
     const stored = request['store'] !== false;
+    const inConversation = request['conversation'] !== undefined && request['conversation'] !== null;
     const definitions = [...tools].map(([name, tool]) => tool.definition(name));
     const base: Record<string, unknown> = { ...request };
     if (definitions.length > 0) base['tools'] = [...(Array.isArray(request['tools']) ? (request['tools'] as unknown[]) : []), ...definitions];
@@ -161,10 +162,14 @@ export function runAgent(request: ResponseCreateParams, options: RunAgentOptions
         conversation.push(...outputs);
         const done: AgentEvent = { type: 'agent.turn.finished', turn: n, response_id: record.responseId, items, outputs: [...outputs] };
         if (n >= maxTurns) return concat(of(done), throwError(() => new MaxTurnsError(maxTurns, record.responseId, [...conversation])));
-        // Stored: the tool outputs after the response that asked for them. Not stored (or no id): everything again.
-        const body: Record<string, unknown> = stored && record.responseId !== undefined
-          ? { ...later, input: [...outputs], previous_response_id: record.responseId }
-          : { ...later, input: conversation.filter(resendable) };
+        // In a conversation (Conversations API) it holds the state, and previous_response_id may not be set with
+        // it: the tool outputs alone. Stored: the tool outputs after the response that asked for them. Not stored
+        // (or no id): everything again.
+        const body: Record<string, unknown> = inConversation
+          ? { ...later, input: [...outputs] }
+          : stored && record.responseId !== undefined
+            ? { ...later, input: [...outputs], previous_response_id: record.responseId }
+            : { ...later, input: conversation.filter(resendable) };
         view?.endTurn(items);
         return concat(of(done), turn(n + 1, body as ResponseCreateParams));
       });
