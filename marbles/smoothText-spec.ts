@@ -320,6 +320,31 @@ describe('smoothText: the forms of text stream', () => {
   });
 });
 
+describe('smoothText without Intl.Segmenter (older browsers)', () => {
+  /** The chunking module loaded while Intl.Segmenter is missing. */
+  function withoutSegmenter(): typeof import('../operators/internal/smooth-chunking') {
+    const saved = Intl.Segmenter;
+    let mod: typeof import('../operators/internal/smooth-chunking') | undefined;
+    try {
+      (Intl as { Segmenter?: unknown }).Segmenter = undefined;
+      jest.isolateModules(() => {
+        mod = jest.requireActual('../operators/internal/smooth-chunking');
+      });
+    } finally {
+      (Intl as { Segmenter?: unknown }).Segmenter = saved;
+    }
+    return mod!;
+  }
+
+  test("graphemes: flags, ZWJ sequences, skin tones and combining marks stay whole; 'word' cuts after spaces", () => {
+    const m = withoutSegmenter();
+    const text = 'a🇫🇷🇺🇸🇩e\u0301👨\u200d👩👍🏽 b';
+    expect(m.graphemeStarts(text)).toEqual(graphemeStarts(text));
+    const cut = m.chunkerFor('word').cut('one two  three');
+    expect(cut).toEqual([4, 9]);
+  });
+});
+
 describe('smoothText: properties', () => {
   // Words, CJK, emoji (ZWJ, skin tones, flags), combining marks, punctuation, spaces and newlines.
   const atoms = ['a', 'word', 'Hello', ' ', '  ', '\n', '\r\n', '.', ', ', '今日', 'は', '天気', '。', '😀', '👨\u200d👩\u200d👧', '👍🏽', '🇫🇷', 'e\u0301', '\u0301', '\u200d', '-', '‍'];
@@ -348,7 +373,7 @@ describe('smoothText: properties', () => {
   });
 
   /** Runs `pieces` through smoothText on virtual time, `gaps[i]` frames apart; returns what came out. */
-  function run<T extends string | E | TextSnapshot>(values: T[], gaps: number[], options: Parameters<typeof smoothText>[0]): T[] {
+  function run<T extends string | E | TextSnapshot>(values: T[], gaps: number[], options: Parameters<typeof smoothText>[0], operator = smoothText): T[] {
     const ts = new TestScheduler((a, b) => expect(a).toEqual(b));
     const out: T[] = [];
     ts.run(({ flush }) => {
@@ -361,7 +386,8 @@ describe('smoothText: properties', () => {
         ts.schedule(() => s.complete(), t + 1);
       });
       let completed = false;
-      src.pipe(smoothText({ ...options })).subscribe({ next: (v) => out.push(v), complete: () => (completed = true) });
+      // A module loaded apart (jest.isolateModules) has its own rxjs, whose asyncScheduler run mode does not drive.
+      src.pipe(operator({ ...(operator !== smoothText && { scheduler: ts }), ...options })).subscribe({ next: (v) => out.push(v), complete: () => (completed = true) });
       flush();
       expect(completed).toBe(true);
     });
@@ -381,6 +407,30 @@ describe('smoothText: properties', () => {
           at += p.length;
           expect(starts.has(at)).toBe(true);
         }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  test('without Intl.Segmenter (older browsers): the same, with the fallback chunkers', () => {
+    const saved = Intl.Segmenter;
+    let fallback: typeof smoothText | undefined;
+    try {
+      (Intl as { Segmenter?: unknown }).Segmenter = undefined;
+      jest.isolateModules(() => {
+        fallback = (jest.requireActual('../operators/smoothText') as { smoothText: typeof smoothText }).smoothText;
+      });
+    } finally {
+      (Intl as { Segmenter?: unknown }).Segmenter = saved;
+    }
+    const noSegmenter = params.filter((p) => !(p.chunking instanceof Intl.Segmenter));
+    fc.assert(
+      fc.property(noSegmenter, ({ text, cuts, gaps, chunking, delay, maxLag, finish }) => {
+        const pieces = run(split(text, cuts), gaps, { chunking, delay, maxLag, finish, strings: 'deltas' }, fallback);
+        expect(pieces.join('')).toBe(text);
+        const starts = new Set(graphemeStarts(text));
+        let at = 0;
+        for (const p of pieces.slice(0, -1)) expect(starts.has((at += p.length))).toBe(true);
       }),
       { numRuns: 300 },
     );

@@ -42,8 +42,16 @@ function isGraphemeStart(text: string, i: number): boolean {
   if (text.charCodeAt(i - 1) === 0x200d) return false;
   if (text.charCodeAt(i - 1) === 0x0d && c === 0x0a) return false;
   const cp = text.codePointAt(i) ?? 0;
+  // Regional indicators pair up into flags: inside a run of them, a boundary only after an even count.
+  if (isRegional(cp)) {
+    let n = 0;
+    for (let j = i - 2; j >= 0 && isRegional(text.codePointAt(j) ?? 0); j -= 2) n++;
+    if (n % 2 === 1) return false;
+  }
   return !EXTENDS.test(String.fromCodePoint(cp));
 }
+
+const isRegional = (cp: number): boolean => cp >= 0x1f1e6 && cp <= 0x1f1ff;
 
 /** The smallest grapheme start ≥ `at` in the sorted `starts`, else `text.length`. */
 function snapUp(starts: readonly number[], at: number, length: number): number {
