@@ -13,7 +13,10 @@ export interface InjectResponseOptions<I = string> {
    * In a browser, point it at the application's own backend (the gateway, or any route serving Responses SSE): never an API key in the page.
    */
   readonly stream?: (input: I) => Observable<ResponseStreamEvent>;
-  /** The backend's base URL (e.g. `'/api/v1'`, the gateway's `/v1`), used when `stream` is not given. */
+  /**
+   * The backend's base URL (e.g. `'/api/v1'`, the gateway's `/v1`), used when `stream` is not given. A path is
+   * taken from the page's address (`location.href`).
+   */
   readonly baseURL?: string;
   readonly model?: string;
   /** More request fields (`instructions`, `tools`, `background`…) for the default `stream`. */
@@ -143,7 +146,14 @@ export function injectResponse<I = string>(options: InjectResponseOptions<I>): R
 }
 
 function configOf(options: InjectResponseOptions<unknown>): ResponsesStreamConfig {
-  return { baseURL: options.baseURL, ...(options.headers && { headers: options.headers }), ...(options.fetch && { fetch: options.fetch }) };
+  return { baseURL: absolute(options.baseURL), ...(options.headers && { headers: options.headers }), ...(options.fetch && { fetch: options.fetch }) };
+}
+
+/** A path such as `'/api/v1'` (the page's own backend) made absolute against the page's address; elsewhere as given. */
+function absolute(baseURL: string | undefined): string | undefined {
+  const page = (globalThis as { location?: { href?: string } }).location?.href;
+  if (baseURL === undefined || page === undefined || /^[a-z][a-z\d+.-]*:/i.test(baseURL)) return baseURL;
+  return new URL(baseURL, page).href;
 }
 
 function openerOf<I>(options: InjectResponseOptions<I>): (input: I) => Observable<ResponseStreamEvent> {

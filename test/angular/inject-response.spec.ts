@@ -164,6 +164,20 @@ describe('injectResponse with a scripted stream', () => {
     expect(chat.status()).toBe('cancelled');
   });
 
+  test("a relative baseURL ('/api/v1', the page's own backend) is taken from the page's address", () => {
+    const urls: string[] = [];
+    const fetch = ((url: string | URL | Request) => {
+      urls.push(String(url));
+      return Promise.reject(new TypeError('offline'));
+    }) as typeof globalThis.fetch;
+    const chat = TestBed.runInInjectionContext(() => injectResponse({ baseURL: '/api/v1', model: 'm', fetch, smooth: false }));
+    chat.send('Hi');
+    return new Promise<void>((done) => setTimeout(done, 20)).then(() => {
+      expect(urls).toEqual([`${location.origin}/api/v1/responses`]);
+      expect(chat.status()).toBe('error');
+    });
+  });
+
   test('without stream or baseURL: a clear error, at once', () => {
     expect(() => TestBed.runInInjectionContext(() => injectResponse({}))).toThrow(/stream.*baseURL/);
     expect(() => TestBed.runInInjectionContext(() => injectResponse({ stream: () => new Subject<E>(), resume: true }))).toThrow(/resume: true/);
