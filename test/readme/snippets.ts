@@ -65,7 +65,7 @@ async function testServer() {
 void testServer;
 
 // README, "Text at a readable pace: smoothText" (and docs/angular.md)
-streamResponse({ model: 'gpt-5.4-nano', input: 'Why reactive streams?' }, { baseURL: '/api/v1' })
+streamResponse({ model: 'gpt-5.4-nano', input: 'Why reactive streams?' }, { baseURL: `${location.origin}/api/v1` })
   .pipe(smoothText({ scheduler: animationFrameScheduler }), outputText())
   .subscribe((text) => (answer.textContent = text));
 
@@ -176,5 +176,5 @@ export class ChatBox {
   template: `<p>{{ answer.text() }}</p> @if (answer.status() === 'error') { <p>{{ answer.error() }}</p> }`,
 })
 export class OneAnswer {
-  readonly answer = responseSignals(streamResponse({ model: 'gpt-5.4-nano', input: 'Hi' }, { baseURL: '/api/v1' }), { smooth: true });
+  readonly answer = responseSignals(streamResponse({ model: 'gpt-5.4-nano', input: 'Hi' }, { baseURL: `${location.origin}/api/v1` }), { smooth: true });
 }
