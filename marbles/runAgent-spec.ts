@@ -283,6 +283,19 @@ describe('runAgent marbles (scripted model)', () => {
     });
   });
 
+  test('approval from an Observable that does not complete (a button\'s clicks): its first value decides, and it is unsubscribed', () => {
+    scheduler.run(({ cold, hot, expectObservable, expectSubscriptions }) => {
+      const model = scripted([() => cold('(abz|)', callsTurn('resp_1', [fc('c1', 'pay', '{"amount":5}')])), () => cold('(az|)', answerTurn('resp_2', 'Paid.'))]);
+      const tools = { pay: defineTool({ parameters: t.type({ amount: t.number }), needsApproval: true, execute: ({ amount }) => `paid ${amount}` }) };
+      const clicks = hot('------y--n--', { y: true, n: false });
+      expectObservable(runAgent(request, { tools, approve: () => clicks, transport: model.transport }).pipe(map(label))).toBe('(abzQ)(YSDFAZGR|)', {
+        a: 'created resp_1', b: 'item fc_c1', z: 'completed resp_1', Q: 'ask c1', Y: 'yes c1', S: 'started c1', D: 'done c1', F: 'turn 1',
+        A: 'created resp_2', Z: 'completed resp_2', G: 'turn 2', R: 'run 2',
+      });
+      expectSubscriptions(clicks.subscriptions).toBe('^-----!');
+    });
+  });
+
   test('approval refused: the tool does not run and the model is told; an MCP request gets approve: false', () => {
     scheduler.run(({ cold, expectObservable }) => {
       const mcp = { id: 'mcpr_1', type: 'mcp_approval_request', server_label: 'deepwiki', name: 'ask', arguments: '{}' };

@@ -1,4 +1,4 @@
-import { catchError, defaultIfEmpty, isObservable, map, Observable, of, take, takeLast, throwError, timeout, type Subscription } from 'rxjs';
+import { catchError, defaultIfEmpty, defer, from, isObservable, map, Observable, of, take, takeLast, throwError, timeout, type Subscription } from 'rxjs';
 import { redactThenCut, type Secrets } from '../redact.js';
 import type { Tool, ToolContext, ToolReturn } from './define-tool.js';
 import type { AgentCall, AgentCallType, AgentEvent, AgentInputItem, ToolFailureReason } from './events.js';
@@ -172,11 +172,18 @@ function failed(call: AgentCall, reason: ToolFailureReason, message: string): Ca
   return [event({ type: 'agent.tool_call.failed', turn: call.turn, call, reason, message, output }), { kind: 'output', index: call.index, item: output }];
 }
 
-/** Asks `approve`; anything but a first value of `true` (an error, no value, no `approve`) is a refusal. */
+/**
+ * Asks `approve`; anything but a first value of `true` (an error, no value, no `approve`) is a refusal. An
+ * Observable's *first* value decides (a stream of clicks need not complete), and it is unsubscribed then.
+ */
 function approval(env: CallEnvironment, call: AgentCall): Observable<boolean> {
   const ask = env.approve;
   if (!ask) return of(false);
-  return execute(() => ask(call)).pipe(take(1), map((v) => v === true), catchError(() => of(false)));
+  return defer(() => {
+    const r = ask(call);
+    if (isObservable(r)) return r.pipe(take(1));
+    return r !== null && typeof r === 'object' && typeof (r as PromiseLike<boolean>).then === 'function' ? from(r as PromiseLike<boolean>) : of(r as boolean);
+  }).pipe(map((v) => v === true), defaultIfEmpty(false), catchError(() => of(false)));
 }
 
 /**
