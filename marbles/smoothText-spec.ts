@@ -328,7 +328,7 @@ describe('smoothText without Intl.Segmenter (older browsers)', () => {
     try {
       (Intl as { Segmenter?: unknown }).Segmenter = undefined;
       jest.isolateModules(() => {
-        mod = jest.requireActual('../operators/internal/smooth-chunking');
+        mod = jest.requireActual<typeof import('../operators/internal/smooth-chunking')>('../operators/internal/smooth-chunking');
       });
     } finally {
       (Intl as { Segmenter?: unknown }).Segmenter = saved;
