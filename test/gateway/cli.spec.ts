@@ -70,6 +70,8 @@ describe('openai-rx gateway', () => {
   it("--fake: the curl -N the CLI prints (and docs/gateway.md shows) streams SSE with an id on every event", async () => {
     const run = cli(['gateway', '--fake', '--port', '0', '--fake-delay', '0']);
     const baseURL = await baseURLOf(run);
+    // The lines come in separate writes: wait for the one with the command.
+    while (!/try: curl -N .*\n/.test(run.out())) await new Promise((r) => setTimeout(r, 20));
     const printed = /try: (curl -N .*)$/m.exec(run.out())![1]!;
     // The docs' command is the same but for the port (8080, the default).
     const docs = readFileSync(join(ROOT, 'docs', 'gateway.md'), 'utf8');
