@@ -29,7 +29,7 @@ export interface RunAgentOptions {
   readonly streamId?: string;
   /** Any other way to send a turn (a scripted model in tests, a proxy); overrides `config` and `socket`. */
   readonly transport?: TurnTransport;
-  /** HTTP only: each turn through `resumeFrom`, so a retryable interruption resumes the turn (`true`: defaults). */
+  /** HTTP only (an `AgentConfigError` with `socket` or `transport`): each turn through `resumeFrom`, so a retryable interruption resumes the turn (`true`: defaults). */
   readonly resume?: AgentResumeOptions | boolean;
   /** Turns at most (default 10); a model still calling tools after the last one ends the run with `MaxTurnsError`. */
   readonly maxTurns?: number;
@@ -107,6 +107,9 @@ export function runAgent(request: ResponseCreateParams, options: RunAgentOptions
     const maxTurns = positiveInteger('maxTurns', options.maxTurns, 10);
     const parallel = positiveInteger('parallel', options.parallel, 4);
     if (options.toolTimeout !== undefined && !(options.toolTimeout > 0)) throw new AgentConfigError('toolTimeout', `expected a number of ms > 0, got ${String(options.toolTimeout)}`);
+    if (options.resume && (options.socket || options.transport)) {
+      throw new AgentConfigError('resume', `HTTP turns only (config); with ${options.transport ? 'a transport of your own, put resumeFrom in it' : 'a socket, continue after an error as docs/agents.md says'}`);
+    }
     const tools = toolMap(options.tools);
     const transport = options.transport
       ?? (options.socket ? socketTransport(options.socket, options.streamId ?? `agent-${Date.now().toString(36)}-${(lanes++).toString(36)}`)

@@ -1,7 +1,7 @@
 // A turn cut off mid-stream is resumed with resumeFrom (the `resume` option) and the run goes on as if nothing happened.
 import * as t from 'io-ts';
-import { lastValueFrom, tap, toArray } from 'rxjs';
-import { defineTool, isAgentEvent, runAgent, type AgentInputItem, type AgentTurnFinishedEvent } from '../../lib/agent/index';
+import { lastValueFrom, Subject, tap, toArray } from 'rxjs';
+import { AgentConfigError, defineTool, isAgentEvent, runAgent, type AgentInputItem, type AgentTurnFinishedEvent } from '../../lib/agent/index';
 import { StreamInterruptedError } from '../../lib/errors';
 import { startScriptedProvider, startTestServer, type ScriptedProvider, type TestServer } from '../../lib/testing/index';
 import { outputText } from '../../operators/outputText';
@@ -93,4 +93,14 @@ describe('continuing by hand after a run ended with an error (as docs/agents.md 
     expect(scripted.requests[2]!.body['input']).toEqual(scripted.requests[1]!.body['input']);
     expect(scripted.requests[2]).toMatchObject({ previousResponseId: undefined, status: 200 });
   });
+});
+
+test('resume is for HTTP turns: with a socket or a transport of your own it is an AgentConfigError, not silently ignored', async () => {
+  const transport = () => { throw new Error('never called'); };
+  const socket = { events$: new Subject<never>(), send: () => undefined };
+  for (const via of [{ socket }, { transport }]) {
+    const err = await lastValueFrom(runAgent({ model: 'm', input: 'x' }, { ...via, resume: true })).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(AgentConfigError);
+    expect(err).toMatchObject({ option: 'resume', message: expect.stringMatching(/^resume: HTTP turns only/) });
+  }
 });
