@@ -197,6 +197,25 @@ describe('smoothText: pacing', () => {
     expect(pending.every((m) => m.sub.closed)).toBe(true);
   });
 
+  test('a subscriber that leaves during a release (take(1)) leaves no release scheduled', () => {
+    const ts = scheduler();
+    const made: Subscription[] = [];
+    const recording: SchedulerLike = {
+      now: () => ts.now(),
+      schedule: (work, delay, state) => {
+        const sub = ts.schedule(work as never, delay, state);
+        made.push(sub);
+        return sub;
+      },
+    };
+    ts.run(({ cold, expectObservable }) => {
+      const src = cold('-a----|', { a: 'one two three four' });
+      expectObservable(src.pipe(smoothText({ delay: 3, scheduler: recording }), take(1))).toBe('-(x|)', { x: 'one ' });
+    });
+    expect(made.every((s) => s.closed)).toBe(true);
+    expect(made).toHaveLength(0);
+  });
+
   test('a scheduler passed as an option is used (here a TestScheduler outside run mode)', () => {
     const ts = new TestScheduler((a, b) => expect(a).toEqual(b));
     const seen: Array<[number, string]> = [];

@@ -208,6 +208,7 @@ export class Pacer<O, T> {
   }
 
   private schedule(part: Part<O>, wait: number): void {
+    if (this.disposed) return; // the subscriber left during the release that asks for this one
     const sub = this.o.scheduler.schedule(() => {
       this.o.pull?.(); // while the timer is still set, so that new text does not start another release
       this.timers.delete(sub);
