@@ -31,7 +31,10 @@ export interface InjectResponseOptions<I = string> {
   readonly resume?: boolean | Reconnect;
   /** resumeFrom's options (attempts, delay, which errors count). */
   readonly resumeOptions?: Omit<ResumeOptions, 'startingAfter'>;
-  /** Pace the text with smoothText (`true` for its defaults, or its options). Default `true`. */
+  /**
+   * Pace the text with smoothText (`true` for its defaults, or its options); the tool calls, the response and the
+   * status then keep pace with it. Default `false`, as for responseSignals: the signals follow the stream as it comes.
+   */
   readonly smooth?: SmoothOption;
   /** The injector whose destruction cancels the answer in flight. Default: the current injection context's. */
   readonly injector?: Injector;
@@ -68,7 +71,7 @@ export interface ResponseController<I = string> extends ResponseSignals {
  *     @if (chat.busy()) { <button (click)="chat.stop()">Stop</button> }`,
  * })
  * class ChatBox {
- *   readonly chat = injectResponse({ baseURL: '/api/v1', model: 'gpt-5.4-nano', resume: true });
+ *   readonly chat = injectResponse({ baseURL: '/api/v1', model: 'gpt-5.4-nano', resume: true, smooth: true });
  * }
  * ```
  */
@@ -124,7 +127,7 @@ export function injectResponse<I = string>(options: InjectResponseOptions<I>): R
         }),
       );
     }
-    current = state.connect(events$, options.smooth ?? true);
+    current = state.connect(events$, options.smooth ?? false);
   };
 
   destroyRef.onDestroy(() => {

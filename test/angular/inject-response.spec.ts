@@ -48,6 +48,17 @@ describe('injectResponse with a scripted stream', () => {
     expect(chat.busy()).toBe(false);
   });
 
+  test('smoothing is opt-in, as for responseSignals: by default the signals follow the stream as it comes', () => {
+    const s = scripted();
+    const chat = TestBed.runInInjectionContext(() => injectResponse({ stream: s.stream }));
+    chat.send('Hi');
+    answer(s.sends[0]!.events, ['Hello', ' there, ', 'friend']);
+    expect(chat.text()).toBe('Hello there, friend');
+    s.sends[0]!.events.next(ev.completed());
+    s.sends[0]!.events.complete();
+    expect(chat.status()).toBe('done');
+  });
+
   test('a new send cancels the one in flight and starts from a blank answer', () => {
     const s = scripted();
     const chat = TestBed.runInInjectionContext(() => injectResponse({ stream: s.stream, smooth: false }));
