@@ -167,7 +167,7 @@ void scripted;
 })
 export class ChatBox {
   // Your backend (the gateway, or any route serving Responses SSE): never an API key in the page.
-  readonly chat = injectResponse({ baseURL: '/api/v1', model: 'gpt-5.4-nano', resume: true });
+  readonly chat = injectResponse({ baseURL: '/api/v1', model: 'gpt-5.4-nano', resume: true, smooth: true });
 }
 
 // docs/angular.md
