@@ -231,7 +231,9 @@ describe('runAgent marbles (scripted model)', () => {
       const long = defineTool({ parameters: t.type({}), execute: (_a, ctx) => (signals.set(ctx.callId, ctx.signal), NEVER) });
       const guarded = defineTool({ parameters: t.type({}), needsApproval: true, execute: () => 'ran' });
       const decision = cold('----------(y|)', { y: true });
-      const out = runAgent(request, { tools: { long, guarded }, approve: () => decision, transport: model.transport, parallel: 2 });
+      let approvalSignal: AbortSignal | undefined;
+      const approve = (_call: AgentCall, { signal }: { signal: AbortSignal }) => ((approvalSignal = signal), decision);
+      const out = runAgent(request, { tools: { long, guarded }, approve, transport: model.transport, parallel: 2 });
       expectObservable(out.pipe(map(label)), '^------!').toBe('(abcdzSTQ)', {
         a: 'created resp_1', b: 'item fc_c1', c: 'item fc_c2', d: 'item fc_c3', e: 'item fc_c4', z: 'completed resp_1', Q: 'ask c4', S: 'started c1', T: 'started c2',
       });
@@ -239,6 +241,7 @@ describe('runAgent marbles (scripted model)', () => {
       scheduler.flush();
       expect([...signals.keys()]).toEqual(['c1', 'c2']); // c3 waited for a slot and never started
       expect([...signals.values()].map((s) => s.aborted)).toEqual([true, true]);
+      expect(approvalSignal?.aborted).toBe(true); // a dialog waiting for the user can close
       expect(model.requests).toHaveLength(1);
     });
   });

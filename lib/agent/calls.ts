@@ -3,7 +3,7 @@ import { redactThenCut, type Secrets } from '../redact.js';
 import type { Tool, ToolContext, ToolReturn } from './define-tool.js';
 import type { AgentCall, AgentCallType, AgentEvent, AgentInputItem, ToolFailureReason } from './events.js';
 import { ClientToolError } from './errors.js';
-import type { ClientToolHandlers } from './handlers.js';
+import type { ApprovalContext, ClientToolHandlers } from './handlers.js';
 
 // One call of a turn, from the model's item to the item that answers it: decode, approve, run, answer.
 
@@ -16,7 +16,7 @@ export type CallStep =
 export interface CallEnvironment {
   readonly tools: ReadonlyMap<string, Tool<unknown, unknown>>;
   readonly handlers: ClientToolHandlers;
-  readonly approve: ((call: AgentCall) => ToolReturn<boolean>) | undefined;
+  readonly approve: ((call: AgentCall, context: ApprovalContext) => ToolReturn<boolean>) | undefined;
   readonly toolTimeout: number | undefined;
   readonly secrets: Secrets;
 }
@@ -179,11 +179,23 @@ function failed(call: AgentCall, reason: ToolFailureReason, message: string): Ca
 function approval(env: CallEnvironment, call: AgentCall): Observable<boolean> {
   const ask = env.approve;
   if (!ask) return of(false);
-  return defer(() => {
-    const r = ask(call);
-    if (isObservable(r)) return r.pipe(take(1));
-    return r !== null && typeof r === 'object' && typeof (r as PromiseLike<boolean>).then === 'function' ? from(r as PromiseLike<boolean>) : of(r as boolean);
-  }).pipe(map((v) => v === true), defaultIfEmpty(false), catchError(() => of(false)));
+  return new Observable<boolean>((subscriber) => {
+    const controller = new AbortController();
+    const answer = defer(() => {
+      const r = ask(call, { signal: controller.signal });
+      if (isObservable(r)) return r.pipe(take(1));
+      return r !== null && typeof r === 'object' && typeof (r as PromiseLike<boolean>).then === 'function' ? from(r as PromiseLike<boolean>) : of(r as boolean);
+    }).pipe(map((v) => v === true), defaultIfEmpty(false), catchError(() => of(false)));
+    let settled = false;
+    const sub = answer.subscribe({
+      next: (v) => ((settled = true), subscriber.next(v)),
+      complete: () => subscriber.complete(),
+    });
+    return () => {
+      sub.unsubscribe();
+      if (!settled) controller.abort();
+    };
+  });
 }
 
 /**

@@ -41,3 +41,9 @@ export interface ClientToolHandlers {
   readonly computer?: (call: ComputerCall, context: ToolContext) => ToolReturn<ComputerScreenshot>;
   readonly local_shell?: (call: LocalShellCall, context: ToolContext) => ToolReturn<unknown>;
 }
+
+/** What `approve` receives besides the call. */
+export interface ApprovalContext {
+  /** Aborted when the run is unsubscribed while the call waits for the answer. */
+  readonly signal: AbortSignal;
+}

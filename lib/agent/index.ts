@@ -4,7 +4,7 @@ export { defineTool, type Tool, type ToolContext, type ToolReturn, type ToolVali
 export { strictSchemaViolations, STRICT_LIMITS } from './strict-schema.js';
 export { toJsonSchema, argumentsFor, withDescription, DescribedType, UnsupportedCodecError, type JsonSchema, type JsonSchemaOptions } from './json-schema.js';
 export { httpTransport, socketTransport, type TurnTransport, type TurnContext, type AgentResumeOptions } from './turn.js';
-export type { ClientToolHandlers, ShellCommandOutput, ApplyPatchResult, ComputerScreenshot } from './handlers.js';
+export type { ApprovalContext, ClientToolHandlers, ShellCommandOutput, ApplyPatchResult, ComputerScreenshot } from './handlers.js';
 export { MaxTurnsError, AgentConfigError, ClientToolError } from './errors.js';
 export {
   isAgentEvent, AGENT_EVENT_TYPES, type AgentEvent, type AgentCall, type AgentCallType, type AgentInputItem, type ToolFailureReason,

@@ -7,7 +7,7 @@ import { answer, callsOf, type CallEnvironment, type CallStep } from './calls.js
 import type { Tool, ToolReturn } from './define-tool.js';
 import { AgentConfigError, MaxTurnsError } from './errors.js';
 import type { AgentCall, AgentEvent, AgentInputItem } from './events.js';
-import type { ClientToolHandlers } from './handlers.js';
+import type { ApprovalContext, ClientToolHandlers } from './handlers.js';
 import { OneResponseView } from './one-response.js';
 import { httpTransport, inputItems, outputTextOf, socketTransport, TurnRecord, type AgentResumeOptions, type TurnTransport } from './turn.js';
 
@@ -18,9 +18,10 @@ export interface RunAgentOptions {
   readonly handlers?: ClientToolHandlers;
   /**
    * Decides a call of a tool with `needsApproval`, and each MCP `mcp_approval_request`: a boolean, a Promise
-   * or an Observable of one (its first value). Without it such calls are refused.
+   * or an Observable of one (its first value). Without it such calls are refused. `signal` aborts when the
+   * run is unsubscribed before the answer (close the dialog that asks).
    */
-  readonly approve?: (call: AgentCall) => ToolReturn<boolean>;
+  readonly approve?: (call: AgentCall, context: ApprovalContext) => ToolReturn<boolean>;
   /** HTTP (the default transport): where and how to reach the API. */
   readonly config?: ResponsesStreamConfig;
   /** WebSocket mode instead: every turn goes out as a `response.create` on this socket, on lane `streamId`. */
