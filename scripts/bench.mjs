@@ -1,4 +1,4 @@
-// npm run bench [-- --quick] [-- --only <section|contender|durable|smooth>] [-- --runs N] [-- --mode memory|http|both] [-- --gc-between] [-- --gc-column <workloads>|all|none] [-- --check]
+// npm run bench [-- --quick] [-- --only <section|contender|durable|smooth|gateway>] [-- --runs N] [-- --mode memory|http|both] [-- --gc-between] [-- --gc-column <workloads>|all|none] [-- --check]
 // --check: exit 1 when a benchmark target is missed (the default prints it and exits 0).
 // Builds dist first when any source is newer than it, then runs bench/run.mjs with --expose-gc, then the durable
 // section (bench/durable.mjs, its own redis-server; --only durable runs it alone), then smoothText's
@@ -29,7 +29,7 @@ if (!process.env.OPENAI_RX_DIST) {
 const args = process.argv.slice(2);
 const only = args.includes('--only') ? args[args.indexOf('--only') + 1] : undefined;
 let status = 0;
-if (only !== 'durable' && only !== 'smooth') {
+if (only !== 'durable' && only !== 'smooth' && only !== 'gateway') {
   const r = spawnSync(process.execPath, ['--expose-gc', 'bench/run.mjs', ...args], { stdio: 'inherit' });
   status = r.status ?? 1;
 }
@@ -43,6 +43,13 @@ if (only === undefined || only === 'durable') {
 // smoothText's own cost per form and chunking, on virtual time (bench/smooth.mjs); alone with --only smooth.
 if (only === undefined || only === 'smooth') {
   const r = spawnSync(process.execPath, ['bench/smooth.mjs', ...args.filter((f) => f === '--quick')], { stdio: 'inherit' });
+  status = Math.max(status, r.status ?? 1);
+}
+// The gateway (bench/gateway.mjs, issue 16): in-memory and Redis logs beside a byte-forwarding proxy and an
+// openai-SDK proxy, each in its own process; alone with --only gateway.
+if (only === undefined || only === 'gateway') {
+  const pass = ['--quick', '--check'].filter((f) => args.includes(f));
+  const r = spawnSync(process.execPath, ['--expose-gc', 'bench/gateway.mjs', ...pass], { stdio: 'inherit' });
   status = Math.max(status, r.status ?? 1);
 }
 process.exit(status);
