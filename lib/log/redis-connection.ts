@@ -1,0 +1,179 @@
+import type { Cluster, Redis, RedisOptions } from 'ioredis';
+import { EventLogError } from '../errors.js';
+import { type RedisTail, redisTail } from './redis-tail.js';
+import type { LogScope } from './types.js';
+
+// The connections of one `redisEventLog`: the main client (its own, or the application's), the blocking
+// duplicates XREAD BLOCK needs (a pool of idle ones on a Cluster, one shared tail reader on a single Redis),
+// command timeouts, and closing all of it.
+
+/** Idle blocking connections kept for the next `wait` (on a Cluster; a single Redis shares one tail reader). */
+const POOL = 4;
+// A specifier bundlers do not follow: ioredis is loaded (in Node) on first use only, so that the main entry,
+// which exports `redisEventLog`, stays loadable in a browser.
+const IOREDIS = 'ioredis';
+type IORedisModule = typeof import('ioredis');
+
+async function loadIORedis(): Promise<IORedisModule['Redis']> {
+  const mod = (await import(/* webpackIgnore: true */ /* @vite-ignore */ IOREDIS)) as IORedisModule & { default?: { Redis?: unknown } };
+  return (mod.Redis ?? mod.default?.Redis ?? mod.default) as IORedisModule['Redis'];
+}
+
+export const unavailable = (e: unknown, scope?: LogScope): EventLogError =>
+  e instanceof EventLogError ? e : new EventLogError('unavailable', `Redis: ${e instanceof Error ? e.message : String(e)}`, scope?.responseId);
+
+/** An error a shared reader or batch reported without a response (or for another one), as this response's own. */
+export const asOwnError = (e: unknown, scope: LogScope): EventLogError =>
+  e instanceof EventLogError && e.responseId === undefined ? new EventLogError(e.reason, e.message.replace(/^\w+: /, ''), scope.responseId) : unavailable(e, scope);
+
+export const isCluster = (c: Redis | Cluster): c is Cluster => 'isCluster' in c && c.isCluster;
+
+export interface RedisConnectionOptions {
+  readonly url?: string;
+  readonly client?: Redis | Cluster;
+  readonly timeoutMs: number;
+}
+
+export interface RedisConnections {
+  readonly timeoutMs: number;
+  /** Whether `close()` was called. */
+  isClosed(): boolean;
+  /** Throws `EventLogError('unavailable')` once the log is closed. */
+  ensureOpen(scope: LogScope): void;
+  /** The main client, created (and ioredis loaded) on first use when the log owns it. */
+  client(): Promise<Redis | Cluster>;
+  /** `p`, or `EventLogError('unavailable')` after `ms`; a late rejection of `p` is swallowed. */
+  timed<T>(p: Promise<T>, scope: LogScope | undefined, ms?: number): Promise<T>;
+  /** A connection for XREAD BLOCK on a Cluster: an idle one, or a new one. */
+  takeBlocking(scope: LogScope): Promise<Redis>;
+  /** Marks a blocking connection as in use (`close()` disconnects it). */
+  lend(conn: Redis): void;
+  /** A blocking connection back from use: kept idle when `reuse` and it is fit, else disconnected. */
+  giveBack(conn: Redis, reuse: boolean): void;
+  /** The one blocking reader every `wait` and `follow` of this log shares (a single Redis, not a Cluster). */
+  tailOf(base: Redis): RedisTail;
+  close(): Promise<void>;
+}
+
+export function redisConnections(options: RedisConnectionOptions): RedisConnections {
+  const { timeoutMs } = options;
+  const owned = options.client === undefined;
+  const blocking: Redis[] = []; // idle blocking connections
+  const busy = new Set<Redis>();
+  let tail: RedisTail | undefined;
+  let main: Promise<Redis | Cluster> | undefined;
+  let closed = false;
+
+  const ownOptions: RedisOptions = {
+    lazyConnect: true,
+    connectTimeout: timeoutMs,
+    commandTimeout: timeoutMs,
+    maxRetriesPerRequest: 1,
+    // Keeps reconnecting in the background (a restarted Redis is used again); commands wait at most their timeout.
+    retryStrategy: (times: number) => Math.min(100 * times, 1000),
+  };
+
+  const client = (): Promise<Redis | Cluster> => {
+    if (options.client) return Promise.resolve(options.client);
+    main ??= loadIORedis().then((RedisClass) => {
+      const c = new RedisClass(options.url ?? 'redis://127.0.0.1:6379', ownOptions);
+      c.on('error', () => undefined); // reported through the failing commands; not an unhandled 'error' event
+      return c;
+    });
+    return main;
+  };
+
+  const timed = <T>(p: Promise<T>, scope: LogScope | undefined, ms = timeoutMs): Promise<T> =>
+    new Promise<T>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new EventLogError('unavailable', `Redis did not answer within ${ms} ms`, scope?.responseId)), ms);
+      p.then(
+        (v) => {
+          clearTimeout(timer);
+          resolve(v);
+        },
+        (e) => {
+          clearTimeout(timer);
+          reject(unavailable(e, scope));
+        },
+      );
+    });
+
+  /** A new, connected duplicate for XREAD BLOCK that fails fast instead of reconnecting or queueing. */
+  const openBlocking = async (scope: LogScope | undefined): Promise<Redis> => {
+    const base = await timed(client(), scope);
+    const override: Partial<RedisOptions> = {
+      lazyConnect: true,
+      connectTimeout: timeoutMs,
+      commandTimeout: undefined,
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      autoResendUnfulfilledCommands: false,
+      retryStrategy: () => null,
+    };
+    const c = (isCluster(base) ? base.duplicate(undefined, { redisOptions: override }) : base.duplicate(override)) as Redis;
+    c.on('error', () => undefined);
+    busy.add(c);
+    try {
+      await timed(c.connect(), scope);
+    } catch (e) {
+      busy.delete(c);
+      c.disconnect();
+      throw e;
+    }
+    busy.delete(c);
+    return c;
+  };
+
+  return {
+    timeoutMs,
+    isClosed: () => closed,
+    ensureOpen(scope) {
+      if (closed) throw new EventLogError('unavailable', 'the log is closed', scope.responseId);
+    },
+    client,
+    timed,
+
+    async takeBlocking(scope) {
+      for (let c = blocking.pop(); c !== undefined; c = blocking.pop()) {
+        if (c.status === 'ready') return c;
+        c.disconnect();
+      }
+      return openBlocking(scope);
+    },
+
+    lend(conn) {
+      busy.add(conn);
+    },
+
+    giveBack(conn, reuse) {
+      busy.delete(conn);
+      if (reuse && conn.status === 'ready' && !closed && blocking.length < POOL) blocking.push(conn);
+      else conn.disconnect();
+    },
+
+    tailOf: (base) =>
+      (tail ??= redisTail({
+        connect: () => openBlocking(undefined),
+        unblock: (id) => timed(base.client('UNBLOCK', id) as Promise<number>, undefined),
+        timed: (p, ms) => timed(p, undefined, ms),
+        failure: (e) => unavailable(e),
+        timeoutMs,
+      })),
+
+    async close() {
+      if (closed) return;
+      closed = true;
+      tail?.close();
+      for (const c of [...blocking, ...busy]) c.disconnect();
+      blocking.length = 0;
+      busy.clear();
+      if (owned && main !== undefined) {
+        const c = await main.catch(() => undefined);
+        if (c) {
+          await timed(c.quit(), undefined).catch(() => undefined);
+          c.disconnect();
+        }
+      }
+    },
+  };
+}
