@@ -8,6 +8,10 @@
 // connection), batched: the new consumers of about a millisecond share one. Only for a single Redis: on a
 // Cluster the keys of different streams live in different slots, and one XREAD cannot span them.
 import type { Redis } from 'ioredis';
+import { covered as coveredBy, dispatch, type Follower, readPlan, type Waiter } from './redis-tail-consumers.js';
+import { type Id, parseId, type StreamEntry } from './redis-stream-id.js';
+
+export { parseId, type StreamEntry } from './redis-stream-id.js';
 
 /** The longest single XREAD BLOCK, in ms. */
 const BLOCK_MS = 1000;
@@ -19,28 +23,6 @@ const UNBLOCK_BATCH_MS = 1;
  * each getting an entry now and then, an XREAD per entry would cost a pass over all keys per entry.
  */
 const minCycleMs = (keys: number): number => Math.min(4, 1 + Math.floor(keys / 1000));
-
-/** A stream entry as ioredis returns it: id and flat field/value list. */
-export type StreamEntry = [id: string, fields: string[]];
-
-type Id = readonly [number, number];
-
-interface Consumer {
-  readonly events: string;
-  /** The end key to watch too (a follower's stream marks its end in the events key itself: none). */
-  readonly end: string | undefined;
-  /** The entries after this id are wanted; a follower's advances as entries are handed to it. */
-  after: Id;
-}
-
-interface Waiter extends Consumer {
-  settle(result: boolean | Error): void;
-}
-
-interface Follower extends Consumer {
-  readonly onEntries: (entries: StreamEntry[]) => void;
-  readonly onError: (e: Error) => void;
-}
 
 export interface RedisTailOptions {
   /** A new, connected blocking connection (a duplicate of the main client that fails fast). */
@@ -56,13 +38,6 @@ export interface RedisTailOptions {
   /** Most entries one XREAD returns per stream. Default 500. */
   readonly count?: number;
 }
-
-export const parseId = (id: string): Id => {
-  const dash = id.indexOf('-');
-  return dash < 0 ? [Number(id), 0] : [Number(id.slice(0, dash)), Number(id.slice(dash + 1))];
-};
-const later = (a: Id, b: Id): boolean => a[0] > b[0] || (a[0] === b[0] && a[1] > b[1]);
-const idText = (id: Id): string => `${id[0]}-${id[1]}`;
 
 export interface RedisTail {
   /**
@@ -123,8 +98,7 @@ export function redisTail(options: RedisTailOptions): RedisTail {
     return connecting;
   };
 
-  const consumers = (): Consumer[] => [...waiters, ...followers];
-
+  const consumers = (): (Waiter | Follower)[] => [...waiters, ...followers];
 
   const failAll = (e: unknown): void => {
     const err = options.failure(e);
@@ -136,11 +110,7 @@ export function redisTail(options: RedisTailOptions): RedisTail {
   };
 
   /** Whether the XREAD in flight returns what `c` waits for. */
-  const covered = (c: Consumer): boolean => {
-    if (inFlight === undefined) return false;
-    const at = inFlight.get(c.events);
-    return at !== undefined && !later(at, c.after) && (c.end === undefined || inFlight.has(c.end));
-  };
+  const covered = (c: Waiter | Follower): boolean => coveredBy(inFlight, c);
 
   /** Interrupts the XREAD in flight so that it is re-issued with the consumers added since. */
   const interrupt = async (): Promise<void> => {
@@ -180,31 +150,6 @@ export function redisTail(options: RedisTailOptions): RedisTail {
     }, UNBLOCK_BATCH_MS);
   };
 
-  const dispatch = (got: [string, StreamEntry[]][]): void => {
-    const byKey = new Map<string, StreamEntry[]>();
-    for (const [key, entries] of got) if (entries.length > 0) byKey.set(key, entries);
-    for (const f of [...followers]) {
-      if (!followers.has(f)) continue; // unfollowed by an earlier callback
-      const entries = byKey.get(f.events);
-      if (entries !== undefined) {
-        let first = 0;
-        while (first < entries.length && !later(parseId(entries[first]![0]), f.after)) first++;
-        if (first < entries.length) {
-          const mine = first === 0 ? entries : entries.slice(first);
-          f.after = parseId(mine[mine.length - 1]![0]);
-          f.onEntries(mine);
-        }
-      }
-    }
-    for (const w of [...waiters]) {
-      if (w.end !== undefined && byKey.has(w.end)) w.settle(true);
-      else {
-        const entries = byKey.get(w.events);
-        if (entries !== undefined && later(parseId(entries[entries.length - 1]![0]), w.after)) w.settle(true);
-      }
-    }
-  };
-
   const loop = async (): Promise<void> => {
     running = true;
     let issued = 0;
@@ -219,27 +164,9 @@ export function redisTail(options: RedisTailOptions): RedisTail {
           continue;
         }
         if (closed) break;
-        // Per key, the smallest id any of its consumers reads after; end keys once ended are left out.
-        const at = new Map<string, Id>();
-        const ends = new Set<string>();
-        for (const w of consumers()) {
-          const seen = at.get(w.events);
-          if (seen === undefined || later(seen, w.after)) at.set(w.events, w.after);
-          if (w.end !== undefined) ends.add(w.end);
-        }
-        const keys: string[] = [];
-        const ids: string[] = [];
-        for (const [key, id] of at) {
-          keys.push(key);
-          ids.push(idText(id));
-        }
-        for (const key of ends) {
-          keys.push(key);
-          ids.push('0-0');
-        }
+        const { keys, ids, covers } = readPlan(consumers());
         if (keys.length === 0) continue; // all gone while connecting
-        inFlight = new Map(at);
-        for (const key of ends) inFlight.set(key, [0, 0]);
+        inFlight = covers;
         cycle++;
         issued = Date.now();
         let got: [string, StreamEntry[]][] | null;
@@ -254,7 +181,7 @@ export function redisTail(options: RedisTailOptions): RedisTail {
         }
         inFlight = undefined;
         if (got === null || got.length === 0) continue;
-        dispatch(got);
+        dispatch(got, followers, waiters);
         // Entries came: let more gather before naming every key again (a new consumer cuts the pause short),
         // unless a stream has more waiting than one XREAD returns (a backlog is read at once).
         const rest = issued + minCycleMs(keys.length) - Date.now();
