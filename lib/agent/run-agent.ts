@@ -64,10 +64,14 @@ function positiveInteger(name: string, v: number | undefined, fallback: number):
   return v;
 }
 
+/** A function name the API accepts. */
+const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+
 function toolMap(tools: RunAgentOptions['tools']): Map<string, Tool<unknown, unknown>> {
   const out = new Map<string, Tool<unknown, unknown>>();
   const add = (name: string | undefined, tool: Tool<unknown, unknown>): void => {
     if (!name) throw new AgentConfigError('tools', 'a tool in a list needs a name (defineTool({ name, … }))');
+    if (!TOOL_NAME.test(name)) throw new AgentConfigError('tools', `the tool name ${JSON.stringify(name)} is not 1-64 letters, digits, _ or - (the API refuses it)`);
     if (out.has(name)) throw new AgentConfigError('tools', `two tools are named ${JSON.stringify(name)}`);
     out.set(name, tool);
   };

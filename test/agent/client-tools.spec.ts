@@ -2,7 +2,7 @@
 // approvals, and the results a function tool may not send.
 import * as t from 'io-ts';
 import { lastValueFrom, map, of, throwError, timer, toArray } from 'rxjs';
-import { ClientToolError, defineTool, runAgent, type AgentStreamEvent, type RunAgentOptions, type TurnTransport } from '../../lib/agent/index';
+import { AgentConfigError, ClientToolError, defineTool, runAgent, type AgentStreamEvent, type RunAgentOptions, type TurnTransport } from '../../lib/agent/index';
 import type { ResponseStreamEvent } from '../../lib/events/responses';
 import type { ResponseCreateParams } from '../../lib/http/transports';
 
@@ -89,4 +89,17 @@ test('execute may return a value, a Promise or an Observable (its last value); s
   expect((r.input as Array<{ call_id: string; output: string }>).map((o) => [o.call_id, o.output])).toEqual([
     ['c0', 'plain "text"'], ['c1', '{"from":"promise"}'], ['c2', '{"last":true}'], ['c3', '42'], ['c4', 'false'], ['c5', 'null'], ['c6', '[1,"two"]'],
   ]);
+});
+
+test('a tool name the API would refuse (not 1-64 of a-z A-Z 0-9 _ -) or used twice is an AgentConfigError before any request', async () => {
+  const tool = defineTool({ parameters: t.type({}), execute: () => 'x' });
+  let sent = 0;
+  const transport: TurnTransport = () => (sent++, of(...turn('resp_1', [])));
+  for (const tools of [{ 'get weather': tool }, { ['x'.repeat(65)]: tool }, [defineTool({ name: 'a.b', parameters: t.type({}), execute: () => 'x' })], { a: tool, b: defineTool({ name: 'a', parameters: t.type({}), execute: () => 'x' }) }]) {
+    const err = await lastValueFrom(runAgent({ model: 'm', input: 'x' }, { tools, transport })).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(AgentConfigError);
+    expect(err).toMatchObject({ option: 'tools' });
+  }
+  expect(sent).toBe(0);
+  await expect(lastValueFrom(runAgent({ model: 'm', input: 'x' }, { tools: { 'get_weather-2': tool }, transport }))).resolves.toMatchObject({ type: 'agent.run.finished' });
 });
