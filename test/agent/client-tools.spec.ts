@@ -95,7 +95,8 @@ test('a tool name the API would refuse (not 1-64 of a-z A-Z 0-9 _ -) or used twi
   const tool = defineTool({ parameters: t.type({}), execute: () => 'x' });
   let sent = 0;
   const transport: TurnTransport = () => (sent++, of(...turn('resp_1', [])));
-  for (const tools of [{ 'get weather': tool }, { ['x'.repeat(65)]: tool }, [defineTool({ name: 'a.b', parameters: t.type({}), execute: () => 'x' })], { a: tool, b: defineTool({ name: 'a', parameters: t.type({}), execute: () => 'x' }) }]) {
+  const cases: Array<RunAgentOptions['tools']> = [{ 'get weather': tool }, { ['x'.repeat(65)]: tool }, [defineTool({ name: 'a.b', parameters: t.type({}), execute: () => 'x' })], { a: tool, b: defineTool({ name: 'a', parameters: t.type({}), execute: () => 'x' }) }];
+  for (const tools of cases) {
     const err = await lastValueFrom(runAgent({ model: 'm', input: 'x' }, { tools, transport })).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(AgentConfigError);
     expect(err).toMatchObject({ option: 'tools' });
