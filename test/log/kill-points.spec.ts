@@ -7,16 +7,12 @@
 // started before A, one after the kill) end with exactly the recording and the provider continues each
 // stream once. Then a takeover's taker dies too: process B (takeover-reader.ts) takes over from a killed A,
 // is killed itself mid-continuation, and a third reader takes over from B and ends with the recording.
-import type { ChildProcess } from 'node:child_process';
 import { lastValueFrom, toArray } from 'rxjs';
 import { fromEventLog } from '../../lib/log/from-event-log';
-import { redisEventLog } from '../../lib/log/redis';
-import type { EventLog } from '../../lib/log/types';
-import { type Fault, startTestServer, type TestServer } from '../../lib/testing/index';
+import type { Fault } from '../../lib/testing/index';
 import { fixture, payloads } from '../helpers/fixtures';
 import { prng } from '../helpers/prng';
-import { type RedisServer, startRedisServer } from './redis-server';
-import { type Child, collect, killChild, lapseSoon, seqs, startChild, untilStored } from './takeover-helpers';
+import { type Child, childProcessSuite, collect, killChild, lapseSoon, seqs, stallCreate, startChild, untilStored } from './takeover-helpers';
 
 jest.setTimeout(240_000);
 
@@ -53,62 +49,41 @@ const RUNS = KILL_POINTS.map((p, i) => ({ point: p, spec: runSpec(`k${i}`, p + 4
 const TWICE = runSpec('twice', 120);
 resumeFaults.set(TWICE.responseId, [{ type: 'stall', afterEvents: 80 }]); // B is still continuing when it is killed
 
-let redis: RedisServer;
-let provider: TestServer;
-let log: EventLog;
-const children = new Set<ChildProcess>();
-
-beforeAll(async () => {
-  redis = await startRedisServer();
-  provider = await startTestServer({
-    transcripts,
-    chunkDelay: CHUNK_DELAY,
-    faults: (r) => {
-      if (r.route === 'responses.create') {
-        const after = createStall.get((r.body as { model?: string } | undefined)?.model ?? '');
-        return after === undefined ? undefined : { type: 'stall', afterEvents: after };
-      }
-      if (r.route === 'responses.stream') return resumeFaults.get(decodeURIComponent(r.path.split('/').pop() ?? ''))?.shift();
-      return undefined;
-    },
-  });
-  log = redisEventLog({ url: redis.url, commandTimeoutMs: 30_000 });
-});
-afterAll(async () => {
-  for (const c of children) c.kill('SIGKILL');
-  await log?.close();
-  await provider?.close();
-  await redis?.stop();
+const stallCreates = stallCreate((model) => createStall.get(model));
+const suite = childProcessSuite({
+  transcripts,
+  chunkDelay: CHUNK_DELAY,
+  faults: (r) => (r.route === 'responses.stream' ? resumeFaults.get(decodeURIComponent(r.path.split('/').pop() ?? ''))?.shift() : stallCreates(r)),
 });
 
 /** Process A: streams transcript `model` through persistTo into Redis (the owner '' here). */
-const producer = (model: string): Child => startChild(children, 'persist-producer.ts', [redis.url, provider.baseURL, model, '', String(LEASE_MS)]);
+const producer = (model: string): Child => startChild(suite.children, 'persist-producer.ts', [suite.redis.url, suite.provider.baseURL, model, '', String(LEASE_MS)]);
 
-const config = () => ({ baseURL: provider.baseURL, apiKey: 'sk-test' });
-const resumesOf = (id: string) => provider.requests.filter((r) => r.route === 'responses.stream' && r.path.endsWith(`/${id}`));
+const config = () => ({ baseURL: suite.provider.baseURL, apiKey: 'sk-test' });
+const resumesOf = (id: string) => suite.provider.requests.filter((r) => r.route === 'responses.stream' && r.path.endsWith(`/${id}`));
 
 test(`kill -9 of process A at ${KILL_POINTS.join(', ')} of ${N} (seed ${SEED}): readers with upstream before and after the kill end with exactly the recording; one continuation each`, async () => {
   const runs = RUNS.map(async ({ point, spec }, i) => {
     const { responseId, recorded } = spec;
     const s = { responseId };
     const options = { upstream: config(), leaseMs: 30_000, notFoundTimeout: 90_000, pollMs: 200 };
-    const before = collect(fromEventLog(log, responseId, options));
+    const before = collect(fromEventLog(suite.log, responseId, options));
     const a = producer(`k${i}`);
-    await untilStored(log, s, point, a);
+    await untilStored(suite.log, s, point, a);
     await killChild(a);
-    await lapseSoon(log, s, LAPSE_MS);
-    const killedAt = (await log.state(s))?.lastSequenceNumber as number;
+    await lapseSoon(suite.log, s, LAPSE_MS);
+    const killedAt = (await suite.log.state(s))?.lastSequenceNumber as number;
     expect(killedAt).toBeGreaterThanOrEqual(point);
     expect(killedAt).toBeLessThan(N - 1);
-    const after = collect(fromEventLog(log, responseId, options));
+    const after = collect(fromEventLog(suite.log, responseId, options));
     for (const r of [await before, await after]) {
       expect(r.error).toBeUndefined();
       expect(seqs(r.events)).toEqual(seqs(recorded));
       expect(r.events).toEqual(recorded);
     }
     expect(resumesOf(responseId).map((r) => r.query['starting_after'])).toEqual([String(killedAt)]);
-    expect(await lastValueFrom(fromEventLog(log, responseId).pipe(toArray()))).toEqual(recorded);
-    expect(await log.state(s)).toMatchObject({ end: 'completed', lease: undefined, lastSequenceNumber: N - 1 });
+    expect(await lastValueFrom(fromEventLog(suite.log, responseId).pipe(toArray()))).toEqual(recorded);
+    expect(await suite.log.state(s)).toMatchObject({ end: 'completed', lease: undefined, lastSequenceNumber: N - 1 });
   });
   await Promise.all(runs);
 });
@@ -117,31 +92,31 @@ test('kill -9 of the taker too: B takes over from a killed A and is killed mid-c
   const { responseId, recorded } = TWICE;
   const s = { responseId };
   const a = producer('twice');
-  await untilStored(log, s, 60, a);
+  await untilStored(suite.log, s, 60, a);
   await killChild(a);
-  const killedA = (await log.state(s))?.lastSequenceNumber as number;
-  const leaseA = (await log.state(s))?.lease?.token;
-  await lapseSoon(log, s, LAPSE_MS);
+  const killedA = (await suite.log.state(s))?.lastSequenceNumber as number;
+  const leaseA = (await suite.log.state(s))?.lease?.token;
+  await lapseSoon(suite.log, s, LAPSE_MS);
 
   // B: a reader with upstream in a process of its own; it claims the lease once A's lapses and continues.
-  const b = startChild(children, 'takeover-reader.ts', [redis.url, provider.baseURL, responseId, '', String(LEASE_MS)]);
-  await untilStored(log, s, killedA + 20, b);
-  const taken = (await log.state(s))?.lease;
+  const b = startChild(suite.children, 'takeover-reader.ts', [suite.redis.url, suite.provider.baseURL, responseId, '', String(LEASE_MS)]);
+  await untilStored(suite.log, s, killedA + 20, b);
+  const taken = (await suite.log.state(s))?.lease;
   expect(taken).toBeDefined();
   expect(taken!.token).not.toBe(leaseA);
   await killChild(b);
-  await lapseSoon(log, s, LAPSE_MS);
-  const killedB = (await log.state(s))?.lastSequenceNumber as number;
+  await lapseSoon(suite.log, s, LAPSE_MS);
+  const killedB = (await suite.log.state(s))?.lastSequenceNumber as number;
   expect(killedB).toBeLessThan(N - 1);
   // What B delivered before it died: the recording from the start, each once, in order.
   const delivered = b.lines.filter((l) => l.startsWith('ev ')).map((l) => Number(l.slice(3)));
   expect(delivered).toEqual(seqs(recorded.slice(0, delivered.length)));
 
   // C: takes over from B once B's lease lapses, and finishes.
-  const c = await collect(fromEventLog(log, responseId, { upstream: config(), leaseMs: 30_000, pollMs: 200 }));
+  const c = await collect(fromEventLog(suite.log, responseId, { upstream: config(), leaseMs: 30_000, pollMs: 200 }));
   expect(c.error).toBeUndefined();
   expect(c.events).toEqual(recorded);
   expect(resumesOf(responseId).map((r) => r.query['starting_after'])).toEqual([String(killedA), String(killedB)]);
-  expect(await log.read(s, undefined)).toEqual(recorded);
-  expect(await log.state(s)).toMatchObject({ end: 'completed', lease: undefined });
+  expect(await suite.log.read(s, undefined)).toEqual(recorded);
+  expect(await suite.log.state(s)).toMatchObject({ end: 'completed', lease: undefined });
 });

@@ -8,7 +8,6 @@
 // acknowledged event lost. No bound here depends on speed: they are generous, the kill points are watched in
 // the log rather than timed, A streams under a long lease (a busy machine's pauses never lapse it while A
 // lives) whose last renewal is made short once A is dead, and children are awaited on 'close'.
-import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,12 +16,10 @@ import { EventLogError, StreamInterruptedError } from '../../lib/errors';
 import type { ResponseStreamEvent } from '../../lib/events/responses';
 import { fromEventLog } from '../../lib/log/from-event-log';
 import { redisEventLog } from '../../lib/log/redis';
-import type { EventLog } from '../../lib/log/types';
-import { type Fault, startTestServer, type TestServer } from '../../lib/testing/index';
 import { fixture, payloads } from '../helpers/fixtures';
 import { type RedisServer, startRedisServer } from './redis-server';
 import { prng } from '../helpers/prng';
-import { type Child, collect, killChild, lapseSoon, seqs, sleep, startChild, untilStored } from './takeover-helpers';
+import { type Child, childProcessSuite, collect, killChild, lapseSoon, seqs, sleep, stallCreate, startChild, untilStored } from './takeover-helpers';
 
 jest.setTimeout(240_000);
 
@@ -58,79 +55,59 @@ for (const [i, p] of TAKEOVER_POINTS.entries()) runName(`up_${i}`, p + 40);
 for (const [i, p] of INTERRUPT_POINTS.entries()) runName(`int_${i}`, p + 40);
 runName('restart', 250);
 
-let redis: RedisServer;
-let provider: TestServer;
-let log: EventLog; // process B's
-const children = new Set<ChildProcess>();
-
-beforeAll(async () => {
-  redis = await startRedisServer();
-  const faults = (r: { route: string; body: unknown }): Fault | undefined => {
-    if (r.route !== 'responses.create') return undefined;
-    const after = stallAt.get((r.body as { model?: string } | undefined)?.model ?? '');
-    // The stall only guarantees that A is still streaming when the test kills it at the point before it.
-    return after === undefined ? undefined : { type: 'stall', afterEvents: after };
-  };
-  provider = await startTestServer({ transcripts, chunkDelay: CHUNK_DELAY, faults });
-  log = redisEventLog({ url: redis.url, commandTimeoutMs: 30_000 }); // a busy machine may delay a command long
-});
-afterAll(async () => {
-  for (const c of children) c.kill('SIGKILL');
-  await log?.close();
-  await provider?.close();
-  await redis?.stop();
-});
+// suite.log is process B's. The stalls only guarantee that A is still streaming when the test kills it at the point before.
+const suite = childProcessSuite({ transcripts, chunkDelay: CHUNK_DELAY, faults: stallCreate((model) => stallAt.get(model)) });
 
 /** Process A: persist-producer.ts under tsx, streaming transcript `model` into `url` as `owner`. */
 const startProducer = (url: string, model: string, owner: string): Child =>
-  startChild(children, 'persist-producer.ts', [url, provider.baseURL, model, owner, String(LEASE_MS)]);
+  startChild(suite.children, 'persist-producer.ts', [url, suite.provider.baseURL, model, owner, String(LEASE_MS)]);
 
-const config = () => ({ baseURL: provider.baseURL, apiKey: 'sk-test' });
+const config = () => ({ baseURL: suite.provider.baseURL, apiKey: 'sk-test' });
 
 test('a reader started before the response exists, one started mid-stream and one after the end each deliver every event exactly once, in order', async () => {
   const owner = 'plain';
-  const before = collect(fromEventLog(log, responseId, { owner, notFoundTimeout: 60_000 }));
-  const a = startProducer(redis.url, 'long', owner);
-  await untilStored(log, { responseId, owner }, Math.floor(N / 3), a);
-  const during = collect(fromEventLog(log, responseId, { owner }));
+  const before = collect(fromEventLog(suite.log, responseId, { owner, notFoundTimeout: 60_000 }));
+  const a = startProducer(suite.redis.url, 'long', owner);
+  await untilStored(suite.log, { responseId, owner }, Math.floor(N / 3), a);
+  const during = collect(fromEventLog(suite.log, responseId, { owner }));
   expect(await a.exited).toEqual({ code: 0, signal: null });
   expect(a.lines.at(-1)).toBe('done');
-  const after = collect(fromEventLog(log, responseId, { owner }));
+  const after = collect(fromEventLog(suite.log, responseId, { owner }));
   for (const r of [await before, await during, await after]) {
     expect(r.error).toBeUndefined();
     expect(r.events).toEqual(recorded);
   }
-  expect(await log.state({ responseId, owner })).toMatchObject({ lastSequenceNumber: N - 1, end: 'completed', lease: undefined });
+  expect(await suite.log.state({ responseId, owner })).toMatchObject({ lastSequenceNumber: N - 1, end: 'completed', lease: undefined });
 });
 
 test(`kill -9 of process A at ${TAKEOVER_POINTS.join(', ')} (seed ${SEED}): B's readers with upstream take over and end with exactly the recording`, async () => {
-  const streamsBefore = provider.requests.filter((r) => r.route === 'responses.stream').length;
+  const streamsBefore = suite.provider.requests.filter((r) => r.route === 'responses.stream').length;
   const runs = TAKEOVER_POINTS.map(async (point, i) => {
     const owner = `up_${i}`;
     const s = { responseId, owner };
     const options = { owner, upstream: config(), leaseMs: LEASE_MS, notFoundTimeout: 60_000 };
-    const before = collect(fromEventLog(log, responseId, options));
-    const a = startProducer(redis.url, `up_${i}`, owner);
-    await untilStored(log, s, point, a);
+    const before = collect(fromEventLog(suite.log, responseId, options));
+    const a = startProducer(suite.redis.url, `up_${i}`, owner);
+    await untilStored(suite.log, s, point, a);
     await killChild(a);
-    await lapseSoon(log, s, LAPSE_MS);
-    const killedAt = (await log.state(s))?.lastSequenceNumber as number;
+    await lapseSoon(suite.log, s, LAPSE_MS);
+    const killedAt = (await suite.log.state(s))?.lastSequenceNumber as number;
     expect(killedAt).toBeLessThan(N - 1);
-    const after = collect(fromEventLog(log, responseId, options));
+    const after = collect(fromEventLog(suite.log, responseId, options));
     for (const r of [await before, await after]) {
       expect(r.error).toBeUndefined();
       expect(seqs(r.events)).toEqual(seqs(recorded));
       expect(r.events).toEqual(recorded);
     }
     // The log now holds the whole stream, ended: a reader without upstream replays it from Redis alone.
-    const replay = await lastValueFrom(fromEventLog(log, responseId, { owner }).pipe(toArray()));
+    const replay = await lastValueFrom(fromEventLog(suite.log, responseId, { owner }).pipe(toArray()));
     expect(replay).toEqual(recorded);
-    expect((await log.state(s))?.end).toBe('completed');
+    expect((await suite.log.state(s))?.end).toBe('completed');
     return killedAt;
   });
   const killedAt = await Promise.all(runs);
   // One takeover per run: of its two readers, one got the lease and continued upstream, the other followed the log.
-  const resumed = provider.requests.filter((r) => r.route === 'responses.stream').slice(streamsBefore);
+  const resumed = suite.provider.requests.filter((r) => r.route === 'responses.stream').slice(streamsBefore);
   expect(resumed).toHaveLength(TAKEOVER_POINTS.length);
   expect(resumed.map((r) => Number(r.query['starting_after'])).sort((x, y) => x - y)).toEqual([...killedAt].sort((x, y) => x - y));
 });
@@ -139,14 +116,14 @@ test(`kill -9 of process A at ${INTERRUPT_POINTS.join(', ')} (seed ${SEED}): B's
   const runs = INTERRUPT_POINTS.map(async (point, i) => {
     const owner = `int_${i}`;
     const s = { responseId, owner };
-    const before = collect(fromEventLog(log, responseId, { owner, notFoundTimeout: 60_000 }));
-    const a = startProducer(redis.url, `int_${i}`, owner);
-    await untilStored(log, s, point, a);
+    const before = collect(fromEventLog(suite.log, responseId, { owner, notFoundTimeout: 60_000 }));
+    const a = startProducer(suite.redis.url, `int_${i}`, owner);
+    await untilStored(suite.log, s, point, a);
     await killChild(a);
-    await lapseSoon(log, s, LAPSE_MS);
+    await lapseSoon(suite.log, s, LAPSE_MS);
     const lapsing = Date.now(); // the lapse runs from here (or earlier)
-    const after = collect(fromEventLog(log, responseId, { owner }));
-    const last = (await log.state(s))?.lastSequenceNumber as number;
+    const after = collect(fromEventLog(suite.log, responseId, { owner }));
+    const last = (await suite.log.state(s))?.lastSequenceNumber as number;
     for (const r of [await before, await after]) {
       expect(r.error).toBeInstanceOf(StreamInterruptedError);
       expect((r.error as StreamInterruptedError).retryable).toBe(true);

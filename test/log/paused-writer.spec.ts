@@ -4,14 +4,9 @@
 // append. Its appends and renewals must be refused (fencing token) and it must end with a typed error, while
 // the log holds exactly the recording, each sequence_number once. Once for a paused producer (persistTo in
 // persist-producer.ts) and once for a paused taker (fromEventLog with upstream in takeover-reader.ts).
-import type { ChildProcess } from 'node:child_process';
 import { fromEventLog } from '../../lib/log/from-event-log';
-import { redisEventLog } from '../../lib/log/redis';
-import type { EventLog } from '../../lib/log/types';
-import { startTestServer, type TestServer } from '../../lib/testing/index';
 import { fixture, payloads } from '../helpers/fixtures';
-import { type RedisServer, startRedisServer } from './redis-server';
-import { collect, lapseSoon, seqs, startChild, untilStored } from './takeover-helpers';
+import { childProcessSuite, collect, lapseSoon, seqs, startChild, untilStored } from './takeover-helpers';
 
 jest.setTimeout(180_000);
 
@@ -24,41 +19,23 @@ const recorded = payloads(sse);
 const responseId = (recorded[0]!['response'] as { id: string }).id;
 const N = recorded.length;
 
-let redis: RedisServer;
-let provider: TestServer;
-let log: EventLog;
-const children = new Set<ChildProcess>();
+const suite = childProcessSuite({ transcripts: { paused: sse, taker: sse }, chunkDelay: 5 });
 
-beforeAll(async () => {
-  redis = await startRedisServer();
-  provider = await startTestServer({ transcripts: { paused: sse, taker: sse }, chunkDelay: 5 });
-  log = redisEventLog({ url: redis.url, commandTimeoutMs: 30_000 });
-});
-afterAll(async () => {
-  for (const c of children) {
-    c.kill('SIGCONT');
-    c.kill('SIGKILL');
-  }
-  await log?.close();
-  await provider?.close();
-  await redis?.stop();
-});
-
-const config = () => ({ baseURL: provider.baseURL, apiKey: 'sk-test' });
+const config = () => ({ baseURL: suite.provider.baseURL, apiKey: 'sk-test' });
 
 test('a paused producer loses its lease to a reader with upstream; woken up, its appends are refused: it ends with a typed error and the log is exactly the recording', async () => {
   const owner = 'paused';
   const s = { responseId, owner };
-  const a = startChild(children, 'persist-producer.ts', [redis.url, provider.baseURL, 'paused', owner, String(LEASE_MS)]);
-  await untilStored(log, s, 50, a);
+  const a = startChild(suite.children, 'persist-producer.ts', [suite.redis.url, suite.provider.baseURL, 'paused', owner, String(LEASE_MS)]);
+  await untilStored(suite.log, s, 50, a);
   a.child.kill('SIGSTOP');
-  await lapseSoon(log, s, LAPSE_MS); // as if it had been stopped just after a short renewal
+  await lapseSoon(suite.log, s, LAPSE_MS); // as if it had been stopped just after a short renewal
   try {
-    const before = provider.requests.filter((r) => r.route === 'responses.stream').length;
-    const r = await collect(fromEventLog(log, responseId, { owner, upstream: config(), leaseMs: 60_000, pollMs: 200 }));
+    const before = suite.provider.requests.filter((r) => r.route === 'responses.stream').length;
+    const r = await collect(fromEventLog(suite.log, responseId, { owner, upstream: config(), leaseMs: 60_000, pollMs: 200 }));
     expect(r.error).toBeUndefined();
     expect(r.events).toEqual(recorded);
-    expect(provider.requests.filter((q) => q.route === 'responses.stream').length - before).toBe(1);
+    expect(suite.provider.requests.filter((q) => q.route === 'responses.stream').length - before).toBe(1);
   } finally {
     a.child.kill('SIGCONT');
   }
@@ -67,27 +44,27 @@ test('a paused producer loses its lease to a reader with upstream; woken up, its
   expect(a.lines.at(-1)).toBe('error EventLogError fenced');
   const acked = a.lines.filter((l) => l.startsWith('ack ')).map((l) => Number(l.slice(4)));
   expect(Math.max(...acked)).toBeLessThan(N - 1);
-  expect(await log.read(s, undefined)).toEqual(recorded);
-  expect(await log.state(s)).toMatchObject({ end: 'completed', lastSequenceNumber: N - 1 });
+  expect(await suite.log.read(s, undefined)).toEqual(recorded);
+  expect(await suite.log.state(s)).toMatchObject({ end: 'completed', lastSequenceNumber: N - 1 });
 });
 
 test('a paused taker loses the stream to another reader with upstream; woken up, it cannot append: it ends (typed error or completion) having delivered each event once, in order, and the log is exactly the recording', async () => {
   const owner = 'taker';
   const s = { responseId, owner };
   // A: the producer, killed so that B takes over.
-  const a = startChild(children, 'persist-producer.ts', [redis.url, provider.baseURL, 'taker', owner, String(LEASE_MS)]);
-  await untilStored(log, s, 30, a);
+  const a = startChild(suite.children, 'persist-producer.ts', [suite.redis.url, suite.provider.baseURL, 'taker', owner, String(LEASE_MS)]);
+  await untilStored(suite.log, s, 30, a);
   a.child.kill('SIGKILL');
   await a.exited;
-  await lapseSoon(log, s, LAPSE_MS);
-  const killedA = (await log.state(s))?.lastSequenceNumber as number;
+  await lapseSoon(suite.log, s, LAPSE_MS);
+  const killedA = (await suite.log.state(s))?.lastSequenceNumber as number;
   // B: a reader with upstream in its own process; it takes over, then is paused mid-continuation.
-  const b = startChild(children, 'takeover-reader.ts', [redis.url, provider.baseURL, responseId, owner, String(LEASE_MS)]);
-  await untilStored(log, s, killedA + 20, b);
+  const b = startChild(suite.children, 'takeover-reader.ts', [suite.redis.url, suite.provider.baseURL, responseId, owner, String(LEASE_MS)]);
+  await untilStored(suite.log, s, killedA + 20, b);
   b.child.kill('SIGSTOP');
-  await lapseSoon(log, s, LAPSE_MS); // as if it had been stopped just after a short renewal
+  await lapseSoon(suite.log, s, LAPSE_MS); // as if it had been stopped just after a short renewal
   try {
-    const c = await collect(fromEventLog(log, responseId, { owner, upstream: config(), leaseMs: 60_000, pollMs: 200 }));
+    const c = await collect(fromEventLog(suite.log, responseId, { owner, upstream: config(), leaseMs: 60_000, pollMs: 200 }));
     expect(c.error).toBeUndefined();
     expect(c.events).toEqual(recorded);
   } finally {
@@ -99,6 +76,6 @@ test('a paused taker loses the stream to another reader with upstream; woken up,
   const delivered = b.lines.filter((l) => l.startsWith('ev ')).map((l) => Number(l.slice(3)));
   expect(delivered).toEqual(seqs(recorded.slice(0, delivered.length)));
   if (last === 'done') expect(delivered).toHaveLength(N);
-  expect(await log.read(s, undefined)).toEqual(recorded);
-  expect(await log.state(s)).toMatchObject({ end: 'completed', lastSequenceNumber: N - 1 });
+  expect(await suite.log.read(s, undefined)).toEqual(recorded);
+  expect(await suite.log.state(s)).toMatchObject({ end: 'completed', lastSequenceNumber: N - 1 });
 });

@@ -66,6 +66,41 @@ export function takeoverSuite(options: TestServerOptions): { readonly redis: Red
   };
 }
 
+/**
+ * The hooks of a spec whose writers run in processes of their own (startChild): takeoverSuite's redis-server and
+ * fake provider, this process's redisEventLog on that server, and the children, every one still running killed
+ * after (continued first, in case the test stopped it).
+ */
+export function childProcessSuite(options: TestServerOptions): { readonly redis: RedisServer; readonly provider: TestServer; readonly log: EventLog; readonly children: Set<ChildProcess> } {
+  const children = new Set<ChildProcess>();
+  let log: EventLog | undefined;
+  // Declared before takeoverSuite's: jest runs afterAll hooks in their order, and the children and the log go first.
+  afterAll(async () => {
+    for (const c of children) {
+      c.kill('SIGCONT');
+      c.kill('SIGKILL');
+    }
+    await log?.close();
+  });
+  const suite = takeoverSuite(options);
+  beforeAll(() => {
+    log = redisEventLog({ url: suite.redis.url, commandTimeoutMs: 30_000 }); // a busy machine may delay a command long
+  });
+  return {
+    get redis() {
+      return suite.redis;
+    },
+    get provider() {
+      return suite.provider;
+    },
+    get log() {
+      if (log === undefined) throw new Error('childProcessSuite: read before its beforeAll ran');
+      return log;
+    },
+    children,
+  };
+}
+
 /** The provider's faults: a create request for transcript (model) `m` stalls after `after(m)` events, if any, so that its producer is mid-stream when it "crashes". */
 export const stallCreate =
   (after: (model: string) => number | undefined) =>
