@@ -253,7 +253,9 @@ function prepare(env: CallEnvironment, call: AgentCall): Prepared {
     if (!tool) return { steps: failed(call, 'unknown_tool', `there is no tool named ${JSON.stringify(call.name ?? '')}; the tools are: ${[...env.tools.keys()].join(', ') || 'none'}`) };
     let json: unknown;
     try {
-      json = JSON.parse(call.arguments ?? '');
+      // No arguments at all ("", as some providers send for a tool without parameters) are an empty object.
+      const text = call.arguments ?? '';
+      json = text.trim() === '' ? {} : JSON.parse(text);
     } catch {
       return { steps: failed(call, 'invalid_arguments', `the arguments of ${call.name} are not valid JSON`) };
     }

@@ -70,3 +70,11 @@ test('a validator that throws or reports with a key in its message: masked too',
     'Error: the arguments of v2 are invalid: /q must not be [redacted]',
   ]);
 });
+
+test('empty arguments ("", as some providers send for a tool without parameters) are {}; other non-JSON is invalid_arguments', async () => {
+  const noArgs = defineTool({ parameters: t.type({}), execute: () => 'ran' });
+  const needsCity = defineTool({ parameters: t.type({ city: t.string }), execute: () => 'never' });
+  const raw = (callId: string, name: string, args: string) => ({ id: `fc_${callId}`, type: 'function_call', call_id: callId, name, arguments: args, status: 'completed' });
+  const r = await outputsFor([raw('a', 'now', ''), raw('b', 'now', '  '), raw('c', 'weather', ''), raw('d', 'now', '{')], { tools: { now: noArgs, weather: needsCity } });
+  expect(r.outputs).toEqual(['ran', 'ran', 'Error: the arguments of weather are invalid: city: expected string, got nothing', 'Error: the arguments of now are not valid JSON']);
+});
