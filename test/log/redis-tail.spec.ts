@@ -1,0 +1,126 @@
+// The tail multiplexer (lib/log/redis-tail.ts) on a real redis-server, with the XREAD replies of its blocking
+// connection held back by the test: which entries of a reply a follower is handed depends on the id the
+// XREAD read after, not only on the follower's own cursor.
+import Redis from 'ioredis';
+import { redisTail, type RedisTail, type StreamEntry } from '../../lib/log/redis-tail';
+import { redisForSuite } from './redis-server';
+
+jest.setTimeout(60_000);
+
+const redis = redisForSuite();
+let n = 0;
+
+/** A deferred promise. */
+function deferred<T = void>(): { promise: Promise<T>; resolve: (v: T) => void } {
+  let resolve!: (v: T) => void;
+  const promise = new Promise<T>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
+/**
+ * A tail whose blocking connection's XREAD replies wait for `release()` once `hold()` was called; `held`
+ * resolves when a reply with entries is being held.
+ */
+function controlledTail(opened: Redis[]): { tail: RedisTail; hold: () => Promise<void>; release: () => void } {
+  let gate: ReturnType<typeof deferred> | undefined;
+  let held: ReturnType<typeof deferred> | undefined;
+  const tail = redisTail({
+    connect: async () => {
+      const c = new Redis(redis.server.url, { lazyConnect: true, maxRetriesPerRequest: 0 });
+      await c.connect();
+      opened.push(c);
+      const xread = c.xread.bind(c) as (...args: unknown[]) => Promise<unknown>;
+      (c as unknown as { xread: (...args: unknown[]) => Promise<unknown> }).xread = async (...args: unknown[]) => {
+        const got = await xread(...args);
+        if (gate !== undefined && got !== null) {
+          held?.resolve();
+          await gate.promise;
+        }
+        return got;
+      };
+      return c;
+    },
+    unblock: (id) => redis.admin.client('UNBLOCK', id) as Promise<number>,
+    timed: (p) => p,
+    failure: (e) => (e instanceof Error ? e : new Error(String(e))),
+    timeoutMs: 10_000,
+  });
+  return {
+    tail,
+    hold: () => {
+      gate = deferred();
+      held = deferred();
+      return held.promise;
+    },
+    release: () => {
+      const g = gate;
+      gate = undefined;
+      g?.resolve();
+    },
+  };
+}
+
+const ids = (entries: readonly StreamEntry[]) => entries.map(([id]) => id);
+const add = (key: string, i: number) => redis.admin.xadd(key, `${i}-1`, 'i', String(i)) as Promise<string>;
+
+test('a follower that joins with an older cursor while a reply read after a later id is on its way gets the entries in between too', async () => {
+  const key = `tail${++n}:${process.pid}`;
+  for (let i = 1; i <= 5; i++) await add(key, i);
+  const opened: Redis[] = [];
+  const { tail, hold, release } = controlledTail(opened);
+  try {
+    const a: string[] = [];
+    const b: string[] = [];
+    const fail = jest.fn();
+    tail.follow(key, '5-1', (e) => a.push(...ids(e)), fail);
+    // A's XREAD reads after 5-1; its reply (6-1) is held while B joins at 2-1.
+    const isHeld = hold();
+    await new Promise((r) => setTimeout(r, 50)); // the XREAD is issued and blocks
+    await add(key, 6);
+    await isHeld;
+    tail.follow(key, '2-1', (e) => b.push(...ids(e)), fail);
+    await new Promise((r) => setTimeout(r, 50)); // B's interrupt finds no XREAD blocked in Redis
+    release();
+    await add(key, 7);
+    for (let i = 0; i < 200 && (a.length < 2 || b.length < 5); i++) await new Promise((r) => setTimeout(r, 10));
+    expect(a).toEqual(['6-1', '7-1']);
+    expect(b).toEqual(['3-1', '4-1', '5-1', '6-1', '7-1']);
+    expect(fail).not.toHaveBeenCalled();
+  } finally {
+    tail.close();
+    for (const c of opened) c.disconnect();
+  }
+});
+
+test('followers at many cursors joining while entries are appended in batches each get every entry after their cursor once, in order', async () => {
+  const key = `tail${++n}:${process.pid}`;
+  const opened: Redis[] = [];
+  const { tail } = controlledTail(opened);
+  const total = 600;
+  const got = new Map<number, string[]>();
+  const fail = jest.fn();
+  try {
+    let appended = 0;
+    for (let batch = 0; appended < total; batch++) {
+      const size = 1 + ((batch * 7) % 13);
+      const m = redis.admin.multi();
+      for (let i = 0; i < size && appended < total; i++) m.xadd(key, `${++appended}-1`, 'i', String(appended));
+      await m.exec();
+      // a follower from a cursor somewhere behind, some at once, some after a turn of the event loop
+      const from = Math.max(0, appended - ((batch * 11) % 40));
+      const mine: string[] = [];
+      got.set(from, mine);
+      const join = () => tail.follow(key, `${from}-1`, (e) => mine.push(...ids(e)), fail);
+      if (batch % 3 === 0) join();
+      else setTimeout(join, batch % 5);
+      if (batch % 2 === 0) await new Promise((r) => setImmediate(r));
+    }
+    const done = () => [...got].every(([from, mine]) => mine.length === total - from);
+    for (let i = 0; i < 1000 && !done(); i++) await new Promise((r) => setTimeout(r, 10));
+    for (const [from, mine] of got) expect({ from, ids: mine }).toEqual({ from, ids: Array.from({ length: total - from }, (_, i) => `${from + i + 1}-1`) });
+    expect(fail).not.toHaveBeenCalled();
+  } finally {
+    tail.close();
+    for (const c of opened) c.disconnect();
+  }
+});
