@@ -179,3 +179,33 @@ describe('createGateway({ log: "redis://…" }) in one process', () => {
     }
   });
 });
+
+describe('a foreground response (no background) on two gateways sharing Redis', () => {
+  it("a cancel on B ends A's live stream (its producer, fenced off in Redis, closes the upstream request) and answers it `cancelled`", async () => {
+    const [ga, gb] = [createGateway({ upstream: provider.baseURL, log: redis.url }), createGateway({ upstream: provider.baseURL, log: redis.url })];
+    const [sa, sb] = [await listen(ga), await listen(gb)];
+    const url = (s: typeof sa) => `http://127.0.0.1:${(s.address() as AddressInfo).port}/v1`;
+    const sdk = (baseURL: string) => new OpenAI({ apiKey: KEY, baseURL, maxRetries: 0, timeout: 60_000 });
+    try {
+      const live: Array<Record<string, unknown>> = [];
+      let answer: Promise<{ id?: string; status?: string }> | undefined;
+      for await (const e of await sdk(url(sa)).responses.create({ model: 'fake-model', input: 'Hi', stream: true })) {
+        live.push(e as unknown as Record<string, unknown>);
+        if (live.length === 5) answer = sdk(url(sb)).responses.cancel((live[0] as { response: { id: string } }).response.id);
+      }
+      const id = (live[0] as { response: { id: string } }).response.id;
+      expect(await answer!).toMatchObject({ id, status: 'cancelled' });
+      const sent = provider.responses.get(id)!.events;
+      expect(live.length).toBeLessThan(sent.length);
+      expect(live.some((e) => e['type'] === 'response.completed' || e['type'] === 'error')).toBe(false);
+      expect(live).toEqual(sent.slice(0, live.length));
+      expect(provider.responses.get(id)!.background).toBe(false);
+      while (ga.metrics().streams.producers > 0) await new Promise((r) => setTimeout(r, 10));
+    } finally {
+      await closeServer(sa);
+      await closeServer(sb);
+      await ga.close();
+      await gb.close();
+    }
+  });
+});
