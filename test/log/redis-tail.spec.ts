@@ -11,9 +11,9 @@ const redis = redisForSuite();
 let n = 0;
 
 /** A deferred promise. */
-function deferred<T = void>(): { promise: Promise<T>; resolve: (v: T) => void } {
-  let resolve!: (v: T) => void;
-  const promise = new Promise<T>((r) => (resolve = r));
+function deferred(): { promise: Promise<void>; resolve: () => void } {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => (resolve = r));
   return { promise, resolve };
 }
 
