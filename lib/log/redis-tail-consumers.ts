@@ -59,14 +59,21 @@ export const covered = (inFlight: Map<string, Id> | undefined, c: Consumer): boo
   return at !== undefined && !later(at, c.after) && (c.end === undefined || inFlight.has(c.end));
 };
 
-/** Hands a reply's entries to the followers of their streams (advancing them) and settles the waiters it wakes. */
-export function dispatch(got: [string, StreamEntry[]][], followers: Set<Follower>, waiters: Set<Waiter>): void {
+/**
+ * Hands a reply's entries to the followers of their streams (advancing them) and settles the waiters it wakes.
+ * `read` is what the XREAD read after, per key: a reply holds every entry after that id (up to COUNT), so it
+ * is whole only for a follower whose cursor is at or after it. One that joined with an older cursor while
+ * the XREAD was on its way gets nothing from it (the entries between its cursor and the read id are not in
+ * the reply); the next XREAD reads after its cursor.
+ */
+export function dispatch(got: [string, StreamEntry[]][], read: ReadonlyMap<string, Id>, followers: Set<Follower>, waiters: Set<Waiter>): void {
   const byKey = new Map<string, StreamEntry[]>();
   for (const [key, entries] of got) if (entries.length > 0) byKey.set(key, entries);
   for (const f of [...followers]) {
     if (!followers.has(f)) continue; // unfollowed by an earlier callback
     const entries = byKey.get(f.events);
-    if (entries !== undefined) {
+    const from = read.get(f.events);
+    if (entries !== undefined && from !== undefined && !later(from, f.after)) {
       let first = 0;
       while (first < entries.length && !later(parseId(entries[first]![0]), f.after)) first++;
       if (first < entries.length) {

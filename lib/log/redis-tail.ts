@@ -181,7 +181,7 @@ export function redisTail(options: RedisTailOptions): RedisTail {
         }
         inFlight = undefined;
         if (got === null || got.length === 0) continue;
-        dispatch(got, followers, waiters);
+        dispatch(got, covers, followers, waiters);
         // Entries came: let more gather before naming every key again (a new consumer cuts the pause short),
         // unless a stream has more waiting than one XREAD returns (a backlog is read at once).
         const rest = issued + minCycleMs(keys.length) - Date.now();
