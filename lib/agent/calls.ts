@@ -21,7 +21,8 @@ export interface CallEnvironment {
   readonly secrets: Secrets;
 }
 
-const ANSWERED: ReadonlySet<string> = new Set<AgentCallType>(['function_call', 'mcp_approval_request', 'shell_call', 'apply_patch_call', 'computer_call', 'local_shell_call', 'custom_tool_call']);
+/** The item types this side answers (a call of the model to a tool of the agent). */
+export const ANSWERED: ReadonlySet<string> = new Set<AgentCallType>(['function_call', 'mcp_approval_request', 'shell_call', 'apply_patch_call', 'computer_call', 'local_shell_call', 'custom_tool_call']);
 
 /** The items of a turn that wait for an answer from this side, as calls in output order. */
 export function callsOf(items: readonly AgentInputItem[], turn: number): AgentCall[] {

@@ -1,11 +1,10 @@
 import type { ResponseStreamEvent } from '../events/responses.js';
+import { ANSWERED } from './calls.js';
 import type { AgentInputItem } from './events.js';
 
 const OPENING = new Set(['response.created', 'response.queued', 'response.in_progress']);
 const TERMINAL = new Set(['response.completed', 'response.incomplete']);
-/** Items the agent answers itself: not part of what the run says to its reader. */
-const ANSWERED = new Set(['function_call', 'custom_tool_call', 'mcp_approval_request', 'shell_call', 'apply_patch_call', 'computer_call', 'local_shell_call']);
-
+/** Items the agent answers itself are not part of what the run says to its reader. */
 const isShown = (item: unknown): boolean => !ANSWERED.has(String((item as { type?: unknown } | null)?.type));
 
 /**
