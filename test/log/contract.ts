@@ -11,7 +11,7 @@
 // "lapsed" after waiting well past a short L.
 import { EventLogError } from '../../lib/errors';
 import type { ResponseStreamEvent } from '../../lib/events/responses';
-import type { EventLog, LogScope } from '../../lib/log/types';
+import type { EventLog, Lease, LogScope } from '../../lib/log/types';
 
 export interface ContractLimits {
   readonly maxEvents?: number;
@@ -50,6 +50,19 @@ export async function reasonOf(p: Promise<unknown>): Promise<string> {
   const e = await rejection(p);
   expect(e).toBeInstanceOf(EventLogError);
   return (e as EventLogError).reason;
+}
+
+/** A holder that wrote the stream's first event and whose lease then lapsed: its (now stale) lease. */
+export async function lapsedHolder(log: EventLog, s: LogScope): Promise<Lease> {
+  // Long while it writes (a busy machine's pause must not lapse it before the append), then a last short renewal.
+  const old = await log.acquire(s, 60_000);
+  await log.append(s, old.token, [created(s.responseId)]);
+  await log.renew(s, old.token, 50);
+  for (let i = 0; (await log.state(s))?.lease !== undefined; i++) {
+    if (i > 1500) throw new Error('the lease never lapsed');
+    await sleep(20);
+  }
+  return old;
 }
 
 async function expectReason(p: Promise<unknown>, reason: EventLogError['reason']): Promise<void> {
@@ -120,14 +133,7 @@ export function describeEventLogContract(name: string, setup: ContractSetup): vo
 
       test('a lapsed lease is taken over with a greater token; the old holder is fenced off', async () => {
         const s = fresh();
-        // Long while it writes (a busy machine's pause must not lapse it before the append), then a last short renewal.
-        const old = await log.acquire(s, 60_000);
-        await log.append(s, old.token, [created(s.responseId)]);
-        await log.renew(s, old.token, 50);
-        for (let i = 0; (await log.state(s))?.lease !== undefined; i++) {
-          if (i > 1500) throw new Error('the lease never lapsed');
-          await sleep(20);
-        }
+        const old = await lapsedHolder(log, s);
         expect((await log.state(s))?.lease).toBeUndefined();
         const next = await log.acquire(s, 60_000);
         expect(next.token).toBeGreaterThan(old.token);

@@ -9,7 +9,7 @@ import { Cluster, Redis } from 'ioredis';
 import { EventLogError } from '../../lib/errors';
 import { redisEventLog, redisStreamKeys } from '../../lib/log/redis';
 import type { EventLog, Lease, LogScope } from '../../lib/log/types';
-import { completed, created, delta, describeEventLogContract, reasonOf } from './contract';
+import { completed, created, delta, describeEventLogContract, lapsedHolder, reasonOf } from './contract';
 import { type RedisServer, redisForSuite, startRedisServer } from './redis-server';
 
 jest.setTimeout(60_000);
@@ -167,14 +167,7 @@ describe('redisEventLog: fencing', () => {
     const prefix = `fence${n}:`;
     log = redisEventLog({ url: redis.server.url, keyPrefix: prefix });
     const s = scope();
-    // Long while it writes (a busy machine's pause must not lapse it before the append), then a last short renewal.
-    const old = await log.acquire(s, 60_000);
-    await log.append(s, old.token, [created(s.responseId)]);
-    await log.renew(s, old.token, 50);
-    for (let i = 0; (await log.state(s))?.lease !== undefined; i++) {
-      if (i > 1500) throw new Error('the lease never lapsed');
-      await sleep(20);
-    }
+    const old = await lapsedHolder(log, s);
     const next = await log.acquire(s, 60_000);
     const { events, meta } = redisStreamKeys(prefix, s);
     const before = { len: await redis.admin.xlen(events), meta: await redis.admin.hgetall(meta) };
