@@ -84,8 +84,7 @@ export function smoothText(options: SmoothTextOptions = {}): <T extends SmoothTe
   const maxLag = options.maxLag ?? 250;
   if (!(delay >= 0) || !Number.isFinite(delay)) throw new InvalidParameterError('delay', `expected a finite number ≥ 0, got ${delay}`);
   if (!(maxLag > 0)) throw new InvalidParameterError('maxLag', `expected a number > 0, got ${maxLag}`);
-  const chunking = options.chunking ?? 'word';
-  chunkerFor(chunking); // a bad value throws here, at the call
+  const chunker = chunkerFor(options.chunking ?? 'word'); // a bad value throws here, at the call; chunkers keep no state between cuts
   const finish = options.finish ?? 'flush';
   if (finish !== 'flush' && finish !== 'paced') throw new InvalidParameterError('finish', `expected 'flush' or 'paced', got ${String(finish)}`);
   const strings = options.strings ?? 'accumulated';
@@ -142,7 +141,7 @@ export function smoothText(options: SmoothTextOptions = {}): <T extends SmoothTe
         ingest(v);
       };
       const pacer = new Pacer<T, T>({
-        chunker: chunkerFor(chunking),
+        chunker,
         delay,
         maxLag,
         scheduler,
