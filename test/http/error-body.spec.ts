@@ -10,6 +10,7 @@ import { resumeFrom } from '../../operators/resumeFrom';
 import { MAX_ERROR_BODY } from '../../lib/http/request';
 import { startTestServer } from '../../lib/testing/http-server';
 import { fixture, payloads } from '../helpers/fixtures';
+import { errorOf } from '../reliability/leaks';
 
 /** Written before the server gives up on a client that keeps reading (so the old behaviour fails, not hangs). */
 const GIVE_UP = 16 * 1024 * 1024;
@@ -73,15 +74,6 @@ function countingFetch(count: { bytes: number; largest: number }): typeof fetch 
     );
     return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
   };
-}
-
-async function errorOf(o: ReturnType<typeof streamResponse>): Promise<unknown> {
-  try {
-    await lastValueFrom(o.pipe(toArray()));
-  } catch (e) {
-    return e;
-  }
-  throw new Error('expected an error');
 }
 
 describe('an endless body is read up to 64 KiB, then the connection is closed', () => {

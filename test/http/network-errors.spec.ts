@@ -3,23 +3,14 @@
 // cannot speak) is a ConfigurationError that no reconnect can fix, so resumeFrom passes it through.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { concat, lastValueFrom, of, throwError, toArray, type Observable } from 'rxjs';
+import { concat, of, throwError } from 'rxjs';
 import { ConfigurationError, NetworkError, StreamInterruptedError } from '../../lib/errors';
 import type { ResponseStreamEvent } from '../../lib/events/responses';
 import { retrieveResponseStream, streamResponse } from '../../lib/http/transports';
 import { resumeFrom } from '../../operators/resumeFrom';
-import { expectNoFragment } from '../reliability/leaks';
+import { errorOf, expectNoFragment } from '../reliability/leaks';
 
 const KEY = 'sk-proj-Zq7vX2mK9pL4wR8tN3bY6cH1jF5dG0sA';
-
-async function errorOf(o: Observable<unknown>): Promise<unknown> {
-  try {
-    await lastValueFrom(o.pipe(toArray()));
-  } catch (e) {
-    return e;
-  }
-  throw new Error('expected an error');
-}
 
 async function closedPort(): Promise<number> {
   const probe = createServer();

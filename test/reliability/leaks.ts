@@ -65,3 +65,8 @@ export async function valuesAndError<T>(o: Observable<T>): Promise<{ values: T[]
   }
   throw new Error(`expected an error, got completion after ${values.length} values`);
 }
+
+/** The error an Observable ended with (throws when it completes). */
+export async function errorOf(o: Observable<unknown>): Promise<unknown> {
+  return (await valuesAndError(o)).error;
+}

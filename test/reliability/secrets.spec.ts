@@ -1,10 +1,10 @@
 // The API key never appears in an error (message, properties, cause chain, stack, toString, JSON,
 // util.inspect with hidden properties), a log line or a library object, on every failure path, even
 // when a malicious server echoes the key back in bodies, headers and events.
-import { views } from './leaks';
+import { errorOf, views } from './leaks';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { filter, firstValueFrom, lastValueFrom, of, toArray, type Observable } from 'rxjs';
+import { filter, firstValueFrom, of } from 'rxjs';
 import {
   connectResponsesSocket, fromResponsesSSE, laneMux, resumeFrom, retrieveResponseStream, streamChatCompletion, streamResponse,
 } from '../../lib';
@@ -18,15 +18,6 @@ const FRAGMENT = 'SECRET-4242';
 function expectNoKey(what: string, value: unknown): void {
   const leaks = views(value).filter((s) => s.includes(FRAGMENT));
   if (leaks.length > 0) throw new Error(`${what}: the API key leaked in ${leaks.length} view(s), e.g. ${JSON.stringify(leaks[0]!.slice(0, 300))}`);
-}
-
-async function errorOf(o: Observable<unknown>): Promise<unknown> {
-  try {
-    await lastValueFrom(o.pipe(toArray()));
-  } catch (e) {
-    return e;
-  }
-  throw new Error('expected an error');
 }
 
 // Everything the library writes to the console during a scenario is scanned too.
