@@ -4,7 +4,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { from, lastValueFrom, Observable, throwError, timeout, type MonoTypeOperatorFunction } from 'rxjs';
 import type { ResponseStreamEvent } from '../events/responses.js';
-import { checkResponseId, streamResponse } from '../http/transports.js';
+import { checkResponseId, streamResponse, type ResponsesStreamConfig } from '../http/transports.js';
 import { fromEventLog } from '../log/from-event-log.js';
 import type { EventLog, LogScope } from '../log/types.js';
 import { EventLogError } from '../errors.js';
@@ -69,6 +69,15 @@ function numbered(): MonoTypeOperatorFunction<ResponseStreamEvent> {
     });
 }
 
+/** The caller's stream from the log after `after`, continued from `upstream` when given (a background response). */
+function fromLog(ctx: GatewayContext, caller: Caller, id: string, after: number | undefined, upstream: ResponsesStreamConfig | undefined): Observable<ResponseStreamEvent> {
+  const { options } = ctx;
+  return fromEventLog(ctx.log, id, {
+    owner: caller.owner, startingAfter: after, leaseMs: options.leaseMs, notFoundTimeout: options.notFoundTimeout,
+    ...(upstream ? { upstream } : {}),
+  });
+}
+
 /**
  * `POST /v1/responses` with `stream: true`: the upstream stream, recorded (`persistTo`) under the caller's
  * owner, to the client as SSE. The recording runs apart from the client: one that leaves leaves it running.
@@ -100,10 +109,7 @@ export function createResponse(ctx: GatewayContext, res: ServerResponse, caller:
     open: (after, attempt) =>
       attempt === 0
         ? producer.hub
-        : fromEventLog(log, producer.responseId!, {
-            owner: caller.owner, startingAfter: after, leaseMs: options.leaseMs, notFoundTimeout: options.notFoundTimeout,
-            ...(background ? { upstream: config } : {}),
-          }),
+        : fromLog(ctx, caller, producer.responseId!, after, background ? config : undefined),
     canPause: () => producer.responseId !== undefined,
     onFailedBeforeStart: (e) => {
       // Nothing written and no id the client could resume with: the upstream request is of no use to anyone.
@@ -161,15 +167,10 @@ export async function resumeResponse(ctx: GatewayContext, req: IncomingMessage, 
   const scope: LogScope = { responseId: id, owner: caller.owner };
   await existing(ctx, scope);
   const upstream = (await isBackground(ctx, scope)) ? upstreamConfig(caller, ctx.options) : undefined;
-  const { options, log } = ctx;
   startPump(ctx, {
     res,
     startingAfter,
-    open: (after) =>
-      fromEventLog(log, id, {
-        owner: caller.owner, startingAfter: after, leaseMs: options.leaseMs, notFoundTimeout: options.notFoundTimeout,
-        ...(upstream ? { upstream } : {}),
-      }),
+    open: (after) => fromLog(ctx, caller, id, after, upstream),
     onFailedBeforeStart: (e) => sendError(ctx, res, upstreamError(e)),
     endsQuietly: () => cancelled(ctx, scope),
   });
