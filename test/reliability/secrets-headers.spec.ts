@@ -1,24 +1,16 @@
 // Keys that do not come through `apiKey`: given in `config.headers` (`Authorization`, Azure's `api-key`, any
 // case) for HTTP and WebSocket; echoed by a server into an SSE `error` event (a value, not only the error that
 // follows it); or written into `baseURL` as `user:password@`, which is refused without quoting it.
-import { createServer, type Server } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer } from 'ws';
 import { connectResponsesSocket, resumeFrom, retrieveResponseStream, streamChatCompletion, streamResponse } from '../../lib';
 import { expectNoFragment, valuesAndError } from './leaks';
+import { close, listen } from './loopback';
 
 /** Not `sk-` shaped (an Azure-style key): only knowing it masks it. */
 const HKEY = 'a1b2c3d4e5f60718293a4b5c6d7e8f90';
 const KEY = 'sk-proj-Zq7vX2mK9pL4wR8tN3bY6cH1jF5dG0sA';
-
-async function listen(server: Server): Promise<string> {
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
-}
-async function close(server: Server): Promise<void> {
-  server.closeAllConnections();
-  await new Promise<void>((r) => server.close(() => r()));
-}
 
 /** A server that answers 401 quoting whatever credential it was sent, in the body and in x-request-id. */
 async function echoing<T>(f: (baseURL: string, seen: string[]) => Promise<T>): Promise<T> {

@@ -2,7 +2,7 @@
 // message capped at 2,000, an HTTP error excerpt of 200, a WebSocket close reason of at most 123 bytes), and
 // a cut that lands inside the key leaves most of it behind, which masking whole copies never catches.
 // Every view of every error and error event here is searched for any run of 8 of the key's characters.
-import { createServer, type Server } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import fc from 'fast-check';
 import { filter, firstValueFrom } from 'rxjs';
@@ -12,6 +12,7 @@ import { excerpt } from '../../lib/errors';
 import { redactString, redactThenCut } from '../../lib/redact';
 import { params } from './harness';
 import { expectNoFragment, fragmentIn, valuesAndError } from './leaks';
+import { close, listen } from './loopback';
 
 const KEY = 'sk-proj-Zq7vX2mK9pL4wR8tN3bY6cH1jF5dG0sA';
 
@@ -59,15 +60,6 @@ describe('redaction survives truncation (lib/redact.ts)', () => {
     expect(redactString(ordinary, [KEY])).toBe(ordinary);
   });
 });
-
-async function listen(server: Server): Promise<string> {
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
-}
-async function close(server: Server): Promise<void> {
-  server.closeAllConnections();
-  await new Promise<void>((r) => server.close(() => r()));
-}
 
 /** A server answering every request with this status, content-type and body. */
 async function answering<T>(status: number, type: string, body: string, f: (baseURL: string) => Promise<T>): Promise<T> {
