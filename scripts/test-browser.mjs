@@ -29,7 +29,7 @@ if (!existsSync(executablePath)) {
   process.exit(1);
 }
 
-const { chromium } = await import('playwright-core');
+const { launchChromium } = await import('./browser/chromium.mjs');
 const { angularFile, buildAngularExample, checkAngularExample } = await import('./browser/angular-example.mjs');
 // The Angular example is built first (examples/angular/dist/browser, served under /app/).
 await buildAngularExample(root);
@@ -93,12 +93,7 @@ const web = createServer((req, res) => {
 await new Promise((resolve) => web.listen(0, '127.0.0.1', resolve));
 const origin = `http://127.0.0.1:${web.address().port}`;
 
-const browser = await chromium.launch({
-  executablePath,
-  headless: true,
-  chromiumSandbox: false,
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-});
+const browser = await launchChromium(executablePath);
 const started = Date.now();
 try {
   const page = await browser.newPage();

@@ -17,11 +17,11 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { extname, join, normalize, sep } from 'node:path';
+import { launchChromium } from './chromium.mjs';
 
 const PAGE = 'examples/browser-gateway/';
 const ALLOWED = [PAGE, 'dist/esm/', 'node_modules/rxjs/', 'node_modules/tslib/', 'node_modules/io-ts/', 'node_modules/fp-ts/', 'node_modules/eventsource-parser/'];
 const TYPES = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.mjs': 'text/javascript; charset=utf-8', '.map': 'application/json', '.json': 'application/json' };
-const LAUNCH_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
 /** Deltas the first EventSource connection delivers before its socket is destroyed. */
 const DROP_AFTER_DELTAS = 4;
@@ -135,10 +135,7 @@ export async function gatewayEventSource({ root, browser, executablePath = proce
   const failures = [];
   const started = Date.now();
   try {
-    if (!browser) {
-      const { chromium } = await import('playwright-core');
-      browser = ownBrowser = await chromium.launch({ executablePath, headless: true, chromiumSandbox: false, args: LAUNCH_ARGS });
-    }
+    if (!browser) browser = ownBrowser = await launchChromium(executablePath);
     context = await browser.newContext();
     // The session a sign-in would have set: HttpOnly, so the page's script never sees it.
     await context.addCookies([{ name: COOKIE, value: aliceToken, url: origin, httpOnly: true, sameSite: 'Strict' }]);
