@@ -6,6 +6,7 @@ import { createGateway } from '../lib/gateway/index.js';
 import { DEFAULT_BASE_URL } from '../lib/http/config.js';
 import { startFakeProvider, type FakeProvider } from '../lib/testing/fake-provider.js';
 import { CLIError, parse, usage } from './args.js';
+import { untilInterrupted } from './interrupted.js';
 import type { IO } from './run.js';
 import { outFor, paint } from './style.js';
 
@@ -62,6 +63,7 @@ export async function runGateway(argv: readonly string[], io: IO): Promise<numbe
     if (code === 'EACCES') throw new CLIError(`not allowed to listen on ${host}:${port}`);
     throw new CLIError(`cannot listen on ${host}:${port}${code ? ` (${code})` : ''}`);
   }
+  const interrupted = untilInterrupted(io); // before the ready lines: a signal sent on reading them must be handled
   const bound = (server.address() as AddressInfo).port;
   const base = `http://${host.includes(':') ? `[${host}]` : host}:${bound}/v1`;
   log(`${paint(out, 'bold', 'openai-rx gateway')} at ${paint(out, 'cyan', base)} → ${provider ? `the fake provider (${upstream})` : upstream}`);
@@ -69,11 +71,7 @@ export async function runGateway(argv: readonly string[], io: IO): Promise<numbe
   log(paint(out, 'dim', `try: curl -N ${base}/responses -H 'authorization: Bearer ${provider ? 'any-key' : '$OPENAI_API_KEY'}' -H 'content-type: application/json' -d '{"model":"${provider ? 'fake-model' : 'gpt-5.4-nano'}","input":"Hi","stream":true}'`));
   log(paint(out, 'dim', `     OPENAI_BASE_URL=${base} your-app   (Ctrl-C stops)`));
 
-  await (io.interrupted ??
-    new Promise<void>((resolve) => {
-      process.once('SIGINT', () => resolve());
-      process.once('SIGTERM', () => resolve());
-    }));
+  await interrupted;
   const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
   await gateway.close();
   server.closeAllConnections();

@@ -3,6 +3,7 @@ import { readdir, stat } from 'node:fs/promises';
 import { basename, extname, join } from 'node:path';
 import { startTestServer, type Fault, type RecordedRequest } from '../lib/testing/index.js';
 import { CLIError, parse, usage } from './args.js';
+import { untilInterrupted } from './interrupted.js';
 import type { IO } from './run.js';
 import { parseCapture, readCapture } from './replay.js';
 import { formatBytes, outFor, paint } from './style.js';
@@ -95,6 +96,7 @@ export async function runServe(argv: readonly string[], io: ServeIO): Promise<nu
   }
   const ws = server.webSocket;
 
+  const interrupted = untilInterrupted(io); // before the ready lines: a signal sent on reading them must be handled
   log(`${paint(out, 'bold', 'openai-rx serve')}: a fake OpenAI-compatible API at ${paint(out, 'cyan', server.baseURL)}`);
   if (ws) {
     log(`WebSocket mode at ${paint(out, 'cyan', ws.url)} (the same baseURL): the same transcripts and faults, logged here too`);
@@ -115,11 +117,7 @@ export async function runServe(argv: readonly string[], io: ServeIO): Promise<nu
   if (faultText.length) log(`faults: ${faultText.join(', ')}`);
   log(paint(out, 'dim', `try: OPENAI_BASE_URL=${server.baseURL} your-app   (Ctrl-C stops)`));
 
-  await (io.interrupted ??
-    new Promise<void>((resolve) => {
-      process.once('SIGINT', () => resolve());
-      process.once('SIGTERM', () => resolve());
-    }));
+  await interrupted;
   await server.close();
   log('stopped');
   return 0;
