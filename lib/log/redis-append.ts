@@ -1,7 +1,7 @@
 import { EventLogError } from '../errors.js';
 import type { ResponseStreamEvent } from '../events/responses.js';
 import { appendBatcher } from './redis-append-batch.js';
-import { isCluster, type RedisConnections, unavailable } from './redis-connection.js';
+import { eventLogErrorOf, isCluster, type RedisConnections, unavailable } from './redis-connection.js';
 import { fenced } from './redis-lease.js';
 import type { RedisLogSettings } from './redis-options.js';
 import { APPEND, APPEND_MANY } from './redis-scripts.js';
@@ -63,7 +63,7 @@ export function redisAppend(
         r = await appends.add(scope, token, args);
       } catch (e) {
         // A failed batch fails each of its appends, each naming its own response.
-        throw e instanceof EventLogError && e.responseId !== scope.responseId ? new EventLogError(e.reason, e.message.replace(/^\w+: /, '').replace(/ \(response [^)]*\)$/, ''), scope.responseId) : unavailable(e, scope);
+        throw e instanceof EventLogError && e.responseId !== scope.responseId ? eventLogErrorOf(e, scope.responseId) : unavailable(e, scope);
       }
     }
     appendResult(scope, token, r);

@@ -22,9 +22,21 @@ async function loadIORedis(): Promise<IORedisModule['Redis']> {
 export const unavailable = (e: unknown, scope?: LogScope): EventLogError =>
   e instanceof EventLogError ? e : new EventLogError('unavailable', `Redis: ${e instanceof Error ? e.message : String(e)}`, scope?.responseId);
 
-/** An error a shared reader or batch reported without a response (or for another one), as this response's own. */
+/**
+ * The same failure said of `responseId`: its reason and bare message (the `reason: ` and ` (response …)` its
+ * constructor added taken off again), for an error a shared reader or batch raised for another response or none.
+ */
+export function eventLogErrorOf(e: EventLogError, responseId: string | undefined): EventLogError {
+  const prefix = `${e.reason}: `;
+  const suffix = e.responseId === undefined ? '' : ` (response ${e.responseId})`;
+  const { message } = e;
+  const bare = message.startsWith(prefix) && message.endsWith(suffix) ? message.slice(prefix.length, message.length - suffix.length) : message;
+  return new EventLogError(e.reason, bare, responseId);
+}
+
+/** An error a shared reader or batch reported without a response, as this response's own. */
 export const asOwnError = (e: unknown, scope: LogScope): EventLogError =>
-  e instanceof EventLogError && e.responseId === undefined ? new EventLogError(e.reason, e.message.replace(/^\w+: /, ''), scope.responseId) : unavailable(e, scope);
+  e instanceof EventLogError && e.responseId === undefined ? eventLogErrorOf(e, scope.responseId) : unavailable(e, scope);
 
 export const isCluster = (c: Redis | Cluster): c is Cluster => 'isCluster' in c && c.isCluster;
 
