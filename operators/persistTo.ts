@@ -1,5 +1,6 @@
 import { Observable, type MonoTypeOperatorFunction, type Subscription } from 'rxjs';
 import { EventLogError } from '../lib/errors.js';
+import { responseIdOf } from '../lib/events/guards.js';
 import type { ResponseStreamEvent } from '../lib/events/responses.js';
 import type { EventLog } from '../lib/log/types.js';
 import { LogWriter, type LogWriterOptions } from '../lib/log/writer.js';
@@ -12,12 +13,6 @@ export interface PersistToOptions extends LogWriterOptions {
    * the lease is given up and the events go on passing through, without durability.
    */
   readonly onWriteError?: 'error' | 'continue';
-}
-
-function createdId(e: ResponseStreamEvent): string | undefined {
-  if (e.type !== 'response.created') return undefined;
-  const id = (e as { response?: { id?: unknown } }).response?.id;
-  return typeof id === 'string' ? id : undefined;
 }
 
 /**
@@ -85,7 +80,7 @@ export function persistTo(log: EventLog, options: PersistToOptions = {}): MonoTy
           subscriber.next(e);
           if (!durable || subscriber.closed) return;
           if (!writer) {
-            const id = createdId(e);
+            const id = e.type === 'response.created' ? responseIdOf(e) : undefined;
             if (id === undefined) {
               early.push(e);
               if (early.length > maxPending) onWriteError(new EventLogError('limit', `more than ${maxPending} events before response.created (maxPending)`));

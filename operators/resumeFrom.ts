@@ -1,5 +1,6 @@
 import { defer, Observable, timer, type MonoTypeOperatorFunction, type Subscription } from 'rxjs';
 import { ResponseMismatchError } from '../lib/errors.js';
+import { responseIdOf } from '../lib/events/guards.js';
 import type { ResponseStreamEvent } from '../lib/events/responses.js';
 
 /** Where a response stream stands: the last `sequence_number` delivered downstream. */
@@ -68,11 +69,10 @@ export function exponentialBackoff(options: BackoffOptions = {}): ResumeDelay {
   };
 }
 
-function responseIdOf(e: ResponseStreamEvent): string | undefined {
-  const r = (e as { response?: unknown }).response;
-  if (typeof r === 'object' && r !== null && typeof (r as { id?: unknown }).id === 'string') return (r as { id: string }).id;
+/** The response an event names: a lifecycle event's `response.id`, else its own `response_id`. */
+function namedResponseId(e: ResponseStreamEvent): string | undefined {
   const direct = (e as { response_id?: unknown }).response_id;
-  return typeof direct === 'string' ? direct : undefined;
+  return responseIdOf(e) ?? (typeof direct === 'string' ? direct : undefined);
 }
 
 /**
@@ -159,7 +159,7 @@ export function resumeFrom(reconnect: Reconnect, options: ResumeOptions = {}): M
             if (subscriber.closed) return;
             const n = e.sequence_number;
             const seq = typeof n === 'number' && Number.isFinite(n) ? n : undefined;
-            const carried = responseIdOf(e);
+            const carried = namedResponseId(e);
             // Checked before the cursor filter: a replayed `response.created` is where a wrong answer shows first.
             if (carried !== undefined && responseId !== undefined && carried !== responseId) {
               subscriber.error(new ResponseMismatchError(responseId, carried, typeof e.type === 'string' ? e.type : undefined));

@@ -16,3 +16,13 @@ export const RESPONSE_STREAM_EVENT_TYPES = [...responseEventTable.keys()] as Res
 export function isTerminalType(type: unknown): boolean {
   return type === 'response.completed' || type === 'response.incomplete' || type === 'response.failed' || type === 'error';
 }
+
+/**
+ * The id of the response a lifecycle event (`response.created`, `.in_progress`, the terminal ones…) carries in
+ * `response.id`; other events name none here.
+ */
+export function responseIdOf(e: object): string | undefined {
+  const r = (e as { response?: unknown }).response;
+  const id = typeof r === 'object' && r !== null ? (r as { id?: unknown }).id : undefined;
+  return typeof id === 'string' ? id : undefined;
+}

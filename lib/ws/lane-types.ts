@@ -112,11 +112,8 @@ export function isSteered(e: ResponsesServerEvent): boolean {
   return r?.incomplete_details?.reason === 'steered';
 }
 
-/** The response id of a lifecycle event (`response.created`, `.in_progress`, terminal ones…); others carry none. */
-export function responseIdOf(e: ResponsesServerEvent): string | undefined {
-  const id = (e as { response?: { id?: unknown } | null }).response?.id;
-  return typeof id === 'string' ? id : undefined;
-}
+// The lane hub binds a lane's response by it; the helper lives with the event guards.
+export { responseIdOf } from '../events/guards.js';
 
 export function streamIdOf(event: unknown): string | undefined {
   const sid = (event as { stream_id?: unknown } | null)?.stream_id;
