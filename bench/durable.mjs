@@ -13,8 +13,12 @@
 // - throughput: the producer emits as fast as the log acknowledges (at most --window events unacknowledged),
 //   events/s = all events / (first send → last reader's completion).
 // - latency: the producer paces each stream at --rate events/s (1 stream: --rate1), i.e. well below capacity.
-// - baseline: the same events, each in its own PUBLISH round trip (a stream awaits each reply; streams run
-//   concurrently on one connection); the reader PSUBSCRIBEs.
+// - baseline: the same events, each in its own PUBLISH round trip, as Vercel's resumable-stream publishes
+//   chunks: one publisher connection per process (ioredis, no auto-pipelining: `resumable-stream/ioredis`'s
+//   default client) shared by every stream, each stream awaiting its PUBLISH before its next chunk; the reader
+//   is one connection SUBSCRIBEd to a channel per stream. With many streams their PUBLISHes share the socket,
+//   so at 1,000 streams the baseline is pipelined too (as it is in resumable-stream).
+// CPU s: the producer's from the start of the run (not its module loading and setup); Redis's from INFO.
 import { fork, spawn } from 'node:child_process';
 import { createServer, Socket } from 'node:net';
 import { cpus, loadavg } from 'node:os';
@@ -68,6 +72,7 @@ async function child() {
     await c.ping();
     process.send({ ready: true });
     await new Promise((r) => process.once('message', r));
+    const cpu0 = process.cpuUsage();
     const t0 = nowMs();
     await Promise.all(ids.map(async (id) => {
       for (let s = 0; s < total; s++) {
@@ -76,7 +81,7 @@ async function child() {
         await c.publish(`bench:${id}`, JSON.stringify(e));
       }
     }));
-    await new Promise((r) => process.send({ done: true, t0, sent: ids.length * total, ms: nowMs() - t0, cpu: process.cpuUsage() }, r));
+    await new Promise((r) => process.send({ done: true, t0, sent: ids.length * total, ms: nowMs() - t0, cpu: process.cpuUsage(cpu0) }, r));
     await c.quit();
     return;
   }
@@ -99,6 +104,7 @@ async function child() {
   const done = lastValueFrom(merge(...subjects.map((s) => s.pipe(rx.persistTo(log, options)))).pipe(rxCount()));
   process.send({ ready: true });
   await new Promise((r) => process.once('message', r));
+  const cpu0 = process.cpuUsage();
   const t0 = nowMs();
   const next = new Array(ids.length).fill(0);
   const emit = (i) => {
@@ -127,7 +133,7 @@ async function child() {
     }
   }
   await done;
-  await new Promise((r) => process.send({ done: true, t0, sent, ms: nowMs() - t0, cpu: process.cpuUsage() }, r));
+  await new Promise((r) => process.send({ done: true, t0, sent, ms: nowMs() - t0, cpu: process.cpuUsage(cpu0) }, r));
   await base.close();
 }
 
@@ -222,12 +228,16 @@ async function measure(rx, url, job) {
     let ended = 0;
     let allEnded;
     const finished = new Promise((r) => (allEnded = r));
-    sub.on('pmessage', (_p, _ch, msg) => {
+    // As resumable-stream's subscriber does: one connection, a channel of its own per reader, one handler each.
+    const handlers = new Map();
+    sub.on('message', (ch, msg) => handlers.get(ch)?.(msg));
+    const onMessage = (msg) => {
       const e = JSON.parse(msg);
       onEvent(e);
       if (e.type === 'response.completed' && ++ended === job.streams) allEnded(nowMs());
-    });
-    await sub.psubscribe(`bench:resp_${run}_*`);
+    };
+    for (const id of ids) handlers.set(`bench:${id}`, onMessage);
+    await sub.subscribe(...handlers.keys());
     reading = finished;
     cleanup = async () => sub.quit();
   } else {
