@@ -1,7 +1,7 @@
 import { Observable, type OperatorFunction } from 'rxjs';
 import { DecodeError, ResponseStreamError } from '../lib/errors.js';
 import type { ResponseStreamEvent } from '../lib/events/responses.js';
-import { errorPayload } from './internal/chat-sse-error.js';
+import { errorFrame } from './internal/error-frame.js';
 import { eventError, isRecord } from './internal/chat-fields.js';
 
 /** One SSE block; a type with a line break would forge extra SSE fields, so it is refused. */
@@ -49,11 +49,7 @@ export function toResponsesSSE(options: ToResponsesSSEOptions = {}): OperatorFun
       const fail = (err: unknown): void => {
         if (!asEvent) return subscriber.error(err);
         // A ResponseStreamError stands for an event already written.
-        if (!(err instanceof ResponseStreamError)) {
-          const p = errorPayload(err);
-          const e = { type: 'error', code: p.code, message: p.message, param: p.param, sequence_number: lastSeq === undefined ? 0 : lastSeq + 1 };
-          subscriber.next(`event: error\ndata: ${JSON.stringify(e)}\n\n`);
-        }
+        if (!(err instanceof ResponseStreamError)) subscriber.next(errorFrame(err, lastSeq));
         subscriber.complete();
       };
       return source.subscribe({

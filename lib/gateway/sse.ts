@@ -3,9 +3,10 @@
 // last one written are read again, from the event log. A slow client costs one socket buffer, never a queue.
 import type { ServerResponse } from 'node:http';
 import type { Observable, Subscription } from 'rxjs';
+import { rawDataOf } from '../decode/raw-data.js';
 import { isTerminalType } from '../events/guards.js';
 import type { ResponseStreamEvent } from '../events/responses.js';
-import { errorPayload } from '../../operators/internal/chat-sse-error.js';
+import { errorFrame } from '../../operators/internal/error-frame.js';
 
 export const SSE_HEADERS = {
   'content-type': 'text/event-stream; charset=utf-8',
@@ -20,15 +21,15 @@ export function sseFrame(e: ResponseStreamEvent): string {
   // A type with a line break would forge SSE fields: refused upstream by the decoder, checked again here.
   const safeType = typeof type === 'string' && !/[\r\n]/.test(type) ? type : 'message';
   const seq = e.sequence_number;
-  return `${Number.isSafeInteger(seq) ? `id: ${seq as number}\n` : ''}event: ${safeType}\ndata: ${JSON.stringify(e)}\n\n`;
+  // The upstream's own text when the decoder kept it (the same JSON, not serialised again); one with line
+  // breaks (multi-line `data:`) would need a `data:` per line: serialised instead.
+  const raw = rawDataOf(e);
+  const data = raw !== undefined && raw.indexOf('\n') === -1 ? raw : JSON.stringify(e);
+  return `${Number.isSafeInteger(seq) ? `id: ${seq as number}\n` : ''}event: ${safeType}\ndata: ${data}\n\n`;
 }
 
-/** The `error` event a stream that failed after its start ends with (no `id:`: a reconnect resumes after the last real event). */
-export function errorFrame(err: unknown, last: number | undefined): string {
-  const p = errorPayload(err);
-  const e = { type: 'error', code: p.code, message: p.message, param: p.param, sequence_number: last === undefined ? 0 : last + 1 };
-  return `event: error\ndata: ${JSON.stringify(e)}\n\n`;
-}
+/** The `error` event a stream that failed after its start ends with: the one toResponsesSSE writes. */
+export { errorFrame };
 
 export interface PumpOptions {
   readonly res: ServerResponse;
