@@ -83,8 +83,20 @@ async function readJSON(req: IncomingMessage): Promise<Record<string, unknown> |
   }
 }
 
+/** A non-streamed `chat.completion` answering `text` (usage counted in words, as the Responses side does). */
+function chatCompletion(body: Record<string, unknown>, id: string, text: string): Record<string, unknown> {
+  const words = (t: string): number => t.split(/\s+/).filter(Boolean).length;
+  const prompt = words(JSON.stringify(body['messages']));
+  const completion = words(text);
+  return {
+    id, object: 'chat.completion', created: Math.floor(Date.now() / 1000), model: typeof body['model'] === 'string' ? body['model'] : 'fake-model',
+    choices: [{ index: 0, message: { role: 'assistant', content: text, refusal: null, annotations: [] }, logprobs: null, finish_reason: 'stop' }],
+    usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion }, service_tier: 'default', system_fingerprint: null,
+  };
+}
+
 /**
- * Starts the fake provider on loopback: `POST /v1/responses` (streamed or not, `background` honoured),
+ * Starts the fake provider on loopback: `POST /v1/chat/completions` (not streamed: a `chat.completion` with the answer), `POST /v1/responses` (streamed or not, `background` honoured),
  * `GET /v1/responses/{id}` and `?stream=true&starting_after=N` (background responses only, as the API),
  * `POST /v1/responses/{id}/cancel` (background only) and `GET /v1/models`. Events are released on the
  * response's timeline (`eventDelay` apart from its creation), so a client streaming it again, live or
@@ -174,6 +186,14 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
     if (options.apiKey !== undefined && req.headers.authorization !== `Bearer ${options.apiKey}`) return error(res, 401, 'Incorrect API key provided.', 'invalid_api_key');
     const path = url.pathname;
     if (method === 'GET' && path === '/v1/models') return json(res, 200, { object: 'list', data: [{ id: 'fake-model', object: 'model', created: 0, owned_by: 'openai-rx' }] });
+    if (method === 'POST' && path === '/v1/chat/completions') {
+      const body = await readJSON(req);
+      if (!body) return error(res, 400, 'We could not parse the JSON body of your request.');
+      if (!Array.isArray(body['messages'])) return error(res, 400, "Missing required parameter: 'messages'.", 'missing_required_parameter');
+      // A gateway serves streamed chat from the Responses API; what it forwards here is the plain request.
+      if (body['stream'] === true) return error(res, 400, 'The fake provider answers chat completions without streaming only.', 'unsupported_value');
+      return json(res, 200, chatCompletion(body, `chatcmpl_fake_${prefix}_${++counter}`, answerOf(body)));
+    }
     if (method === 'POST' && path === '/v1/responses') {
       const body = await readJSON(req);
       if (!body) return error(res, 400, 'We could not parse the JSON body of your request.');

@@ -57,6 +57,9 @@ describe('openai-rx gateway', () => {
     const client = new OpenAI({ apiKey: 'any-key', baseURL, maxRetries: 0 });
     const final = await client.responses.stream({ model: 'fake-model', input: 'Hi' }).finalResponse();
     expect(final.output_text).toMatch(/^This answer comes from the fake provider/);
+    // A non-streaming chat completion is forwarded to the fake, which answers it.
+    const chat = await client.chat.completions.create({ model: 'fake-model', messages: [{ role: 'user', content: 'Hi' }] });
+    expect(chat.choices[0]!.message.content).toBe(final.output_text);
     // A stream left open when the signal comes does not keep the process alive.
     const open = await client.responses.create({ model: 'fake-model', input: 'Hi', stream: true });
     const it = open[Symbol.asyncIterator]();
