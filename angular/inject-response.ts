@@ -89,10 +89,7 @@ export function injectResponse<I = string>(options: InjectResponseOptions<I>): R
   const cancel = (): void => {
     const c = current;
     current = undefined;
-    if (c === undefined || c.closed) return;
-    c.unsubscribe();
-    if (state.status() === 'streaming') state.status.set('cancelled');
-    reconnecting.set(false);
+    if (state.cancel(c)) reconnecting.set(false);
   };
 
   const send = (value: I): void => {

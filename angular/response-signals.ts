@@ -35,9 +35,7 @@ export function responseSignals(events$: Observable<ResponseStreamEvent>, option
   const state = new ResponseState();
   const sub = state.connect(events$, options.smooth ?? false);
   const stop = (): void => {
-    if (sub.closed) return;
-    sub.unsubscribe();
-    if (state.status() === 'streaming') state.status.set('cancelled');
+    state.cancel(sub);
   };
   destroyRef.onDestroy(stop);
   return { ...state.views(), stop };

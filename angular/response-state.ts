@@ -67,6 +67,17 @@ export class ResponseState implements ResponseSignals {
   }
 
   /**
+   * Lets go of `sub` (what `connect` returned), cancelling its request: an answer still streaming is then
+   * `cancelled`. `false` when there was nothing left to let go.
+   */
+  cancel(sub: Subscription | undefined): boolean {
+    if (sub === undefined || sub.closed) return false;
+    sub.unsubscribe();
+    if (this.status() === 'streaming') this.status.set('cancelled');
+    return true;
+  }
+
+  /**
    * Subscribes to `events$` once and feeds every signal from it. With `smooth`, the events go through
    * smoothText first (its events form), so the tool calls, the response and the final status keep pace with
    * the text: nothing shows before the words that led to it.
