@@ -10,23 +10,28 @@
 //     [--profile <contender>] (--cpu-prof of that proxy child; summarise with bench/profile.mjs)
 //     [--json bench-gateway.json]      (OPENAI_RX_DIST=/path/to/dist, REDIS_SERVER=/path/to/redis-server)
 //
-// Processes: the upstream (a raw TCP server writing prebuilt Responses SSE bytes), one child per proxy, and
-// this one (the clients). Figures:
+// Processes: the upstream (a raw TCP server writing prebuilt Responses SSE bytes, one write per event group), one
+// child per proxy, and this one (the clients: raw sockets, the chunked body decoded and the stamps read in place,
+// so that the direct path costs ~15 µs of CPU per delta, kernel included, and is no bottleneck). Figures:
 // - events/s per core: events through the proxy / the proxy process's CPU seconds (process.cpuUsage() of its
 //   child), with the upstream writing as fast as the sockets take it ("bulk": the proxy reads coalesced
-//   chunks), and in the paced run at --many streams (one event per read, as a model streams).
+//   chunks), and in the paced run at --many streams (one event per read, as a model streams: per event a read,
+//   a parse and a write, so 1,000 streams × 10/s = 10,000 deltas/s costs a proxy 0.3–0.7 of a core).
 // - latency: the upstream stamps each delta with CLOCK_MONOTONIC (shared by the processes) as it writes it,
-//   the client reads the stamp. Pacing starts once every stream is open. The direct path (client → upstream,
-//   no proxy) runs in each round too: "added" is the proxy's percentile minus the direct one (indicative:
-//   percentiles do not subtract); the target holds the proxy's whole p99 (an upper bound of what it adds)
-//   under 5 ms, and is not measurable when the direct p99 alone is ≥ 5 ms (a starved machine).
+//   the client reads the stamp; every delta's now − stamp is kept (p50/p99/max over all of them). Pacing starts
+//   once every stream is open and the streams' last events come once every delta has been read: the window
+//   (first delta written → last read) holds the deltas only, not 1,000 openings or endings at once. The CPU of
+//   the proxy, the clients and the upstream is measured over that window, per delta. The direct path (client →
+//   upstream, no proxy) runs in each round too: "added" is the proxy's percentile minus the direct one
+//   (indicative: percentiles do not subtract); the target holds the proxy's whole p99 (an upper bound of what
+//   it adds) under 5 ms, and is not measurable when the direct p99 alone is ≥ 5 ms (a starved machine).
 // - memory per open stream: the proxy's RSS and heap (after a full GC) with --many streams open and idle,
 //   minus before they opened.
 // The machine's load average is printed with each figure: on a shared machine, read them with it.
 import { fork, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import http from 'node:http';
-import { createServer as createNetServer, Socket } from 'node:net';
+import { connect, createServer as createNetServer, Socket } from 'node:net';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -44,8 +49,9 @@ const distRoot = () => (process.env.OPENAI_RX_DIST ? new URL(`file://${process.e
 
 // =====================================================================================================
 // The upstream (child): `--role upstream`. A request's `input` is `bench:<run>:<fast|hold>:<deltas>`.
-// fast: the whole stream at once; hold: the first 4 events, then the rest on the parent's word (paced with
-// stamps: {go}, or at once: {finish}).
+// fast: the whole stream at once; hold: the first 4 events, then the rest on the parent's word: {go} paces the
+// deltas with stamps and holds the last events until {finish}; {finish} alone writes the deltas and the end at once.
+// Each write is one buffer (one syscall): the head with the prelude, each paced delta, the tail with the last chunk.
 // =====================================================================================================
 const PRELUDE = 4; // created, in_progress, output_item.added, content_part.added
 const TAIL = 4; // output_text.done, content_part.done, output_item.done, completed
@@ -86,10 +92,22 @@ const LAST_CHUNK = Buffer.from('0\r\n\r\n');
 
 async function upstreamRole() {
   // Keep-alive connections, chunked bodies (as a real upstream answers), prebuilt bytes: the upstream is no bottleneck.
-  const deltasOf = new Map(); // n → [Buffer] (shared by every fast stream of n deltas)
+  const deltasOf = new Map(); // n → Buffer: n deltas (shared by every fast stream of n deltas)
   const textOf = (n) => Array.from({ length: n }, (_, i) => WORDS[i % WORDS.length] + ' ').join('');
-  const deltas = (n) => deltasOf.get(n) ?? deltasOf.set(n, Array.from({ length: n }, (_, i) => chunked(sse(delta(PRELUDE + i, WORDS[i % WORDS.length] + ' '))))).get(n);
-  const framed = (events) => events.map((e) => chunked(sse(e)));
+  const deltas = (n) => deltasOf.get(n) ?? deltasOf.set(n, Buffer.concat(Array.from({ length: n }, (_, i) => chunked(sse(delta(PRELUDE + i, WORDS[i % WORDS.length] + ' ')))))).get(n);
+  const framed = (events) => Buffer.concat(events.map((e) => chunked(sse(e))));
+  // A paced delta: the stamp (CLOCK_MONOTONIC ms, fixed width so the chunk size is known) between two prebuilt halves.
+  const STAMP_WIDTH = 16;
+  const stampedOf = [];
+  const stamped = (k) => {
+    let t = stampedOf[k];
+    if (!t) {
+      const text = sse(delta(PRELUDE + k, `~T${'0'.repeat(STAMP_WIDTH)}~ `));
+      const at = text.indexOf('~T') + 2;
+      t = stampedOf[k] = [`${Buffer.byteLength(text).toString(16)}\r\n${text.slice(0, at)}`, `${text.slice(at + STAMP_WIDTH)}\r\n`];
+    }
+    return t[0] + nowMs().toFixed(3).padStart(STAMP_WIDTH, '0') + t[1];
+  };
   const held = new Map(); // run → [{ sock, id, n, done }]
   let ids = 0;
   let connections = 0; // TCP connections accepted: fewer than requests when the proxy reuses them
@@ -112,10 +130,10 @@ async function upstreamRole() {
     const n = Number(nText);
     const id = `resp_${run}_${(++ids).toString(36)}`;
     if (mode === 'fast') {
-      await write(sock, [HEAD, ...framed(prelude(id)), ...deltas(n), ...framed(tail(id, n, textOf(n))), LAST_CHUNK]);
+      await write(sock, [Buffer.concat([HEAD, framed(prelude(id))]), deltas(n), Buffer.concat([framed(tail(id, n, textOf(n))), LAST_CHUNK])]);
       return;
     }
-    await write(sock, [HEAD, ...framed(prelude(id))]);
+    await write(sock, [Buffer.concat([HEAD, framed(prelude(id))])]);
     await new Promise((done) => (held.get(run) ?? held.set(run, []).get(run)).push({ sock, id, n, done }));
   };
   const server = createNetServer((sock) => {
@@ -166,28 +184,36 @@ async function upstreamRole() {
     const streams = held.get(m.run) ?? [];
     held.delete(m.run);
     if (m.finish) {
-      await Promise.all(streams.map(async (s) => { await write(s.sock, [...deltas(s.n), ...framed(tail(s.id, s.n, textOf(s.n))), LAST_CHUNK]); s.done(); }));
+      // a paced stream (k set) has written its deltas: only its end is left
+      await Promise.all(streams.map(async (s) => {
+        await write(s.sock, [...(s.k === undefined ? [deltas(s.n)] : []), Buffer.concat([framed(tail(s.id, s.n, s.k === undefined ? textOf(s.n) : 'paced')), LAST_CHUNK])]);
+        s.done();
+      }));
       return process.send({ finished: m.run });
     }
-    // {go}: stream i writes delta k at t0 + offset_i + k / rate, stamped with the time it is written
+    // {go}: stream i writes delta k at t0 + offset_i + k / rate, stamped as it is written. Every stream has the
+    // same period, so in offset order the writes come round-robin: one cursor, no scan of the streams per tick.
     const period = 1000 / m.rate;
+    const order = streams.map((s) => Object.assign(s, { at: Math.random() * period, k: 0 })).sort((a, b) => a.at - b.at);
+    const n = Math.max(0, ...order.map((s) => s.n));
+    const c0 = process.cpuUsage();
     const t0 = nowMs();
-    const state = streams.map((s) => ({ ...s, at: Math.random() * period, k: 0 }));
-    let open = state.length;
-    while (open > 0) {
+    let written = 0;
+    for (let k = 0, i = 0; k < n;) {
       const elapsed = nowMs() - t0;
-      for (const s of state) {
-        while (s.k < s.n && s.at + s.k * period <= elapsed) {
-          if (!s.sock.destroyed) s.sock.write(chunked(sse(delta(PRELUDE + s.k, `~T${nowMs().toFixed(3)}~ `))));
-          if (++s.k === s.n) {
-            open--;
-            void write(s.sock, [...framed(tail(s.id, s.n, 'paced')), LAST_CHUNK]).then(s.done);
-          }
+      for (; k < n && order[i].at + k * period <= elapsed; i === order.length - 1 ? ((i = 0), k++) : i++) {
+        const s = order[i];
+        if (s.k < s.n) {
+          if (!s.sock.destroyed) s.sock.write(stamped(s.k), 'latin1');
+          s.k++;
+          written++;
         }
       }
-      await sleep(1);
+      if (k < n) await sleep(1);
     }
-    process.send({ paced: m.run });
+    const cpu = process.cpuUsage(c0);
+    held.set(m.run, order); // their ends wait for {finish}
+    process.send({ paced: m.run, ms: nowMs() - t0, written, cpuUs: cpu.user + cpu.system });
   });
   process.send({ port: server.address().port });
 }
@@ -346,48 +372,103 @@ async function startRedis() {
   };
 }
 
-const clientAgent = new http.Agent({ keepAlive: false, maxSockets: Infinity });
 /**
- * One streamed POST /v1/responses to `port`; counts the SSE events (comments aside) and, with `lat`, pushes
- * now − stamp for every stamped delta. `onFirst` once the prelude has arrived.
+ * One streamed POST /v1/responses to `port` over a raw socket (the clients of a run share this process: a lean
+ * client keeps the measurement about the proxy, not about node:http's client machinery). Decodes the chunked body
+ * as it comes, counts the SSE events (comments aside) and, with `lat`, pushes now − stamp for every stamped delta
+ * (the stamp read where it sits in the bytes, without parsing the event). `onFirst` once the prelude has arrived.
+ * Resolves with the event count at the body's end, which must follow a response.completed.
  */
-function streamOnce(port, input, { lat, onFirst } = {}) {
+function streamOnce(port, input, { lat, onFirst, onStamp } = {}) {
   return new Promise((resolve, reject) => {
     const body = JSON.stringify({ model: 'gpt-5.4-nano', input, stream: true });
-    const req = http.request({ host: '127.0.0.1', port, path: '/v1/responses', method: 'POST', agent: clientAgent,
-      headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), authorization: 'Bearer sk-bench', accept: 'text/event-stream' } }, (res) => {
-      if (res.statusCode !== 200) {
-        let t = '';
-        res.on('data', (c) => (t += c));
-        res.on('end', () => reject(new Error(`HTTP ${res.statusCode}: ${t.slice(0, 200)}`)));
-        return;
-      }
-      let rest = '';
-      let events = 0;
-      let completed = false; // the last event was response.completed
-      res.on('data', (c) => {
-        const t = lat ? nowMs() : 0;
-        const s = rest + c.toString('latin1');
-        let at = 0;
-        for (let end; (end = s.indexOf('\n\n', at)) >= 0; at = end + 2) {
-          if (s.charCodeAt(at) === 58 /* : */) continue;
-          events++;
-          if (lat) {
-            const k = s.indexOf('~T', at);
-            if (k >= 0 && k < end) lat.push(t - Number(s.slice(k + 2, s.indexOf('~', k + 2))));
+    const sock = connect(port, '127.0.0.1');
+    sock.setNoDelay(true);
+    sock.write(`POST /v1/responses HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n`
+      + `authorization: Bearer sk-bench\r\naccept: text/event-stream\r\nconnection: close\r\n\r\n${body}`);
+    let head = null; // bytes of the response head until it is whole
+    let chunkedBody = false;
+    let left = 0; // bytes left in the current chunk (chunked) or -1 (the body runs to the socket's end)
+    let sizeLine = ''; // a chunk-size line split across reads
+    let trail = 0; // CRLF bytes after a chunk still to skip
+    let pend = null; // an SSE event split across chunks or reads
+    let events = 0;
+    let completed = false; // the last event was response.completed
+    let ended = false;
+    const fail = (e) => { if (!ended) { ended = true; sock.destroy(); reject(e); } };
+    const finish = () => {
+      if (ended) return;
+      ended = true;
+      sock.end();
+      if (completed) resolve(events);
+      else reject(new Error(`stream ended after ${events} events, not with response.completed`));
+    };
+    /** SSE bytes: whole events are scanned in place; an unfinished one is kept for the next bytes. */
+    const sseBytes = (b, t) => {
+      const s = pend ? Buffer.concat([pend, b]) : b;
+      let at = 0;
+      for (let end; (end = s.indexOf(NLNL, at)) >= 0; at = end + 2) {
+        if (s[at] === 58 /* : */) continue;
+        events++;
+        if (lat) {
+          const k = s.indexOf(STAMP, at);
+          if (k >= 0 && k < end) {
+            lat.push(t - Number(s.toString('latin1', k + 2, s.indexOf(126 /* ~ */, k + 2))));
+            onStamp?.();
           }
-          if (events === PRELUDE) onFirst?.();
-          completed = s.slice(at, Math.min(end, at + 64)).includes('event: response.completed\n');
         }
-        rest = s.slice(at);
-      });
-      res.on('end', () => (completed ? resolve(events) : reject(new Error(`stream ended after ${events} events, not with response.completed`))));
-      res.on('error', reject);
+        if (events === PRELUDE) onFirst?.();
+        const c = s.indexOf(COMPLETED, at);
+        completed = c >= 0 && c < Math.min(end, at + 64);
+      }
+      pend = at < s.length ? Buffer.from(s.subarray(at)) : null;
+    };
+    sock.on('data', (c) => {
+      const t = lat ? nowMs() : 0;
+      let b = c;
+      if (head !== null || !chunkedBody && left === 0) {
+        b = head ? Buffer.concat([head, c]) : c;
+        const h = b.indexOf(CRLF2);
+        if (h < 0) { head = b; return; }
+        const text = b.toString('latin1', 0, h);
+        head = null;
+        const status = Number(/^HTTP\/1\.[01] (\d{3})/.exec(text)?.[1]);
+        if (status !== 200) return fail(new Error(`HTTP ${status}: ${b.toString('latin1', h + 4, h + 204)}`));
+        chunkedBody = /\r\ntransfer-encoding:\s*chunked/i.test(text);
+        left = chunkedBody ? 0 : -1;
+        b = b.subarray(h + 4);
+      }
+      if (!chunkedBody) return sseBytes(b, t);
+      let at = 0;
+      while (at < b.length && !ended) {
+        if (trail > 0) { const n = Math.min(trail, b.length - at); trail -= n; at += n; continue; }
+        if (left > 0) {
+          const n = Math.min(left, b.length - at);
+          sseBytes(b.subarray(at, at + n), t);
+          left -= n;
+          at += n;
+          if (left === 0) trail = 2;
+          continue;
+        }
+        const eol = b.indexOf(10, at);
+        if (eol < 0) { sizeLine += b.toString('latin1', at); break; }
+        const size = parseInt(sizeLine + b.toString('latin1', at, eol), 16);
+        sizeLine = '';
+        at = eol + 1;
+        if (Number.isNaN(size)) return fail(new Error('malformed chunked body'));
+        if (size === 0) return finish();
+        left = size;
+      }
     });
-    req.on('error', reject);
-    req.end(body);
+    sock.on('end', () => (!chunkedBody && head === null && left === -1 ? finish() : fail(new Error(`connection closed after ${events} events`))));
+    sock.on('error', fail);
+    sock.on('close', () => fail(new Error(`connection closed after ${events} events`)));
   });
 }
+const NLNL = Buffer.from('\n\n');
+const CRLF2 = Buffer.from('\r\n\r\n');
+const STAMP = Buffer.from('~T');
+const COMPLETED = Buffer.from('event: response.completed\n');
 
 const pct = (sorted, p) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] : NaN);
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
@@ -420,29 +501,44 @@ async function bulk(ctx, c, streams, n) {
   return { events, ms, cpu, perCore: events / cpu, wallPerSec: events / (ms / 1000), upstreamCpu: cpuSec(u0, u1), upstreamConnections: u1.connections - u0.connections, redisCpu: r1 === undefined ? undefined : r1 - r0, load: (l0 + load1()) / 2 };
 }
 
-/** Paced: `streams` streams open, then each writes `n` stamped deltas at `rate`/s. */
+/**
+ * Paced: `streams` streams open, then each writes `n` stamped deltas at `rate`/s; the window measured runs from
+ * the first delta written to the last one read (CPU of the proxy, the clients and the upstream over it), and the
+ * streams' ends come after it: opening and closing 1,000 streams at once is not what a stream's events meet.
+ */
 async function paced(ctx, c, streams, rate, n) {
   const run = runId();
   const lat = [];
+  const total = streams * n;
   let first = 0;
   let allFirst;
+  let allRead;
   const opened = new Promise((r) => (allFirst = r));
+  const read = new Promise((r) => (allRead = r));
   const port = c.port ?? ctx.upstreamPort;
-  const done = Promise.all(Array.from({ length: streams }, () => streamOnce(port, `bench:${run}:hold:${n}`, { lat, onFirst: () => ++first === streams && allFirst() })));
+  const done = Promise.all(Array.from({ length: streams }, () => streamOnce(port, `bench:${run}:hold:${n}`,
+    { lat, onFirst: () => ++first === streams && allFirst(), onStamp: () => lat.length === total && allRead() })));
   done.catch(() => undefined);
   await withTimeout(Promise.race([opened, done]), 300_000, `${c.name}: opening ${streams} streams`);
   await sleep(200);
   const s0 = c.child ? await c.child.stats() : undefined;
   const l0 = load1();
+  const written = ctx.upstream.wait((m) => m.paced === run);
+  const client0 = process.cpuUsage();
   ctx.upstream.proc.send({ go: true, run, rate });
-  const got = await withTimeout(done, 600_000, c.name);
+  await withTimeout(Promise.race([read, done]), 600_000, c.name);
+  const client = process.cpuUsage(client0);
   const s1 = c.child ? await c.child.stats() : undefined;
+  const up = await written;
+  await ctx.upstream.ask({ finish: true, run }, (m) => m.finished === run);
+  const got = await withTimeout(done, 600_000, c.name);
   const events = streams * (n + PRELUDE + TAIL);
   if (got.reduce((a, b) => a + b, 0) !== events) throw new Error(`${c.name}: ${got.reduce((a, b) => a + b, 0)} of ${events} events`);
-  if (lat.length !== streams * n) throw new Error(`${c.name}: ${lat.length} of ${streams * n} stamps read`);
+  if (lat.length !== total || up.written !== total) throw new Error(`${c.name}: ${lat.length} of ${total} stamps read, ${up.written} written`);
   const sorted = Float64Array.from(lat).sort();
   const cpu = s0 ? cpuSec(s0, s1) : undefined;
-  return { streams, rate, deltas: lat.length, p50: pct(sorted, 0.5), p99: pct(sorted, 0.99), max: sorted[sorted.length - 1], cpuUsPerEvent: cpu === undefined ? undefined : (cpu * 1e6) / (streams * (n + TAIL)),
+  return { streams, rate, deltas: total, deltasPerSec: total / (up.ms / 1000), p50: pct(sorted, 0.5), p99: pct(sorted, 0.99), max: sorted[sorted.length - 1],
+    cpuUsPerEvent: cpu === undefined ? undefined : (cpu * 1e6) / total, clientUsPerDelta: (client.user + client.system) / total, upstreamUsPerDelta: up.cpuUs / total,
     loopP99: s1?.loopP99, loopMax: s1?.loopMax, gcMax: s1?.gcMax, gcTotal: s1?.gcTotal, load: (l0 + load1()) / 2 };
 }
 
@@ -592,15 +688,16 @@ async function main() {
     }));
   if (SECTIONS.includes('paced')) console.log(`\n## Latency — upstream write → client read, per delta, ms; paced: 1 stream at ${RATE1}/s, ${MANY} streams at ${RATE}/s each, ${SECONDS} s; median of ${PACED_ROUNDS} round(s); added = contender − direct (indicative)`);
   const dr = { one: direct.rows.one, many: direct.rows.many };
-  if (SECTIONS.includes('paced')) table(['contender', 'streams', 'p50', 'p99', 'max', 'added p50', 'added p99', 'proxy CPU µs/event', 'events/s per core', 'proxy loop delay p99/max', 'longest GC / GC total ms', 'load'],
-    contenders.flatMap((c) => (c.skip ? [[c.name, c.skip, '', '', '', '', '', '', '', '', '', '']] : ['one', 'many'].map((key) => {
+  if (SECTIONS.includes('paced')) table(['contender', 'streams', 'deltas/s', 'p50', 'p99', 'max', 'added p50', 'added p99', 'proxy CPU µs/delta', 'events/s per core', 'clients / upstream CPU µs/delta', 'proxy loop delay p99/max', 'longest GC / GC total ms', 'load'],
+    contenders.flatMap((c) => (c.skip ? [[c.name, c.skip, '', '', '', '', '', '', '', '', '', '', '', '']] : ['one', 'many'].map((key) => {
       const r = c.rows[key];
-      if (!r) return [c.name, status(c) ?? '—', '', '', '', '', '', '', '', '', '', ''];
+      if (!r) return [c.name, status(c) ?? '—', '', '', '', '', '', '', '', '', '', '', '', ''];
       const d = dr[key];
       const add = c === direct ? undefined : { p50: r.p50 - (d?.p50 ?? NaN), p99: r.p99 - (d?.p99 ?? NaN) };
       r.addedP50 = add?.p50;
       r.addedP99 = add?.p99;
-      return [c.name, r.streams, fmt(r.p50, 2), fmt(r.p99, 2), fmt(r.max, 1), fmt(add?.p50, 2), fmt(add?.p99, 2), fmt(r.cpuUsPerEvent, 1), r.cpuUsPerEvent ? k(1e6 / r.cpuUsPerEvent) : '—',
+      return [c.name, r.streams, k(r.deltasPerSec), fmt(r.p50, 2), fmt(r.p99, 2), fmt(r.max, 1), fmt(add?.p50, 2), fmt(add?.p99, 2), fmt(r.cpuUsPerEvent, 1), r.cpuUsPerEvent ? k(1e6 / r.cpuUsPerEvent) : '—',
+        `${fmt(r.clientUsPerDelta, 1)} / ${fmt(r.upstreamUsPerDelta, 1)}`,
         r.loopMax === undefined ? '—' : `${fmt(r.loopP99, 1)} / ${fmt(r.loopMax, 1)}`, r.gcMax === undefined ? '—' : `${fmt(r.gcMax, 1)} / ${fmt(r.gcTotal, 0)}`, fmt(r.load, 1)];
     }))));
   if (SECTIONS.includes('idle')) console.log(`\n## Memory per open stream — ${MANY} streams open and idle (after the first events), proxy process after a full GC`);
