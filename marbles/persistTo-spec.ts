@@ -33,6 +33,17 @@ describe('persistTo', () => {
     });
   });
 
+  test('by default a lone event goes at the end of its turn, with the events of that turn; no timer per stream', () => {
+    const f = fakeLog({ appendDelay: 3 });
+    marbleScheduler().run(({ cold, expectObservable, flush }) => {
+      expectObservable(cold('a 9ms (bc) 9ms d 9ms e|', values).pipe(persistTo(f.log))).toBe('a 9ms (bc) 9ms d 9ms e 2ms |', values);
+      flush();
+      // a, (b c) and d each go in the frame they came in (b and c together); nothing is in flight when they come.
+      // (a group takes as many frames as it has characters: d comes at 23, e at 33.)
+      expect(f.calls).toEqual(['acquire@0', 'append@0:0', 'append@10:1,2', 'append@23:3', 'append@33:4', 'release@36']);
+    });
+  });
+
   test('a source error waits for the pending writes, then passes through', () => {
     const f = fakeLog({ appendDelay: 3 });
     const cut = new StreamInterruptedError('resp_1', 1);

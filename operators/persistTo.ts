@@ -19,7 +19,9 @@ export interface PersistToOptions extends LogWriterOptions {
  * Records every event of a Responses stream in an {@link EventLog} and passes the events on unchanged, at
  * once. The key is the id of `response.created` (and `owner`); the lease is acquired there, renewed every
  * third of `leaseMs` and released at the end or on unsubscribe. Writes are batched: while one append is in
- * flight the next events queue and go together, and a lone event waits at most `maxBatchDelay` ms. Past
+ * flight the next events queue and go together, and a lone event goes at the end of the turn it came in
+ * (with every event of that turn; on Redis, every stream's in one script call), or after `maxBatchDelay` ms
+ * when that is set. Past
  * `maxPending` queued events the stream ends with `EventLogError('limit')`, and a failed write with its
  * `EventLogError` (unless `onWriteError: 'continue'`). Completion (and a source error) waits until the
  * last append is acknowledged: "completed" means "durable". Readers follow the stream with

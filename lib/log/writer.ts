@@ -1,4 +1,4 @@
-import { asyncScheduler, type SchedulerLike, type Subscription } from 'rxjs';
+import { asapScheduler, asyncScheduler, type SchedulerLike, type Subscription } from 'rxjs';
 import { EventLogError } from '../errors.js';
 import type { ResponseStreamEvent } from '../events/responses.js';
 import type { EventLog, Lease, LogScope } from './types.js';
@@ -7,13 +7,18 @@ import type { EventLog, Lease, LogScope } from './types.js';
 export interface LogWriterOptions {
   /** Lease length in ms; renewed every third of it. Default 10 000. */
   readonly leaseMs?: number;
-  /** Longest a lone event waits before it is sent, in ms. Default 5. */
+  /**
+   * How long a lone event waits for others before it is sent, in ms (0: sent at once). Default: until the end
+   * of the current turn, so the events pushed together (one network chunk, every stream a timer emits for)
+   * go together, with no timer per stream. Either way, events pushed while an append is in flight wait for
+   * it and go together when it returns.
+   */
   readonly maxBatchDelay?: number;
   /** Most events one append carries. Default 500. */
   readonly maxBatchSize?: number;
   /** Most events queued (not yet sent) before the writer fails with `EventLogError('limit')`. Default 10 000. */
   readonly maxPending?: number;
-  /** Where the batch delay and lease renewals are timed. Default `asyncScheduler`. */
+  /** Where the batch delay and lease renewals are timed. Default `asyncScheduler` (the end of a turn: `asapScheduler`). */
   readonly scheduler?: SchedulerLike;
 }
 
@@ -41,16 +46,18 @@ export function asEventLogError(e: unknown, responseId: string): EventLogError {
 /**
  * Writes one stream's events to a log under a lease: acquires it, renews it every third of `leaseMs`,
  * appends in batches (while one append is in flight the next events queue and go together; a lone event
- * waits at most `maxBatchDelay`), and releases it at the end. Every failure goes once to `onError` as an
+ * goes at the end of the turn, or after `maxBatchDelay` when set), and releases it at the end. Every failure goes once to `onError` as an
  * `EventLogError`, after which the writer is stopped. The log's promises are only ever `then`ed (never
  * awaited), so a test's fake log may settle them on the TestScheduler's clock.
  */
 export class LogWriter {
   private readonly leaseMs: number;
-  private readonly maxBatchDelay: number;
+  private readonly maxBatchDelay: number | undefined;
   private readonly maxBatchSize: number;
   private readonly maxPending: number;
   private readonly scheduler: SchedulerLike;
+  /** Where "the end of the turn" is when `maxBatchDelay` is not set. */
+  private readonly turn: SchedulerLike;
   private readonly queue: ResponseStreamEvent[] = [];
   private lease: Lease | undefined;
   private inFlight = false;
@@ -66,10 +73,12 @@ export class LogWriter {
     private readonly onError: (e: EventLogError) => void,
   ) {
     this.leaseMs = options.leaseMs ?? 10_000;
-    this.maxBatchDelay = options.maxBatchDelay ?? 5;
+    this.maxBatchDelay = options.maxBatchDelay;
     this.maxBatchSize = Math.max(1, options.maxBatchSize ?? 500);
     this.maxPending = options.maxPending ?? 10_000;
     this.scheduler = options.scheduler ?? asyncScheduler;
+    // The microtask queue: every writer's send of one turn in one flush (and so, on Redis, in one script call).
+    this.turn = options.scheduler ?? asapScheduler;
   }
 
   /** Claims the lease; events pushed before it is granted wait in the queue. */
@@ -136,11 +145,12 @@ export class LogWriter {
     if (this.stopped || !this.lease || this.inFlight || this.queue.length === 0) return;
     if (this.onIdle) return this.send(); // finishing: no reason to wait
     if (this.delayed) return;
-    if (this.maxBatchDelay <= 0) return this.send();
-    this.delayed = this.scheduler.schedule(() => {
+    if (this.maxBatchDelay !== undefined && this.maxBatchDelay <= 0) return this.send();
+    const flush = (): void => {
       this.delayed = undefined;
       this.send();
-    }, this.maxBatchDelay);
+    };
+    this.delayed = this.maxBatchDelay === undefined ? this.turn.schedule(flush) : this.scheduler.schedule(flush, this.maxBatchDelay);
   }
 
   private send(): void {
