@@ -2,6 +2,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { EventLog } from '../log/types.js';
 import { callerOf, type Caller } from './auth.js';
+import { createInBackground } from './background-create.js';
 import { parseJSONObject, readBody } from './body.js';
 import { chatCompletion } from './chat.js';
 import { sendError, type GatewayContext } from './context.js';
@@ -53,8 +54,9 @@ const json = (res: ServerResponse, value: unknown): void => {
  * `id: <sequence_number>`; `GET /v1/responses/{id}?stream=true&starting_after=N` (or `Last-Event-ID`) resumes
  * them from the log on any instance (`fromEventLog`, taking a dead instance's stream over when the response
  * runs in the background upstream); `POST /v1/responses/{id}/cancel` ends them everywhere; `POST
- * /v1/chat/completions` streams are served from the Responses API (`toChatChunks`). Every other request under
- * `/v1/` is forwarded as it is; other paths are 404, but `GET /healthz` and `GET /metrics`.
+ * /v1/chat/completions` streams are served from the Responses API (`toChatChunks`). A background create without
+ * streaming is forwarded and registered in the log (a later streamed `GET` takes it over from the upstream). Every
+ * other request under `/v1/` is forwarded as it is; other paths are 404, but `GET /healthz` and `GET /metrics`.
  *
  * ```ts
  * import { createServer } from 'node:http';
@@ -88,7 +90,10 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     if (method === 'POST' && (path === '/v1/responses' || path === '/v1/chat/completions')) {
       const bytes = await body(req);
       const parsed = parseJSONObject(bytes);
-      if (parsed['stream'] !== true) return forward(resolved, req, res, caller, upstreamPath, bytes);
+      if (parsed['stream'] !== true) {
+        if (path === '/v1/responses' && parsed['background'] === true) return createInBackground(ctx, req, res, caller, upstreamPath, bytes);
+        return forward(resolved, req, res, caller, upstreamPath, bytes);
+      }
       return path === '/v1/responses' ? createResponse(ctx, res, caller, parsed) : chatCompletion(ctx, res, caller, parsed);
     }
     const cancel = method === 'POST' ? CANCEL.exec(path) : null;

@@ -149,10 +149,17 @@ async function existing(ctx: GatewayContext, scope: LogScope): Promise<void> {
   if ((await ctx.log.state(scope)) === undefined) throw notFound(scope.responseId);
 }
 
-/** Whether the recorded response runs in the background upstream (so a reader may continue it there). */
+/**
+ * Whether the recorded response runs in the background upstream (so a reader may continue it there): its
+ * created event says so, or it has no event and no producer (a background create without streaming, registered).
+ */
 async function isBackground(ctx: GatewayContext, scope: LogScope): Promise<boolean> {
   const [created] = await ctx.log.read(scope, undefined, 1);
-  return (created as { response?: { background?: unknown } } | undefined)?.response?.background === true;
+  if (created === undefined) {
+    const state = await ctx.log.state(scope);
+    return state !== undefined && state.lease === undefined;
+  }
+  return (created as { response?: { background?: unknown } }).response?.background === true;
 }
 
 /**
