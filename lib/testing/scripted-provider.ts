@@ -4,84 +4,13 @@
 // call of the conversation without its output (400 "No tool output found for function call …").
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { replyEvents } from './scripted-events.js';
+import type { ScriptedProvider, ScriptedProviderOptions, ScriptedRequest } from './scripted-provider-types.js';
 import { responsesTranscript } from './transcripts.js';
-import { startResponsesWebSocketServer, type ResponsesWebSocketServer } from './ws-server.js';
+import { startResponsesWebSocketServer } from './ws-server.js';
 
-/** A function call the scripted model makes; `arguments` as an object is sent as JSON. */
-export interface ScriptedCall {
-  readonly name: string;
-  readonly arguments: unknown;
-  /** Default `call_<request index>_<position>`. */
-  readonly call_id?: string;
-}
-
-/**
- * One answer. Its output items come in this order: `reasoning` (with `encrypted_content`, as with
- * `include: ['reasoning.encrypted_content']`), `items` as given (a `shell_call`, an `mcp_approval_request`…),
- * `calls`, then `text` as an assistant message. A string is a whole Responses SSE transcript (its response id
- * is replaced). `error` answers with an HTTP status (over WebSocket: an `error` event with that status).
- */
-export type ScriptedReply =
-  | string
-  | {
-      readonly text?: string;
-      readonly calls?: readonly ScriptedCall[];
-      readonly items?: ReadonlyArray<Record<string, unknown>>;
-      readonly reasoning?: { readonly encrypted_content: string; readonly summary?: string };
-      /** Ends the response `incomplete` (reason `max_output_tokens`) instead of `completed`. */
-      readonly incomplete?: boolean;
-    }
-  | { readonly error: { readonly status: number; readonly message?: string; readonly code?: string } };
-
-/** What the provider received, and what it answered. */
-export interface ScriptedRequest {
-  /** 0-based, across both transports, in arrival order. */
-  readonly index: number;
-  readonly transport: 'http' | 'websocket';
-  /** The JSON body (HTTP) or the `response.create` event (WebSocket), as received. */
-  readonly body: Record<string, unknown>;
-  /** The id of the response that answers it. */
-  readonly responseId: string;
-  readonly previousResponseId: string | undefined;
-  /** The input as items (a string input is one user message). */
-  readonly input: ReadonlyArray<Record<string, unknown>>;
-  /** The `*_output` / `mcp_approval_response` items of the input, in order. */
-  readonly toolOutputs: ReadonlyArray<Record<string, unknown>>;
-  /** The `output` of the `function_call_output` for `callId`, if the request carries one. */
-  output(callId: string): unknown;
-  /** The WebSocket lane (`stream_id`), if any. */
-  readonly lane?: string;
-  /** The status answered: 200, or the 400 of a conversation with a call left unanswered, or a scripted error. */
-  status: number;
-}
-
-export interface ScriptedProviderOptions {
-  /** The answer to request n (0-based): a reply, or a function of the request. */
-  readonly turns?: ReadonlyArray<ScriptedReply | ((request: ScriptedRequest) => ScriptedReply)>;
-  /** Or one function answering every request (several agents at once, say); used when `turns` has no entry left. */
-  readonly respond?: (request: ScriptedRequest) => ScriptedReply;
-  /** Milliseconds between the events of an answer, over HTTP and WebSocket. Default 0 (HTTP: all at once; WebSocket: one frame per turn of the event loop). */
-  readonly chunkDelay?: number;
-  /** Default `127.0.0.1`. */
-  readonly host?: string;
-}
-
-export interface ScriptedProvider {
-  /** `http://127.0.0.1:<port>/v1`: the `baseURL` for HTTP (and `connectResponsesSocket({ baseURL })`). */
-  readonly baseURL: string;
-  /** `ws://127.0.0.1:<port>/v1/responses`. */
-  readonly webSocketURL: string;
-  readonly requests: readonly ScriptedRequest[];
-  readonly webSocket: ResponsesWebSocketServer;
-  /** Resolves once request `index` has arrived. */
-  waitForRequest(index: number): Promise<ScriptedRequest>;
-  /**
-   * How the HTTP answer to request `index` ended, once it has: `'completed'` when all of it was written,
-   * `'aborted'` when the client closed the connection first (a cancelled turn). Only for HTTP requests.
-   */
-  answerEnded(index: number): Promise<'completed' | 'aborted'>;
-  close(): Promise<void>;
-}
+export type { ScriptedCall, ScriptedProvider, ScriptedProviderOptions, ScriptedReply, ScriptedRequest } from './scripted-provider-types.js';
+export { scriptedEvents } from './scripted-events.js';
 
 type Item = Record<string, unknown>;
 
@@ -92,60 +21,6 @@ function inputOf(body: Item): Item[] {
 }
 
 const isOutput = (i: Item): boolean => typeof i['type'] === 'string' && (/_output$/.test(i['type']) || i['type'] === 'mcp_approval_response');
-
-/** The output items of a reply, with the response id `id` and call ids numbered by `index`. */
-function itemsOf(reply: Exclude<ScriptedReply, string | { error: unknown }>, id: string, index: number): Item[] {
-  const items: Item[] = [];
-  const tag = id.replace(/^resp_/, '');
-  if (reply.reasoning) {
-    const summary = reply.reasoning.summary === undefined ? [] : [{ type: 'summary_text', text: reply.reasoning.summary }];
-    items.push({ id: `rs_${tag}`, type: 'reasoning', summary, encrypted_content: reply.reasoning.encrypted_content });
-  }
-  for (const item of reply.items ?? []) items.push({ ...item });
-  (reply.calls ?? []).forEach((c, i) => {
-    const args = typeof c.arguments === 'string' ? c.arguments : JSON.stringify(c.arguments ?? {});
-    items.push({ id: `fc_${tag}_${i}`, type: 'function_call', status: 'completed', arguments: args, call_id: c.call_id ?? `call_${index}_${i}`, name: c.name });
-  });
-  if (reply.text !== undefined) {
-    items.push({ id: `msg_${tag}`, type: 'message', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: reply.text, annotations: [], logprobs: [] }] });
-  }
-  return items;
-}
-
-/** A complete Responses event sequence for the items: created, in_progress, each item added (deltas) and done, the terminal event. */
-export function scriptedEvents(items: readonly Item[], id: string, request: Item, incomplete = false): Array<Item & { type: string }> {
-  const response = (status: string, output: unknown[]) => ({
-    id, object: 'response', created_at: 1764400000, status, model: typeof request['model'] === 'string' ? request['model'] : 'scripted', output,
-    usage: status === 'in_progress' ? null : { input_tokens: 10, input_tokens_details: { cached_tokens: 0 }, output_tokens: 5, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 15 },
-    error: null, incomplete_details: incomplete && status !== 'in_progress' ? { reason: 'max_output_tokens' } : null,
-    previous_response_id: request['previous_response_id'] ?? null, store: request['store'] ?? true,
-  });
-  const events: Array<Item & { type: string }> = [];
-  const push = (e: Item & { type: string }) => events.push({ ...e, sequence_number: events.length });
-  push({ type: 'response.created', response: response('in_progress', []) });
-  push({ type: 'response.in_progress', response: response('in_progress', []) });
-  items.forEach((item, oi) => {
-    const itemId = item['id'];
-    if (item['type'] === 'function_call') {
-      push({ type: 'response.output_item.added', output_index: oi, item: { ...item, status: 'in_progress', arguments: '' } });
-      push({ type: 'response.function_call_arguments.delta', item_id: itemId, output_index: oi, delta: item['arguments'] });
-      push({ type: 'response.function_call_arguments.done', item_id: itemId, output_index: oi, name: item['name'], arguments: item['arguments'] });
-    } else if (item['type'] === 'message') {
-      const text = String((item['content'] as Array<{ text: string }>)[0]?.text ?? '');
-      const part = { type: 'output_text', text: '', annotations: [], logprobs: [] };
-      push({ type: 'response.output_item.added', output_index: oi, item: { ...item, status: 'in_progress', content: [] } });
-      push({ type: 'response.content_part.added', item_id: itemId, output_index: oi, content_index: 0, part });
-      for (const delta of text.match(/\S+\s*|\s+/g) ?? []) push({ type: 'response.output_text.delta', item_id: itemId, output_index: oi, content_index: 0, delta, logprobs: [] });
-      push({ type: 'response.output_text.done', item_id: itemId, output_index: oi, content_index: 0, text, logprobs: [] });
-      push({ type: 'response.content_part.done', item_id: itemId, output_index: oi, content_index: 0, part: { ...part, text } });
-    } else {
-      push({ type: 'response.output_item.added', output_index: oi, item });
-    }
-    push({ type: 'response.output_item.done', output_index: oi, item });
-  });
-  push({ type: incomplete ? 'response.incomplete' : 'response.completed', response: response(incomplete ? 'incomplete' : 'completed', [...items]) });
-  return events;
-}
 
 /**
  * Starts the scripted provider on a free loopback port. POST `/v1/responses` (stream: true) answers over
@@ -214,15 +89,7 @@ export async function startScriptedProvider(options: ScriptedProviderOptions): P
     const reply = turn === undefined ? options.respond?.(r) : typeof turn === 'function' ? turn(r) : turn;
     if (reply === undefined) return { status: 500, message: `the script has no answer for request ${r.index}` };
     if (typeof reply === 'object' && 'error' in reply) return { status: reply.error.status, message: reply.error.message ?? `HTTP ${reply.error.status}`, ...(reply.error.code ? { code: reply.error.code } : {}) };
-    let events: Array<Item & { type: string }>;
-    if (typeof reply === 'string') {
-      events = reply.split(/\n\n+/).flatMap((block) => {
-        const data = block.split('\n').find((l) => l.startsWith('data:'))?.replace(/^data: ?/, '');
-        return data ? [JSON.parse(data) as Item & { type: string }] : [];
-      });
-    } else {
-      events = scriptedEvents(itemsOf(reply, r.responseId, r.index), r.responseId, r.body, reply.incomplete === true);
-    }
+    const events = replyEvents(reply, r);
     const final = [...events].reverse().find((e) => typeof e['response'] === 'object')?.['response'] as { id?: unknown; output?: unknown } | undefined;
     const calls = Array.isArray(final?.output) ? (final.output as Item[]).filter((i) => i['type'] === 'function_call').map((i) => String(i['call_id'])) : [];
     callsOf.set(r.responseId, calls);

@@ -4,7 +4,7 @@
 // counters. Node only: it imports `ws` statically.
 import type { IncomingHttpHeaders, Server } from 'node:http';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { parseTranscript } from './transcripts.js';
+import { transcriptEvents } from './transcript-events.js';
 
 /** How to answer a `response.create`: SSE transcript text, or the event payloads themselves. */
 export type ResponsePlan = string | ReadonlyArray<Record<string, unknown>>;
@@ -275,14 +275,7 @@ export async function startResponsesWebSocketServer(options: ResponsesWebSocketS
     const r = options.respond;
     const plan = typeof r === 'function' ? r(request, responses, record) : r;
     if (plan === undefined) return textEvents(id, Number(metadata['loopback_deltas'] ?? 5), extra);
-    if (typeof plan !== 'string') return plan.map((e) => ({ ...e }));
-    const t = parseTranscript(plan);
-    const old = t.responseId;
-    return t.events.flatMap((e) => {
-      if (!e.payload) return [];
-      const text = JSON.stringify(e.payload);
-      return [JSON.parse(old ? text.split(old).join(id) : text) as Record<string, unknown>];
-    });
+    return typeof plan === 'string' ? transcriptEvents(plan, id) : plan.map((e) => ({ ...e }));
   };
 
   const start = (c: Conn, lane: string | undefined, request: Record<string, unknown>): void => {
