@@ -11,7 +11,9 @@ jest.setTimeout(60_000);
 
 const ID = 'resp_cut_midway';
 const CUT = 6; // the upstream's first stream breaks after this many events
-const transcript = parseTranscript(textTranscript({ responseId: ID, model: 'm', deltas: 'one two three four five six seven eight'.split(/(?<= )/), background: true }));
+const DELTAS = 'one two three four five six seven eight'.split(/(?<= )/);
+const transcript = parseTranscript(textTranscript({ responseId: ID, model: 'm', deltas: DELTAS, background: true }));
+const foreground = parseTranscript(textTranscript({ responseId: 'resp_cut_foreground', model: 'm', deltas: DELTAS }));
 
 /** SSE frames of a body: their fields by name. */
 const framesOf = (text: string) =>
@@ -29,11 +31,13 @@ describe("the final error event's missing id", () => {
     // A background response whose first stream breaks after CUT events; streamed again, it goes on from the cursor.
     upstream = await listen((req, res) => {
       const url = new URL(req.url ?? '/', 'http://x');
-      req.resume();
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString()));
       req.on('end', () => {
         res.writeHead(200, { 'content-type': 'text/event-stream' });
         if (req.method === 'POST') {
-          res.write(transcript.events.slice(0, CUT).map((e) => e.raw).join(''));
+          const t = (JSON.parse(body) as { background?: boolean }).background ? transcript : foreground;
+          res.write(t.events.slice(0, CUT).map((e) => e.raw).join(''));
           setTimeout(() => res.destroy(), 20);
           return;
         }
@@ -69,5 +73,18 @@ describe("the final error event's missing id", () => {
     const rest = framesOf(await again.text());
     expect(rest[0]!['id']).toBe(String(CUT));
     expect(rest.map((f) => f['data'])).toEqual(transcript.events.slice(CUT).map((e) => e.data));
+  });
+
+  it('a foreground response cannot go on: the reconnect is answered with a JSON error (EventSource stops there)', async () => {
+    const first = await fetch(`${origin}/v1/responses`, {
+      method: 'POST', headers: { authorization: 'Bearer sk-test-k', 'content-type': 'application/json' }, body: JSON.stringify({ model: 'm', input: 'Hi', stream: true }),
+    });
+    const frames = framesOf(await first.text());
+    expect(frames.map((f) => f['event'])).toEqual([...foreground.events.slice(0, CUT).map((e) => JSON.parse(e.data!).type), 'error']);
+    expect(frames[CUT]!['id']).toBeUndefined();
+    const again = await fetch(`${origin}/v1/responses/resp_cut_foreground?stream=true`, { headers: { authorization: 'Bearer sk-test-k', 'last-event-id': String(CUT - 1) } });
+    expect(again.status).toBe(502);
+    expect(again.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(((await again.json()) as { error: { message: string } }).error.message).toMatch(/stream/);
   });
 });
