@@ -18,6 +18,8 @@
 //   default client) shared by every stream, each stream awaiting its PUBLISH before its next chunk; the reader
 //   is one connection SUBSCRIBEd to a channel per stream. With many streams their PUBLISHes share the socket,
 //   so at 1,000 streams the baseline is pipelined too (as it is in resumable-stream).
+// - direct (with the latency run): the same paced events, each PUBLISHed as it comes (not awaited), the reader
+//   SUBSCRIBEd: the latency of the bench's own processes and Redis without the log, for reference.
 // CPU s: the producer's from the start of the run (not its module loading and setup); Redis's from INFO.
 import { fork, spawn } from 'node:child_process';
 import { createServer, Socket } from 'node:net';
@@ -74,6 +76,29 @@ async function child() {
     await new Promise((r) => process.once('message', r));
     const cpu0 = process.cpuUsage();
     const t0 = nowMs();
+    if (job.mode === 'latency') {
+      // Paced as the durable latency run is; each event PUBLISHed as it comes.
+      const period = 1000 / job.rate;
+      const offsets = ids.map(() => Math.random() * period);
+      const next = new Array(ids.length).fill(0);
+      let sent = 0;
+      while (sent < ids.length * total) {
+        const elapsed = nowMs() - t0;
+        for (let i = 0; i < ids.length; i++) {
+          while (next[i] < total && offsets[i] + next[i] * period <= elapsed) {
+            const e = eventOf(ids[i], next[i]++, total);
+            e.t = nowMs();
+            sent++;
+            void c.publish(`bench:${ids[i]}`, JSON.stringify(e));
+          }
+        }
+        await sleep(1);
+      }
+      await c.ping();
+      await new Promise((r) => process.send({ done: true, t0, sent, ms: nowMs() - t0, cpu: process.cpuUsage(cpu0) }, r));
+      await c.quit();
+      return;
+    }
     await Promise.all(ids.map(async (id) => {
       for (let s = 0; s < total; s++) {
         const e = eventOf(id, s, total);
@@ -302,7 +327,7 @@ async function main() {
   const RATE = Number(opt('--rate', 25)); // events/s per stream in the latency run at many streams
   const RATE1 = Number(opt('--rate1', 1000)); // and at 1 stream
   const WINDOW = Number(opt('--window', 20_000));
-  const BATCH_DELAY = Number(opt('--max-batch-delay', 5)); // persistTo's default
+  const BATCH_DELAY = opt('--max-batch-delay') === undefined ? undefined : Number(opt('--max-batch-delay')); // default: persistTo's
   const RUNS_ON = opt('--parts', 'throughput,pubsub,latency').split(',');
   const size = (streams, mode) => {
     // events per stream (created … completed)
@@ -318,8 +343,9 @@ async function main() {
         { design: 'durable', mode: 'throughput', streams, events: size(streams, 'throughput'), window: WINDOW, maxBatchDelay: BATCH_DELAY },
         { design: 'pubsub', mode: 'throughput', streams, events: size(streams, 'throughput') },
         { design: 'durable', mode: 'latency', streams, events: size(streams, 'latency'), rate: streams === 1 ? RATE1 : RATE, window: WINDOW, maxBatchDelay: BATCH_DELAY },
+        { design: 'pubsub', mode: 'latency', streams, events: size(streams, 'latency'), rate: streams === 1 ? RATE1 : RATE },
       ];
-      for (const job of jobs.filter((j) => RUNS_ON.includes(j.design === 'pubsub' ? 'pubsub' : j.mode))) {
+      for (const job of jobs.filter((j) => RUNS_ON.includes(j.design === 'pubsub' && j.mode === 'throughput' ? 'pubsub' : j.mode))) {
         process.stderr.write(`  ${job.design} ${job.mode} × ${streams} streams (${job.streams * job.events} events)…\n`);
         rows.push(await measure(rx, redis.url, job));
       }
@@ -333,11 +359,12 @@ async function main() {
   const table = [['design', 'streams', 'run', 'events', 'events/s', 'p50 ms', 'p99 ms', 'max ms', 'wall s', 'CPU s producer/reader/redis']];
   for (const r of rows) {
     const run = r.mode === 'latency' ? `paced ${r.rate}/s/stream` : `as fast as acked`;
-    table.push([r.design === 'durable' ? 'persistTo → Redis → fromEventLog' : 'PUBLISH per event (baseline)', String(r.streams), r.design === 'pubsub' ? 'one round trip each' : run, String(r.events), k(r.eventsPerSec), f(r.p50, 2), f(r.p99, 2), f(r.max, 1), f(r.ms / 1000, 2), `${f(r.cpuProducer, 2)} / ${f(r.cpuReader, 2)} / ${f(r.cpuRedis, 2)}`]);
+    const design = r.design === 'durable' ? 'persistTo → Redis → fromEventLog' : r.mode === 'latency' ? 'PUBLISH per event, no log (direct)' : 'PUBLISH per event (baseline)';
+    table.push([design, String(r.streams), r.design === 'pubsub' && r.mode === 'throughput' ? 'one round trip each' : run, String(r.events), k(r.eventsPerSec), f(r.p50, 2), f(r.p99, 2), f(r.max, 1), f(r.ms / 1000, 2), `${f(r.cpuProducer, 2)} / ${f(r.cpuReader, 2)} / ${f(r.cpuRedis, 2)}`]);
   }
   const widths = table[0].map((_, c) => Math.max(...table.map((row) => row[c].length)));
   const line = (row) => row.map((c, i) => (i >= 3 ? c.padStart(widths[i]) : c.padEnd(widths[i]))).join('  ');
-  console.log(`\nDurable streams end to end (${cpus().length} cores, ${cpus()[0]?.model ?? '?'}, load ${loadavg().map((x) => x.toFixed(1)).join(' ')}; redis-server on this machine; persistTo maxBatchDelay ${BATCH_DELAY} ms)\n`);
+  console.log(`\nDurable streams end to end (${cpus().length} cores, ${cpus()[0]?.model ?? '?'}, load ${loadavg().map((x) => x.toFixed(1)).join(' ')}; redis-server on this machine; persistTo maxBatchDelay ${BATCH_DELAY === undefined ? 'default (end of turn)' : `${BATCH_DELAY} ms`})\n`);
   console.log(line(table[0]));
   console.log(widths.map((w) => '-'.repeat(w)).join('  '));
   for (const row of table.slice(1)) console.log(line(row));
