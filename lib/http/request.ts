@@ -1,4 +1,4 @@
-import { catchError, Observable, throwError, timeout, type Subscription } from 'rxjs';
+import { catchError, Observable, Subscriber, throwError, timeout } from 'rxjs';
 import { AbortedError, HTTPError, IdleTimeoutError, NetworkError, NotAnEventStreamError } from '../errors.js';
 import { isTerminalType } from '../events/guards.js';
 import { redactError, redactThenCut, redactValue, type Secrets } from '../redact.js';
@@ -37,90 +37,130 @@ function fetchStream<T>(
   secrets: Secrets,
 ): Observable<T> {
   return new Observable<T>((subscriber) => {
+    // Whatever the server echoed into an error (body, headers, events), secrets and credential shapes leave masked.
+    const fail = (e: unknown): void => subscriber.error(redactError(e, secrets));
     let resolved;
     try {
       resolved = resolveConfig(config);
     } catch (e) {
-      subscriber.error(e);
+      fail(e);
       return undefined;
     }
     const controller = new AbortController();
     const outer = resolved.signal;
     if (outer?.aborted) {
-      subscriber.error(new AbortedError());
+      fail(new AbortedError());
       return undefined;
     }
-    let inner: Subscription | undefined;
-    // The server finished the stream: from here on, the end of the subscription is no reason to cut the connection.
-    let ended = false;
+    // The decoded events' way out, once the answer is an event stream; it knows when the server finished the stream.
+    let relay: EventRelay<T> | undefined;
     let closed = false;
     // The body's reader, handed over by the decoder's reading when it stopped before the body's end.
     let parked: ReadableStreamDefaultReader<Uint8Array> | undefined;
     const abort = (): void => controller.abort(LEFT);
     const release = (reader: ReadableStreamDefaultReader<Uint8Array>): void => {
-      if (ended) return drainRest(reader, resolved.drainBytes, resolved.drainMs, abort);
+      if (relay?.ended === true) return drainRest(reader, resolved.drainBytes, resolved.drainMs, abort);
       reader.cancel(LEFT).catch(ignore);
       abort();
     };
     // The caller's abort is final, whenever it comes (before the headers or mid-body): a non-retryable
     // AbortedError, never the interruption a broken connection would look like.
     const onOuterAbort = (): void => {
-      inner?.unsubscribe();
+      relay?.unsubscribe();
       controller.abort();
-      subscriber.error(new AbortedError());
+      fail(new AbortedError());
     };
     outer?.addEventListener('abort', onOuterAbort, { once: true });
     const headers = { ...resolved.headers };
     if (body !== undefined) headers['content-type'] = 'application/json';
     const url = `${resolved.baseURL}${path}`;
-    resolved
-      .fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: controller.signal })
+    let response: Promise<Response>;
+    try {
+      response = resolved.fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: controller.signal });
+    } catch (e) {
+      // A body that cannot be JSON, a fetch that throws instead of rejecting: raised as it is, masked.
+      outer?.removeEventListener('abort', onOuterAbort);
+      fail(e);
+      return undefined;
+    }
+    response
       .then(async (res) => {
         if (subscriber.closed) {
           await res.body?.cancel().catch(() => undefined);
           return;
         }
         if (!res.ok) {
-          subscriber.error(await httpErrorOf(res, secrets));
+          fail(await httpErrorOf(res, secrets));
           return;
         }
         const type = res.headers.get('content-type');
         if (type !== null && !isEventStream(type)) {
-          subscriber.error(await notAnEventStreamOf(res, type, secrets));
+          fail(await notAnEventStreamOf(res, type, secrets));
           return;
         }
         if (res.body) handOverBody(res.body, (reader) => (closed ? release(reader) : void (parked = reader)));
-        inner = decode(res).subscribe({
-          next: (v) => {
-            const t = (v as { type?: unknown } | null)?.type;
-            // Set before the event goes out: a subscriber that leaves on it (`first()`) leaves a finished stream.
-            if (isTerminalType(t)) ended = true;
-            // An `error` / `*.failed` event is the server's text, like an error body: it leaves masked.
-            subscriber.next(isErrorType(t) ? redactValue(v, secrets) : v);
-          },
-          error: (e: unknown) => subscriber.error(e),
-          complete: () => {
-            ended = true;
-            subscriber.complete();
-          },
-        });
+        relay = new EventRelay(subscriber, secrets);
+        decode(res).subscribe(relay);
       })
       .catch((e: unknown) => {
         if (subscriber.closed) return;
-        if (controller.signal.aborted) return subscriber.error(new NetworkError('the request was aborted'));
-        // The cause is kept (masked by streamOf like everything raised); the URL carries no credentials (refused by resolveConfig).
-        subscriber.error(new NetworkError(`${method} ${url} failed: ${messageChain(e)}`, { cause: e, errorCode: systemCode(e) }));
+        if (controller.signal.aborted) return fail(new NetworkError('the request was aborted'));
+        // The cause is kept (masked like everything raised); the URL carries no credentials (refused by resolveConfig).
+        fail(new NetworkError(`${method} ${url} failed: ${messageChain(e)}`, { cause: e, errorCode: systemCode(e) }));
       });
     return () => {
       closed = true;
       outer?.removeEventListener('abort', onOuterAbort);
-      inner?.unsubscribe();
+      relay?.unsubscribe();
       const reader = parked;
       parked = undefined;
       if (reader) release(reader);
-      else if (!ended) abort();
+      else if (relay?.ended !== true) abort();
     };
   });
+}
+
+/**
+ * Passes a stream's decoded events on: notes the terminal one (from then on the end of the subscription is no
+ * reason to cut the connection) and masks the server's text in error events, as in an error body. A Subscriber
+ * rather than an observer object, which `subscribe()` would wrap in two more layers that every event crosses; a
+ * class, so that this per-event code lives as long as the module (see SSEScannerCore).
+ */
+class EventRelay<T> extends Subscriber<T> {
+  /** The server finished the stream: a terminal event went out, or the decoder completed. */
+  ended = false;
+
+  constructor(
+    private readonly out: Subscriber<T>,
+    private readonly secrets: Secrets,
+  ) {
+    super();
+  }
+
+  protected override _next(v: T): void {
+    const t = (v as { type?: unknown } | null)?.type;
+    // Set before the event goes out: a subscriber that leaves on it (`first()`) leaves a finished stream.
+    if (isTerminalType(t)) this.ended = true;
+    // An `error` / `*.failed` event is the server's text, like an error body: it leaves masked.
+    this.out.next(isErrorType(t) ? redactValue(v, this.secrets) : v);
+  }
+
+  protected override _error(e: unknown): void {
+    try {
+      this.out.error(redactError(e, this.secrets));
+    } finally {
+      this.unsubscribe();
+    }
+  }
+
+  protected override _complete(): void {
+    this.ended = true;
+    try {
+      this.out.complete();
+    } finally {
+      this.unsubscribe();
+    }
+  }
 }
 
 /** `text/event-stream`, in any case, with or without parameters. A missing content-type is read as SSE (documented). */
@@ -281,8 +321,11 @@ export function streamOf<T>(
   const idle = config?.idleTimeout;
   // The key and any credential given in headers.
   const secrets = configSecrets(config);
+  // fetchStream masks what it raises itself: no catchError layer for every event to cross.
   const events = fetchStream(method, path, body, config, decode, secrets);
-  const timed = idle === undefined ? events : events.pipe(timeout({ each: idle, with: () => throwError(() => new IdleTimeoutError(idle)) }));
-  // Whatever the server echoed into an error (body, headers, events), secrets and credential shapes leave masked.
-  return timed.pipe(catchError((e: unknown) => throwError(() => redactError(e, secrets))));
+  if (idle === undefined) return events;
+  return events.pipe(
+    timeout({ each: idle, with: () => throwError(() => new IdleTimeoutError(idle)) }),
+    catchError((e: unknown) => throwError(() => redactError(e, secrets))),
+  );
 }
