@@ -107,7 +107,8 @@ function readStream(stream: ReadableStream<Uint8Array>, utf8: Utf8, sink: Sink):
     return () => undefined;
   }
   const handOver = bodyHandOvers.get(stream);
-  return pump(() => reader.read(), handOver ? () => handOver(reader) : () => reader.cancel(), utf8, sink);
+  // Bound (one new function per stream) rather than an arrow (one code shared by all streams): see Pump.
+  return pump(reader.read.bind(reader), handOver ? () => handOver(reader) : () => reader.cancel(), utf8, sink);
 }
 
 /** What becomes of a body's reader when its reading stops before the end (see `handOverBody`). */
@@ -126,7 +127,7 @@ export function handOverBody(body: ReadableStream<Uint8Array>, handOver: BodyHan
 
 function readIterable(iterable: AsyncIterable<Uint8Array | string>, utf8: Utf8, sink: Sink): () => void {
   const it = iterable[Symbol.asyncIterator]();
-  return pump(() => it.next(), () => it.return?.(), utf8, sink);
+  return pump(it.next.bind(it), () => it.return?.(), utf8, sink);
 }
 
 /** Reads until the end, an error or the teardown, which cancels the read side. */
@@ -145,6 +146,12 @@ function pump(
  * One body being read. A class rather than closures made per stream, so that the optimised code of the
  * per-chunk path belongs to functions that live as long as the module and survives a full GC between
  * streams (see SSEScannerCore); the two callbacks only forward to its methods.
+ *
+ * `read` is a bound function, a new one per stream, so the call in `step` sees a new target each stream and
+ * TurboFan does not inline the runtime's read path (reader, controller, read request, the source's pull) into
+ * `step` and `onValue`. Inlined, that code embeds the hidden classes of one stream's objects, which die with
+ * them: after each full GC both functions were deoptimised ("weak objects") and compiled again with that whole
+ * path, 20–70 ms of compiler time per stream on this machine.
  */
 class Pump {
   private done = false;
@@ -157,8 +164,10 @@ class Pump {
     private readonly utf8: Utf8,
     private readonly sink: Sink,
   ) {
-    this.onValue = (r) => this.value(r);
-    this.onFailure = (e) => this.failure(e);
+    // Bound methods, not arrows: an arrow's optimised code dies with the last stream's arrow at a full GC, and
+    // each stream then compiled it again; the methods' code lives as long as the class.
+    this.onValue = this.value.bind(this);
+    this.onFailure = this.failure.bind(this);
   }
 
   step(): void {
