@@ -6,11 +6,17 @@ import type { SSELimits } from '../sse/scanner.js';
 import { textOf, textOfChunks, type BodyEnd, type StreamSource } from '../sse/source.js';
 import { decodeBody, isConnectionFailure, type BodyDecoder, type ValueSink } from './body.js';
 import { NOT_JSON, providerError } from './provider-error.js';
+import { keepRawData } from './raw-data.js';
 import { ResponseStreamTracker, type SequenceOptions } from './tracker.js';
 
 export interface ResponsesSSEOptions extends SSELimits, SequenceOptions {
   /** `'strict'` (default) checks every documented event against its codec; `'off'` skips codecs for speed. */
   readonly validate?: ValidateMode;
+  /**
+   * Keep each event's `data:` text (read it with `rawDataOf(event)`), for a relay that forwards events as
+   * they came. Only an event that is exactly its parsed data gets one (not a provider's error report). Default false.
+   */
+  readonly keepRawData?: boolean;
 }
 
 /**
@@ -59,7 +65,7 @@ function responsesFromText(text: Observable<string | BodyEnd>, options: Response
 }
 
 function responsesDecoder(options: ResponsesSSEOptions): BodyDecoder<ResponseStreamEvent> {
-  return new ResponsesDecoder(options.validate ?? 'strict', new ResponseStreamTracker(options));
+  return new ResponsesDecoder(options.validate ?? 'strict', new ResponseStreamTracker(options), options.keepRawData === true);
 }
 
 /** A class (not closures per stream) so that its optimised code survives a full GC between streams. */
@@ -67,6 +73,7 @@ class ResponsesDecoder implements BodyDecoder<ResponseStreamEvent> {
   constructor(
     private readonly validate: ValidateMode,
     private readonly tracker: ResponseStreamTracker,
+    private readonly keepRaw: boolean,
   ) {}
 
   message(name: string | undefined, data: string, unterminated: boolean, out: ValueSink<ResponseStreamEvent>): 'complete' | Error | undefined {
@@ -90,6 +97,7 @@ class ResponsesDecoder implements BodyDecoder<ResponseStreamEvent> {
       event = report as ResponseStreamEvent;
     }
     if (!tracker.admit(event)) return undefined;
+    if (this.keepRaw && event === u) keepRawData(event, data);
     out.next(event);
     return tracker.terminal(event);
   }

@@ -89,7 +89,8 @@ export function createResponse(ctx: GatewayContext, res: ServerResponse, caller:
   if (res.destroyed) return;
   const { options, log } = ctx;
   const request = options.background ? { ...body, background: true, store: true } : body;
-  const config = upstreamConfig(caller, options);
+  // The decoder keeps each event's text: the SSE frame and the log's size reuse it instead of serialising again.
+  const config = { ...upstreamConfig(caller, options), keepRawData: true };
   const background = request['background'] === true;
   // The first-event timeout belongs to the upstream stream, not to the client: a producer whose client left
   // before anything came must not wait for an upstream that never answers.

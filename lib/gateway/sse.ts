@@ -3,6 +3,7 @@
 // last one written are read again, from the event log. A slow client costs one socket buffer, never a queue.
 import type { ServerResponse } from 'node:http';
 import type { Observable, Subscription } from 'rxjs';
+import { rawDataOf } from '../decode/raw-data.js';
 import { isTerminalType } from '../events/guards.js';
 import type { ResponseStreamEvent } from '../events/responses.js';
 import { errorFrame } from '../../operators/internal/error-frame.js';
@@ -20,7 +21,11 @@ export function sseFrame(e: ResponseStreamEvent): string {
   // A type with a line break would forge SSE fields: refused upstream by the decoder, checked again here.
   const safeType = typeof type === 'string' && !/[\r\n]/.test(type) ? type : 'message';
   const seq = e.sequence_number;
-  return `${Number.isSafeInteger(seq) ? `id: ${seq as number}\n` : ''}event: ${safeType}\ndata: ${JSON.stringify(e)}\n\n`;
+  // The upstream's own text when the decoder kept it (the same JSON, not serialised again); one with line
+  // breaks (multi-line `data:`) would need a `data:` per line: serialised instead.
+  const raw = rawDataOf(e);
+  const data = raw !== undefined && raw.indexOf('\n') === -1 ? raw : JSON.stringify(e);
+  return `${Number.isSafeInteger(seq) ? `id: ${seq as number}\n` : ''}event: ${safeType}\ndata: ${data}\n\n`;
 }
 
 /** The `error` event a stream that failed after its start ends with: the one toResponsesSSE writes. */

@@ -1,4 +1,5 @@
 import { EventLogError } from '../errors.js';
+import { rawDataOf } from '../decode/raw-data.js';
 import type { ResponseStreamEvent } from '../events/responses.js';
 import { isTerminalEvent, scopeKey } from './scope.js';
 import type { EventLog, Lease, LogEnd, LogScope, LogState } from './types.js';
@@ -36,7 +37,9 @@ const DAY = 24 * 60 * 60 * 1000;
 /** setTimeout's longest delay: a longer one fires at once (TimeoutOverflowWarning). */
 const MAX_DELAY = 2 ** 31 - 1;
 const encoder = new TextEncoder();
-const sizeOf = (e: ResponseStreamEvent): number => encoder.encode(JSON.stringify(e)).length;
+const byteLength: (s: string) => number = typeof Buffer === 'function' ? (s) => Buffer.byteLength(s, 'utf8') : (s) => encoder.encode(s).length;
+/** An event's size: its UTF-8 JSON, the upstream's own text when the decoder kept it (not serialised again). */
+const sizeOf = (e: ResponseStreamEvent): number => byteLength(rawDataOf(e) ?? JSON.stringify(e));
 
 /**
  * The embedded event log: the streams live in this process's memory, so readers and writers must share
@@ -101,8 +104,8 @@ export function memoryEventLog(options: MemoryEventLogOptions = {}): EventLog {
     expireIn(key, s, ttlMs);
     notify(key);
   };
-  const fencedStream = (scope: LogScope, token: number): Stream => {
-    const s = streams.get(scopeKey(scope));
+  const fencedStream = (key: string, scope: LogScope, token: number): Stream => {
+    const s = streams.get(key);
     const lease = s && live(s);
     if (!s || !lease || lease.token !== token) {
       throw new EventLogError('fenced', `token ${token} does not hold the lease`, scope.responseId);
@@ -124,9 +127,10 @@ export function memoryEventLog(options: MemoryEventLogOptions = {}): EventLog {
 
     async renew(scope, token, leaseMs) {
       ensureOpen(scope);
-      const s = fencedStream(scope, token);
+      const key = scopeKey(scope);
+      const s = fencedStream(key, scope, token);
       s.lease = { token, expiresAt: now() + leaseMs };
-      if (s.end === undefined) expireIn(scopeKey(scope), s, Math.max(liveTtlMs, 2 * leaseMs));
+      if (s.end === undefined) expireIn(key, s, Math.max(liveTtlMs, 2 * leaseMs));
       return s.lease;
     },
 
@@ -138,7 +142,8 @@ export function memoryEventLog(options: MemoryEventLogOptions = {}): EventLog {
 
     async append(scope, token, events) {
       ensureOpen(scope);
-      const s = fencedStream(scope, token);
+      const key = scopeKey(scope);
+      const s = fencedStream(key, scope, token);
       if (s.end !== undefined) return; // after the terminal event nothing more belongs to the stream
       const fresh: ResponseStreamEvent[] = [];
       let last = s.last;
@@ -165,7 +170,6 @@ export function memoryEventLog(options: MemoryEventLogOptions = {}): EventLog {
       s.events.push(...fresh);
       s.bytes += bytes;
       s.last = last;
-      const key = scopeKey(scope);
       if (terminal) ended(key, s, 'completed');
       else {
         expireIn(key, s, liveTtlMs);
