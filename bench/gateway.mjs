@@ -8,6 +8,7 @@
 //   node scripts/build.mjs && node --expose-gc bench/gateway.mjs [--quick] [--check] [--only gateway,byte,...]
 //     [--streams 10] [--events 2000] [--rounds 3] [--rate1 200] [--rate 10] [--many 1000] [--paced-rounds 3] [--sections bulk,paced,idle]
 //     [--profile <contender>] (--cpu-prof of that proxy child; summarise with bench/profile.mjs)
+//     [--heap-snapshots DIR] (idle: each proxy's heap snapshot before and with --many streams open)
 //     [--json bench-gateway.json]      (OPENAI_RX_DIST=/path/to/dist, REDIS_SERVER=/path/to/redis-server)
 //
 // Processes: the upstream (a raw TCP server writing prebuilt Responses SSE bytes, one write per event group), one
@@ -42,6 +43,7 @@ const argv = process.argv.slice(2);
 const flag = (n) => argv.includes(n);
 const opt = (n, d) => (argv.includes(n) ? argv[argv.indexOf(n) + 1] : d);
 const QUICK = flag('--quick');
+const HEAP_SNAPSHOTS = opt('--heap-snapshots'); // a directory: the idle section writes each proxy's heap before and with its streams open
 const nowMs = () => Number(process.hrtime.bigint()) / 1e6;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const SELF = fileURLToPath(import.meta.url);
@@ -296,6 +298,11 @@ async function proxyRole() {
       gcTotal = 0;
       return;
     }
+    if (m.snapshot) {
+      for (let i = 0; i < 3; i++) { globalThis.gc?.(); await sleep(20); }
+      const { writeHeapSnapshot } = await import('node:v8');
+      return process.send({ snapshot: writeHeapSnapshot(m.snapshot) });
+    }
     if (m.exit) {
       server.closeAllConnections?.();
       await close().catch(() => undefined);
@@ -545,6 +552,8 @@ async function paced(ctx, c, streams, rate, n) {
 /** Memory: the proxy's RSS and heap (after GC) with `streams` streams open and idle, minus before. */
 async function idle(ctx, c, streams) {
   const run = runId();
+  const snap = (when) => (HEAP_SNAPSHOTS ? c.child.ask({ snapshot: join(HEAP_SNAPSHOTS, `${c.kind}-${when}.heapsnapshot`) }, (m) => m.snapshot) : undefined);
+  await snap('before');
   const s0 = await c.child.stats(true);
   let first = 0;
   let allFirst;
@@ -555,6 +564,8 @@ async function idle(ctx, c, streams) {
   await sleep(500);
   const s1 = await c.child.stats(true);
   const l = load1();
+  const written = await snap(`${streams}-idle`);
+  if (written) process.stderr.write(`(heap snapshots: ${written} and its -before) `);
   await ctx.upstream.ask({ finish: true, run }, (m) => m.finished === run);
   await withTimeout(done, 300_000, c.name);
   return { streams, rssKB: (s1.rss - s0.rss) / 1024 / streams, heapKB: (s1.heap - s0.heap) / 1024 / streams, load: l };
