@@ -7,11 +7,15 @@ import type { LogScope } from './types.js';
 export interface PendingAppend {
   readonly scope: LogScope;
   readonly token: number;
-  /** The events as APPEND's ARGV triples: sequence_number, '1' | '0' (terminal), JSON. */
-  readonly args: readonly string[];
+  /** How many events `seqs` and `jsons` hold. */
+  readonly events: number;
+  /** The events packed as the APPEND script takes them: sequence numbers ('4,5,6t') and JSON joined by '\n'. */
+  readonly seqs: string;
+  readonly jsons: string;
 }
 
-interface Waiting extends PendingAppend {
+interface Waiting {
+  readonly append: PendingAppend;
   readonly resolve: (r: string[]) => void;
   readonly reject: (e: unknown) => void;
 }
@@ -22,12 +26,14 @@ const MAX_BYTES = 1 << 20;
 
 export interface AppendBatcher {
   /** Resolves with what APPEND returned for this stream. */
-  add(scope: LogScope, token: number, args: readonly string[]): Promise<string[]>;
+  add(append: PendingAppend): Promise<string[]>;
 }
 
+const OK: readonly string[] = ['ok'];
+
 /**
- * `send` gets one batch (never empty) and resolves with APPEND's result for a batch of one, or with three
- * elements per stream for a longer batch (APPEND_MANY's).
+ * `send` gets one batch (never empty) and resolves with APPEND's result for a batch of one, or, for a longer
+ * batch, with APPEND_MANY's: four elements for each append that failed (its position from 1, then APPEND's).
  */
 export function appendBatcher(send: (batch: readonly PendingAppend[]) => Promise<string[]>): AppendBatcher {
   let queue: Waiting[] = [];
@@ -42,17 +48,20 @@ export function appendBatcher(send: (batch: readonly PendingAppend[]) => Promise
       let bytes = 0;
       let j = i;
       do {
-        const a = all[j]!;
-        events += a.args.length / 3;
-        for (let k = 2; k < a.args.length; k += 3) bytes += a.args[k]!.length;
+        const a = all[j]!.append;
+        events += a.events;
+        bytes += a.jsons.length;
         j++;
       } while (j < all.length && events < MAX_EVENTS && bytes < MAX_BYTES);
       const batch = all.slice(i, j);
       i = j;
-      send(batch).then(
+      send(batch.map((w) => w.append)).then(
         (r) => {
           if (batch.length === 1) return batch[0]!.resolve(r);
-          batch.forEach((a, k) => a.resolve(r.slice(3 * k, 3 * k + 3)));
+          // APPEND_MANY answers only for the appends that failed: position (from 1), then APPEND's reply.
+          const failed = new Map<number, string[]>();
+          for (let k = 0; k + 3 < r.length; k += 4) failed.set(Number(r[k]) - 1, r.slice(k + 1, k + 4));
+          batch.forEach((a, k) => a.resolve(failed.get(k) ?? (OK as string[])));
         },
         (e: unknown) => {
           for (const a of batch) a.reject(e);
@@ -62,9 +71,9 @@ export function appendBatcher(send: (batch: readonly PendingAppend[]) => Promise
   };
 
   return {
-    add(scope, token, args) {
+    add(append) {
       return new Promise<string[]>((resolve, reject) => {
-        queue.push({ scope, token, args, resolve, reject });
+        queue.push({ append, resolve, reject });
         if (!scheduled) {
           scheduled = true;
           setImmediate(flush);

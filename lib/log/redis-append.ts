@@ -1,3 +1,4 @@
+import type { Cluster, Redis } from 'ioredis';
 import { EventLogError } from '../errors.js';
 import type { ResponseStreamEvent } from '../events/responses.js';
 import { appendBatcher } from './redis-append-batch.js';
@@ -5,6 +6,7 @@ import { eventLogErrorOf, isCluster, type RedisConnections, unavailable } from '
 import { fenced } from './redis-lease.js';
 import type { RedisLogSettings } from './redis-options.js';
 import { APPEND, APPEND_MANY } from './redis-scripts.js';
+import { streamKeyBase } from './redis-keys.js';
 import type { RunScript } from './redis-run-script.js';
 import { isTerminalEvent } from './scope.js';
 import type { EventLog, LogScope } from './types.js';
@@ -35,32 +37,54 @@ export function redisAppend(
   // The appends of all streams asked for in one turn of the event loop go to Redis as one script call (on a
   // single Redis): with many streams, each carrying a few events, the calls and round trips do not grow with
   // the number of streams.
+  // Each stream's keys and key base, built once per scope (a writer keeps one scope object for its appends).
+  const keyCache = new WeakMap<LogScope, string[]>();
+  const keysFor = (scope: LogScope): string[] => {
+    let keys = keyCache.get(scope);
+    if (keys === undefined) keyCache.set(scope, (keys = keysOf(scope)));
+    return keys;
+  };
+  const bases = new WeakMap<LogScope, string>();
+  const baseOf = (scope: LogScope): string => {
+    let base = bases.get(scope);
+    if (base === undefined) bases.set(scope, (base = streamKeyBase(settings.keyPrefix, scope)));
+    return base;
+  };
+
   const appends = appendBatcher((batch) => {
     const first = batch[0]!;
-    if (batch.length === 1) return run(APPEND, first.scope, [first.token, liveTtlMs, ttlMs, maxEvents, maxBytes, ...first.args]);
-    const keys: string[] = [];
-    const args: (string | number)[] = [liveTtlMs, ttlMs, maxEvents, maxBytes];
+    if (batch.length === 1) return run(APPEND, first.scope, [first.token, liveTtlMs, ttlMs, maxEvents, maxBytes, first.seqs, first.jsons], keysFor(first.scope));
+    // Every stream's JSON in one argument, the rest three per stream: a few arguments instead of thousands.
+    let jsons = '';
+    const args: (string | number)[] = [liveTtlMs, ttlMs, maxEvents, maxBytes, ''];
     for (const a of batch) {
-      keys.push(...keysOf(a.scope));
-      args.push(a.token, a.args.length / 3);
-      for (const x of a.args) args.push(x);
+      if (a.events > 0) jsons += jsons === '' ? a.jsons : `\n${a.jsons}`;
+      args.push(baseOf(a.scope), a.token, a.seqs);
     }
-    return run(APPEND_MANY, first.scope, args, keys);
+    args[4] = jsons;
+    return run(APPEND_MANY, first.scope, args, []);
   });
+
+  // The client, once known: the log's client never changes, so later appends need not wait a turn for it.
+  let known: Redis | Cluster | undefined;
 
   return async (scope, token, events) => {
     conn.ensureOpen(scope);
-    const args: string[] = [];
+    let seqs = '';
+    let jsons = '';
+    let n = 0;
     for (const e of events) {
       if (!placeable(e)) continue;
-      args.push(String(e.sequence_number), isTerminalEvent(e) ? '1' : '0', JSON.stringify(e));
+      const sep = n++ === 0 ? '' : ',';
+      seqs += isTerminalEvent(e) ? `${sep}${e.sequence_number as number}t` : `${sep}${e.sequence_number as number}`;
+      jsons += n === 1 ? JSON.stringify(e) : `\n${JSON.stringify(e)}`;
     }
-    const c = await conn.timed(conn.client(), scope);
+    const c = known ?? (known = await conn.timed(conn.client(), scope));
     let r: string[];
-    if (isCluster(c)) r = await run(APPEND, scope, [token, liveTtlMs, ttlMs, maxEvents, maxBytes, ...args]);
+    if (isCluster(c)) r = await run(APPEND, scope, [token, liveTtlMs, ttlMs, maxEvents, maxBytes, seqs, jsons], keysFor(scope));
     else {
       try {
-        r = await appends.add(scope, token, args);
+        r = await appends.add({ scope, token, events: n, seqs, jsons });
       } catch (e) {
         // A failed batch fails each of its appends, each naming its own response.
         throw e instanceof EventLogError && e.responseId !== scope.responseId ? eventLogErrorOf(e, scope.responseId) : unavailable(e, scope);

@@ -1,3 +1,4 @@
+import type { Cluster, Redis } from 'ioredis';
 import type { RedisConnections } from './redis-connection.js';
 import type { LogScope } from './types.js';
 
@@ -12,9 +13,12 @@ export function scriptRunner(conn: RedisConnections, keysOf: (scope: LogScope) =
   const shas = new Map<string, string>();
   const loading = new Map<string, Promise<void>>();
 
+  // The client, once known: the log's client never changes, so later calls need not wait a turn for it.
+  let known: Redis | Cluster | undefined;
+
   return async (script, scope, args, keys = keysOf(scope)) => {
     conn.ensureOpen(scope);
-    const c = await conn.timed(conn.client(), scope);
+    const c = known ?? (known = await conn.timed(conn.client(), scope));
     const call = async (): Promise<unknown> => {
       let sha = shas.get(script);
       if (sha === undefined) {
