@@ -12,7 +12,10 @@ export interface RedisEventLogOptions {
   readonly keyPrefix?: string;
   /** How long an ended stream (terminal event or cancel) is kept, in ms. Default 24 h. */
   readonly ttlMs?: number;
-  /** The expiry of a live stream's keys, pushed back by every acquire, renew and append. Default 24 h. */
+  /**
+   * The expiry of a live stream's keys, pushed back by every acquire and renew, and by an append once it came
+   * within 1% of it (at most 1 s; an append does not pay for three PEXPIREs each time). Default 24 h.
+   */
   readonly liveTtlMs?: number;
   /** Most events one stream may hold; an append past it fails with `EventLogError('limit')`. Default 100 000. */
   readonly maxEvents?: number;
