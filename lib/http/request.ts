@@ -163,6 +163,19 @@ class EventRelay<T> extends Subscriber<T> {
   }
 }
 
+/**
+ * @internal One relay that has been through a whole stream (a terminal event, the end, the unsubscribe), kept for
+ * the life of the module: the hidden class of the relays, with each field's value kinds already widened, then
+ * survives a full GC, and code that inlined `_next` is not deoptimised again mid-stream by a fresh class whose
+ * fields are narrowed anew. It holds no user data.
+ */
+export const relayShape: unknown = (() => {
+  const r = new EventRelay<unknown>(new Subscriber<unknown>(), []);
+  r.next({ type: 'response.completed' });
+  r.complete();
+  return r;
+})();
+
 /** `text/event-stream`, in any case, with or without parameters. A missing content-type is read as SSE (documented). */
 export function isEventStream(contentType: string): boolean {
   return contentType.split(';')[0]!.trim().toLowerCase() === 'text/event-stream';
