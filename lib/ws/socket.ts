@@ -1,103 +1,19 @@
-import { BehaviorSubject, interval, Observable, Subject, timer, type Subscription } from 'rxjs';
-import { ConfigurationError, LimitExceededError } from '../errors.js';
-import type { ValidateMode } from '../events/decode.js';
-import type { ResponsesClientEvent, ResponsesServerEvent } from '../events/websocket.js';
-import { checkBaseURL, DEFAULT_BASE_URL } from '../http/config.js';
+import { BehaviorSubject, interval, Subject, timer, type Subscription } from 'rxjs';
+import { LimitExceededError } from '../errors.js';
+import type { ResponsesClientEvent } from '../events/websocket.js';
 import { WebSocketClosedError, WebSocketConfigError, WebSocketNotOpenError } from './errors.js';
 import { decodeFrameData, frameSize } from './frames.js';
 import { env, isNode } from '../env.js';
 import { headerSecrets, redactError, redactValue, secretsOf } from '../redact.js';
-import type { ResponseOverSocketOptions, SocketResponseBody } from './response.js';
 import { streamResponseOverSocket } from './response.js';
 import { DEFAULT_TERMINAL_TIMEOUT } from './lane-types.js';
+import type { ResponsesSocket, ResponsesSocketConfig } from './socket-api.js';
+import { checkSocketURL, responsesSocketURL } from './socket-url.js';
 import { checkClientEvent } from './validate.js';
-import type { ConnectionState, LaneSocket, NodeWebSocketLike, SocketEvent, WebSocketConstructorLike, WebSocketLike } from './types.js';
+import type { ConnectionState, NodeWebSocketLike, SocketEvent, WebSocketConstructorLike, WebSocketLike } from './types.js';
 
-export interface ResponsesSocketConfig {
-  /**
-   * Sent as `Authorization: Bearer …` (Node, or any `ws`-style constructor). Default: `OPENAI_API_KEY` in
-   * Node. Browsers cannot set WebSocket headers, and a key in the URL or page would leak, so a key is
-   * refused there (`WebSocketConfigError`): point `url` at your own relay, which authenticates the user
-   * (cookie / session) and opens the upstream socket with the key server-side.
-   */
-  readonly apiKey?: string;
-  /** Default: `OPENAI_BASE_URL`, else `https://api.openai.com/v1`; the URL is `{baseURL}/responses` with http→ws, https→wss. */
-  readonly baseURL?: string;
-  /** The full `ws://` / `wss://` URL; overrides `baseURL`. */
-  readonly url?: string;
-  /** Extra handshake headers (`ws`-style constructors only). */
-  readonly headers?: Record<string, string>;
-  /** A WebSocket constructor (tests, other runtimes). Default: `ws` in Node, the global `WebSocket` elsewhere. */
-  readonly WebSocket?: WebSocketConstructorLike;
-  /**
-   * Ping period in ms for sockets that can ping (`ws`): keeps an idle connection alive, and a connection that
-   * answers no ping within one period is dropped as dead (`WebSocketClosedError` 1006, retryable).
-   * Default 30000; 0 turns it off.
-   */
-  readonly heartbeatInterval?: number;
-  /** Client events queued before the socket opens; one more throws `LimitExceededError`. Default 1024. */
-  readonly maxSendBuffer?: number;
-  /** `'strict'` (default) checks every documented server event against its codec; `'off'` skips codecs. */
-  readonly validate?: ValidateMode;
-  /** How long `close()` waits for the closing handshake before dropping the connection (ms). Default 2000. */
-  readonly closeTimeout?: number;
-  /**
-   * The largest frame accepted (bytes; `ws`'s `maxPayload`). A larger one ends the connection with
-   * `LimitExceededError('maxFrameSize')`, not retryable: the same request would bring it again.
-   * Default 128 MiB (a 64 MiB image event fits).
-   */
-  readonly maxFrameSize?: number;
-  /**
-   * How long (ms) a lane whose response lost a frame (undecodable, or naming no lane) waits for more of that
-   * response before giving up on its terminal event and moving on (`LaneError` `terminal_timeout`).
-   * Default 60000; `laneMux`'s option of the same name overrides it.
-   */
-  readonly terminalTimeout?: number;
-}
-
-/** One Responses WebSocket connection. Created by `connectResponsesSocket`; owned (and closed) by the caller. */
-export interface ResponsesSocket extends LaneSocket {
-  /**
-   * Every server event, decoded with the SSE codecs (undocumented types pass through), shared by all
-   * subscribers (hot: late subscribers see later events only). Undecodable frames (invalid UTF-8
-   * included) arrive as `FrameErrorEvent` values. Completes after `close()`; errors with
-   * `WebSocketClosedError` on a drop, `LimitExceededError('maxFrameSize')` after a frame over the limit.
-   */
-  readonly events$: Observable<SocketEvent>;
-  /** The connection state, current value first. Completes once `closed`. */
-  readonly state$: Observable<ConnectionState>;
-  readonly state: ConnectionState;
-  readonly url: string;
-  readonly terminalTimeout: number;
-  /**
-   * Validates and sends one client event (queued until the socket is open). Throws
-   * `InvalidClientEventError`, `LimitExceededError` (queue full) or `WebSocketNotOpenError` (closing/closed).
-   */
-  send(event: ResponsesClientEvent): void;
-  /** Closes the connection (normal closure); pending timers are cleared so nothing keeps the process alive. */
-  close(code?: number, reason?: string): void;
-  /** Sends one `response.create` and streams that response's events; see `streamResponseOverSocket`. */
-  response(body: SocketResponseBody, options?: ResponseOverSocketOptions): Observable<ResponsesServerEvent>;
-}
-
-/** `{baseURL}/responses` with http→ws and https→wss. */
-export function responsesSocketURL(baseURL: string = env('OPENAI_BASE_URL') ?? DEFAULT_BASE_URL): string {
-  checkBaseURL(baseURL);
-  return `${baseURL.replace(/\/+$/, '').replace(/^http(s?):/i, 'ws$1:')}/responses`;
-}
-
-/** A full `url`: ws(s) only, and never `user:password@` (refused without quoting it, as for `baseURL`). */
-function checkSocketURL(url: string): string {
-  let u: URL;
-  try {
-    u = new URL(url);
-  } catch {
-    throw new ConfigurationError('url', 'not an absolute URL (expected e.g. wss://api.openai.com/v1/responses)');
-  }
-  if (u.username !== '' || u.password !== '') throw new ConfigurationError('url', 'credentials in the URL (user:password@) are refused: pass the key as apiKey or in headers');
-  if (u.protocol !== 'ws:' && u.protocol !== 'wss:') throw new ConfigurationError('url', 'unsupported scheme (expected ws: or wss:)');
-  return url;
-}
+export type { ResponsesSocket, ResponsesSocketConfig } from './socket-api.js';
+export { responsesSocketURL } from './socket-url.js';
 
 const CONNECTION_LIMIT = 'websocket_connection_limit_reached';
 const DEFAULT_MAX_FRAME_SIZE = 128 * 1024 * 1024;
