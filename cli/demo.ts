@@ -1,16 +1,17 @@
 // `openai-rx demo`: real pipelines over real sockets. Offline (default) against the embedded loopback
 // servers serving embedded transcripts; with --live against the OpenAI API (or OPENAI_BASE_URL's provider).
-import { concatMap, from, lastValueFrom, Observable, tap, toArray, type MonoTypeOperatorFunction } from 'rxjs';
+import { concatMap, from, lastValueFrom, tap, toArray, type MonoTypeOperatorFunction } from 'rxjs';
+import { responseIdOf } from '../lib/events/guards.js';
 import {
-  accumulateText, collectToolCalls, connectResponsesSocket, isLaneError, laneMux, outputText, resumeFrom, retrieveResponseStream,
-  StreamInterruptedError, streamResponse, toChatChunks, toChatSSE,
-  type ClientConfig, type ResponsesClientEvent, type ResponsesSocket, type ResponseStreamEvent, type ResumeCursor, type ToolCall,
+  collectToolCalls, isLaneError, laneMux, outputText, resumeFrom, retrieveResponseStream, streamResponse, toChatChunks, toChatSSE,
+  type ResponsesClientEvent, type ResponseStreamEvent, type ResumeCursor, type ToolCall,
 } from '../lib/index.js';
-import { startResponsesWebSocketServer, startTestServer, textTranscript, type ResponsesWebSocketServer, type TestServer } from '../lib/testing/index.js';
-
-import { demoDurable, durableStep, DURABLE_DROP_AFTER, type DurableResult } from './demo-durable.js';
+import { DROP_AFTER, LANES, liveBackend, offlineBackend } from './demo-backend.js';
+import { durableStep, DURABLE_DROP_AFTER, type DurableResult } from './demo-durable.js';
+import { runTool, TOOLS } from './demo-tools.js';
 import { clearProgress, formatBytes, paint, progress, table, type Out } from './style.js';
-import { embeddedTranscripts } from './transcripts.js';
+
+export { runTool } from './demo-tools.js';
 
 export interface DemoOptions {
   readonly out: Out;
@@ -45,109 +46,6 @@ export interface DemoResult {
   readonly resumed: { readonly text: string; readonly cursor: ResumeCursor | undefined; readonly sequence: readonly number[] };
   readonly lanes: Readonly<Record<string, string>>;
   readonly durable: DurableResult;
-}
-
-/** Where the pipelines go: the loopback servers or the API. */
-interface Backend {
-  readonly label: string;
-  readonly http: ClientConfig;
-  readonly socket: () => ResponsesSocket;
-  readonly model: (step: 'text' | 'tools' | 'tool-answer' | 'background' | 'lanes' | 'durable') => string;
-  /** Makes the first connection of the resume step break mid-stream. */
-  readonly cut: MonoTypeOperatorFunction<ResponseStreamEvent>;
-  close(): Promise<void>;
-}
-
-const DROP_AFTER = 12;
-
-const LANES: ReadonlyArray<{ lane: string; input: string; answer: string }> = [
-  { lane: 'summary', input: 'Summarise RxJS in one sentence.', answer: 'RxJS composes asynchronous events as streams of values.' },
-  { lane: 'translate', input: 'Translate "good morning" into French.', answer: 'Bonjour, or more formally: bonne matinée.' },
-  { lane: 'title', input: 'A title for a post about streaming.', answer: 'Every Token, As It Happens' },
-];
-
-const TOOLS = [
-  { type: 'function', name: 'get_weather', description: 'Current weather in a city', parameters: { type: 'object', properties: { city: { type: 'string' }, unit: { type: 'string', enum: ['celsius', 'fahrenheit'] } }, required: ['city', 'unit'], additionalProperties: false }, strict: true },
-  { type: 'function', name: 'get_time', description: 'Current local time in a timezone', parameters: { type: 'object', properties: { timezone: { type: 'string' } }, required: ['timezone'], additionalProperties: false }, strict: true },
-];
-
-/** The demo's local tools. */
-export function runTool(name: string, args: unknown): string {
-  if (name === 'get_weather') return JSON.stringify({ city: (args as { city?: string }).city ?? '?', temperature: 18, unit: 'celsius', sky: 'clear' });
-  if (name === 'get_time') return JSON.stringify({ timezone: (args as { timezone?: string }).timezone ?? '?', time: '14:05' });
-  return JSON.stringify({ error: `unknown tool ${name}` });
-}
-
-/** Counts the bytes of every response body, whoever sends them. */
-function countingFetch(counter: { bytes: number }): typeof fetch {
-  return async (input, init) => {
-    const res = await globalThis.fetch(input as string, init);
-    if (!res.body) return res;
-    const counted = res.body.pipeThrough(
-      new TransformStream<Uint8Array, Uint8Array>({
-        transform(chunk, controller) {
-          counter.bytes += chunk.byteLength;
-          controller.enqueue(chunk);
-        },
-      }),
-    );
-    return new Response(counted, { status: res.status, statusText: res.statusText, headers: res.headers });
-  };
-}
-
-async function offlineBackend(chunkDelay: number, counter: { bytes: number }): Promise<Backend & { server: TestServer; ws: ResponsesWebSocketServer }> {
-  const server = await startTestServer({
-    transcripts: { ...embeddedTranscripts(), 'demo-durable': demoDurable() },
-    chunkDelay,
-    // The first request for the background response is cut half-way through an event.
-    faults: (r) => (r.route === 'responses.create' && (r.body as { model?: unknown } | undefined)?.model === 'demo-background' ? { type: 'drop', afterEvents: DROP_AFTER } : undefined),
-  });
-  const ws = await startResponsesWebSocketServer({
-    respond: (request) => {
-      const lane = LANES.find((l) => l.input === request['input']) ?? LANES[0]!;
-      return textTranscript({ responseId: `resp_lane_${lane.lane}`, model: 'demo-model', deltas: lane.answer.split(/(?<= )/) });
-    },
-  });
-  return {
-    label: `loopback servers ${server.baseURL} and ${ws.url}`,
-    server,
-    ws,
-    http: { baseURL: server.baseURL, apiKey: 'demo-key', fetch: countingFetch(counter) },
-    socket: () => connectResponsesSocket({ url: ws.url, apiKey: 'demo-key' }),
-    model: (step) => (step === 'lanes' ? 'demo-model' : `demo-${step}`),
-    cut: (s) => s,
-    close: async () => {
-      await Promise.all([server.close(), ws.close()]);
-    },
-  };
-}
-
-function liveBackend(apiKey: string, model: string, baseURL: string | undefined, counter: { bytes: number }): Backend {
-  const where = baseURL ? { baseURL } : {};
-  return {
-    label: `${baseURL ?? 'the OpenAI API'} (model ${model})`,
-    http: { apiKey, fetch: countingFetch(counter), ...where },
-    socket: () => connectResponsesSocket({ apiKey, ...where }),
-    model: () => model,
-    // The API will not drop a connection on request: break it here, as a network would.
-    cut: (source) =>
-      new Observable<ResponseStreamEvent>((subscriber) => {
-        let n = 0;
-        let id: string | undefined;
-        const sub = source.subscribe({
-          next(e) {
-            const r = (e as { response?: { id?: string } }).response;
-            if (r?.id) id = r.id;
-            subscriber.next(e);
-            if (++n === DROP_AFTER) subscriber.error(new StreamInterruptedError(id, e.sequence_number, 'connection cut by the demo'));
-          },
-          error: (err: unknown) => subscriber.error(err),
-          complete: () => subscriber.complete(),
-        });
-        return () => sub.unsubscribe();
-      }),
-    close: async () => undefined,
-  };
 }
 
 /** Renders a growing string live: writes what was added since the last value. */
@@ -212,7 +110,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
         streamResponse({ model: backend.model('tools'), input: 'Weather and time in Paris?', tools: TOOLS, parallel_tool_calls: true }, backend.http).pipe(
           count,
           tap((e) => {
-            if (e.type === 'response.created') toolsResponseId = (e as { response: { id: string } }).response.id;
+            if (e.type === 'response.created') toolsResponseId = responseIdOf(e);
           }),
           collectToolCalls(),
           toArray(),
