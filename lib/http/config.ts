@@ -76,19 +76,26 @@ export function configSecrets(config: ClientConfig = {}): Secrets {
 }
 
 /**
- * An absolute http(s) URL without credentials, else a `ConfigurationError` (not retryable: no reconnect
- * can fix it). The message never quotes the URL: a malformed one may hide a password where it cannot be found.
+ * `text` as an absolute URL without credentials, else a `ConfigurationError` naming `setting` (not retryable:
+ * no reconnect can fix it). The message never quotes the URL: a malformed one may hide a password where it
+ * cannot be found.
  */
-export function checkBaseURL(baseURL: string): string {
+export function urlWithoutCredentials(text: string, setting: string, example: string): URL {
   let url: URL;
   try {
-    url = new URL(baseURL);
+    url = new URL(text);
   } catch {
-    throw new ConfigurationError('baseURL', 'not an absolute URL (expected e.g. https://api.openai.com/v1)');
+    throw new ConfigurationError(setting, `not an absolute URL (expected e.g. ${example})`);
   }
   if (url.username !== '' || url.password !== '') {
-    throw new ConfigurationError('baseURL', 'credentials in the URL (user:password@) are refused: pass the key as apiKey or in headers');
+    throw new ConfigurationError(setting, 'credentials in the URL (user:password@) are refused: pass the key as apiKey or in headers');
   }
+  return url;
+}
+
+/** An absolute http(s) URL without credentials (see {@link urlWithoutCredentials}), else a `ConfigurationError`. */
+export function checkBaseURL(baseURL: string): string {
+  const url = urlWithoutCredentials(baseURL, 'baseURL', 'https://api.openai.com/v1');
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     // Quoted only when it is plainly a scheme (`ws://`): `user:pass@host` parses with `user:` as its scheme.
     const shown = baseURL.startsWith(`${url.protocol}//`) && url.protocol.length <= 16 ? ` ${JSON.stringify(url.protocol)}` : '';

@@ -1,7 +1,7 @@
 // The URL a Responses WebSocket connects to: from `baseURL` (http→ws), or a full `url` checked as strictly.
 import { ConfigurationError } from '../errors.js';
 import { env } from '../env.js';
-import { checkBaseURL, DEFAULT_BASE_URL } from '../http/config.js';
+import { checkBaseURL, DEFAULT_BASE_URL, urlWithoutCredentials } from '../http/config.js';
 
 /** `{baseURL}/responses` with http→ws and https→wss. */
 export function responsesSocketURL(baseURL: string = env('OPENAI_BASE_URL') ?? DEFAULT_BASE_URL): string {
@@ -11,13 +11,7 @@ export function responsesSocketURL(baseURL: string = env('OPENAI_BASE_URL') ?? D
 
 /** A full `url`: ws(s) only, and never `user:password@` (refused without quoting it, as for `baseURL`). */
 export function checkSocketURL(url: string): string {
-  let u: URL;
-  try {
-    u = new URL(url);
-  } catch {
-    throw new ConfigurationError('url', 'not an absolute URL (expected e.g. wss://api.openai.com/v1/responses)');
-  }
-  if (u.username !== '' || u.password !== '') throw new ConfigurationError('url', 'credentials in the URL (user:password@) are refused: pass the key as apiKey or in headers');
+  const u = urlWithoutCredentials(url, 'url', 'wss://api.openai.com/v1/responses');
   if (u.protocol !== 'ws:' && u.protocol !== 'wss:') throw new ConfigurationError('url', 'unsupported scheme (expected ws: or wss:)');
   return url;
 }
