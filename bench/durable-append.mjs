@@ -3,7 +3,7 @@
 // batches are due in the same turn), at most --window turns unacknowledged. A scratch tool for comparing
 // builds (OPENAI_RX_DIST=/path/to/dist), not part of `npm run bench`.
 //
-//   node scripts/build.mjs && node bench/durable-append.mjs [--streams 1000] [--per-append 1,10] [--events 200000] [--window 4]
+//   node scripts/build.mjs && node bench/durable-append.mjs [--streams 1000] [--per-append 1,10] [--events 200000] [--window 2]
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { loadavg } from 'node:os';
@@ -37,7 +37,7 @@ try {
   await admin.ping();
   const streams = Number(opt('--streams', 1000));
   const total = Number(opt('--events', 200_000));
-  const window = Number(opt('--window', 4));
+  const window = Number(opt('--window', 2));
   for (const per of opt('--per-append', '1,10').split(',').map(Number)) {
     const log = rx.redisEventLog({ url, keyPrefix: `b${per}:`, maxEvents: 1e9, maxBytes: 1e12 });
     const scopes = Array.from({ length: streams }, (_, i) => ({ responseId: `resp_${i}` }));

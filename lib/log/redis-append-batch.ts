@@ -7,11 +7,12 @@ import type { LogScope } from './types.js';
 export interface PendingAppend {
   readonly scope: LogScope;
   readonly token: number;
-  /** How many events `seqs` and `jsons` hold. */
-  readonly events: number;
-  /** The events packed as the APPEND script takes them: sequence numbers ('4,5,6t') and JSON joined by '\n'. */
+  /** The events' sequence numbers as the APPEND script takes them ('4,5,6t'). */
   readonly seqs: string;
-  readonly jsons: string;
+  /** Their JSON, to be joined by '\n' (once, for the whole call). */
+  readonly jsons: readonly string[];
+  /** The length of their JSON. */
+  readonly bytes: number;
 }
 
 interface Waiting {
@@ -49,8 +50,8 @@ export function appendBatcher(send: (batch: readonly PendingAppend[]) => Promise
       let j = i;
       do {
         const a = all[j]!.append;
-        events += a.events;
-        bytes += a.jsons.length;
+        events += a.jsons.length;
+        bytes += a.bytes;
         j++;
       } while (j < all.length && events < MAX_EVENTS && bytes < MAX_BYTES);
       const batch = all.slice(i, j);

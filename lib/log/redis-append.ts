@@ -53,15 +53,16 @@ export function redisAppend(
 
   const appends = appendBatcher((batch) => {
     const first = batch[0]!;
-    if (batch.length === 1) return run(APPEND, first.scope, [first.token, liveTtlMs, ttlMs, maxEvents, maxBytes, first.seqs, first.jsons], keysFor(first.scope));
-    // Every stream's JSON in one argument, the rest three per stream: a few arguments instead of thousands.
-    let jsons = '';
+    if (batch.length === 1) return run(APPEND, first.scope, [first.token, liveTtlMs, ttlMs, maxEvents, maxBytes, first.seqs, first.jsons.join('\n')], keysFor(first.scope));
+    // Every stream's JSON in one argument (joined once, into one flat string), the rest three per stream: a
+    // few arguments instead of thousands.
+    const jsons: string[] = [];
     const args: (string | number)[] = [liveTtlMs, ttlMs, maxEvents, maxBytes, ''];
     for (const a of batch) {
-      if (a.events > 0) jsons += jsons === '' ? a.jsons : `\n${a.jsons}`;
+      for (const j of a.jsons) jsons.push(j);
       args.push(baseOf(a.scope), a.token, a.seqs);
     }
-    args[4] = jsons;
+    args[4] = jsons.join('\n');
     return run(APPEND_MANY, first.scope, args, []);
   });
 
@@ -71,20 +72,22 @@ export function redisAppend(
   return async (scope, token, events) => {
     conn.ensureOpen(scope);
     let seqs = '';
-    let jsons = '';
-    let n = 0;
+    let bytes = 0;
+    const jsons: string[] = [];
     for (const e of events) {
       if (!placeable(e)) continue;
-      const sep = n++ === 0 ? '' : ',';
+      const sep = jsons.length === 0 ? '' : ',';
       seqs += isTerminalEvent(e) ? `${sep}${e.sequence_number as number}t` : `${sep}${e.sequence_number as number}`;
-      jsons += n === 1 ? JSON.stringify(e) : `\n${JSON.stringify(e)}`;
+      const json = JSON.stringify(e);
+      bytes += json.length;
+      jsons.push(json);
     }
     const c = known ?? (known = await conn.timed(conn.client(), scope));
     let r: string[];
-    if (isCluster(c)) r = await run(APPEND, scope, [token, liveTtlMs, ttlMs, maxEvents, maxBytes, seqs, jsons], keysFor(scope));
+    if (isCluster(c)) r = await run(APPEND, scope, [token, liveTtlMs, ttlMs, maxEvents, maxBytes, seqs, jsons.join('\n')], keysFor(scope));
     else {
       try {
-        r = await appends.add({ scope, token, events: n, seqs, jsons });
+        r = await appends.add({ scope, token, seqs, jsons, bytes });
       } catch (e) {
         // A failed batch fails each of its appends, each naming its own response.
         throw e instanceof EventLogError && e.responseId !== scope.responseId ? eventLogErrorOf(e, scope.responseId) : unavailable(e, scope);
