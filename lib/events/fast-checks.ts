@@ -10,7 +10,10 @@ import * as E from './responses.js';
 // Why: the codecs' generic `is` (one closure per codec, one feedback vector for all) reads the fields of a dozen
 // kinds of event at shared sites, megamorphic ones; each function here reads one kind, or a few.
 
-/** Accepts what the codec it stands for accepts; `false` sends the event to the codec. */
+/**
+ * Accepts what the codec it stands for accepts, given an event whose `type` is that codec's (the lookup table
+ * dispatched on it, so the `type` literal is not checked again); `false` sends the event to the codec.
+ */
 export type FastCheck = (u: Record<string, unknown>) => boolean;
 
 function seqOk(s: unknown): boolean {
