@@ -33,6 +33,7 @@ export type { ValidateMode } from './events/decode.js';
 export { createSSEScanner, DEFAULT_MAX_EVENT_SIZE, DEFAULT_MAX_LINE_LENGTH, type SSELimits, type SSEMessageHandler, type SSEScanner } from './sse/scanner.js';
 export type { StreamSource } from './sse/source.js';
 export { fromResponsesSSE, decodeResponsesSSE, type ResponsesSSEOptions } from './decode/responses-sse.js';
+export { rawDataOf } from './decode/raw-data.js';
 export { fromChatCompletionsSSE, decodeChatCompletionsSSE, decodeChunk, type ChatCompletionsSSEOptions } from './decode/chat-sse.js';
 export { ResponseStreamTracker, type SequenceMode, type SequenceOptions } from './decode/tracker.js';
 export { DEFAULT_BASE_URL, type ClientConfig } from './http/config.js';
