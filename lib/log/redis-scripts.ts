@@ -68,9 +68,9 @@ const APPEND_ONE = `
 local function append_one(km, ke, kn, token, live_ttl, end_ttl, max_events, max_bytes, seqs, jsons, pos, now)
   local m = redis.call('HMGET', km, 'holder', 'until', 'end', 'last', 'count', 'bytes', 'exp')
   -- Where this stream's events end in jsons, and which of them to store: those after the last stored, up to
-  -- a terminal one (two passes over the packed events instead of tables of them).
-  local start = pos
+  -- a terminal one (their id, first and last byte, three to an event in one flat table).
   local last = tonumber(m[4])
+  local picked = {}
   local n, added, terminal, at = 0, 0, false, nil
   for s, t in string.gmatch(seqs, '(%d+)(t?)') do
     local nl = string.find(jsons, '\\n', pos, true)
@@ -79,6 +79,7 @@ local function append_one(km, ke, kn, token, live_ttl, end_ttl, max_events, max_
       local v = tonumber(s)
       if last == nil or v > last then
         n, added, last, at = n + 1, added + stop - pos + 1, v, s
+        picked[3 * n - 2], picked[3 * n - 1], picked[3 * n] = s, pos, stop
         terminal = t == 't'
       end
     end
@@ -90,18 +91,10 @@ local function append_one(km, ke, kn, token, live_ttl, end_ttl, max_events, max_
   local bytes = tonumber(m[6]) or 0
   if count + n > tonumber(max_events) then return {'limit', 'events', int(count + n)}, pos end
   if bytes + added > tonumber(max_bytes) then return {'limit', 'bytes', int(bytes + added)}, pos end
-  last = tonumber(m[4])
-  local p, stored, whole = start, 0, #jsons
-  for s in string.gmatch(seqs, '%d+') do
-    local nl = string.find(jsons, '\\n', p, true)
-    local stop = nl and nl - 1 or whole
-    local v = tonumber(s)
-    if last == nil or v > last then
-      redis.call('XADD', ke, s .. '-1', 'e', (p == 1 and stop == whole) and jsons or string.sub(jsons, p, stop))
-      last, stored = v, stored + 1
-      if stored == n then break end
-    end
-    p = stop + 2
+  local whole = #jsons
+  for i = 1, 3 * n, 3 do
+    local p, stop = picked[i + 1], picked[i + 2]
+    redis.call('XADD', ke, picked[i] .. '-1', 'e', (p == 1 and stop == whole) and jsons or string.sub(jsons, p, stop))
   end
   if terminal then
     redis.call('HSET', km, 'last', at, 'count', int(count + n), 'bytes', int(bytes + added), 'end', 'completed')
