@@ -1,9 +1,9 @@
-import { catchError, Observable, Subscriber, throwError, timeout } from 'rxjs';
+import { catchError, Observable, throwError, timeout } from 'rxjs';
 import { AbortedError, HTTPError, IdleTimeoutError, NetworkError, NotAnEventStreamError } from '../errors.js';
-import { isTerminalType } from '../events/guards.js';
-import { redactError, redactThenCut, redactValue, type Secrets } from '../redact.js';
+import { redactError, redactThenCut, type Secrets } from '../redact.js';
 import { handOverBody } from '../sse/source.js';
 import { configSecrets, resolveConfig, type ClientConfig } from './config.js';
+import { EventRelay } from './event-relay.js';
 
 /** The most of an error body (or of a 2xx body that is not an event stream) ever read, in bytes. */
 export const MAX_ERROR_BODY = 64 * 1024;
@@ -120,69 +120,9 @@ function fetchStream<T>(
   });
 }
 
-/**
- * Passes a stream's decoded events on: notes the terminal one (from then on the end of the subscription is no
- * reason to cut the connection) and masks the server's text in error events, as in an error body. A Subscriber
- * rather than an observer object, which `subscribe()` would wrap in two more layers that every event crosses; a
- * class, so that this per-event code lives as long as the module (see SSEScannerCore).
- */
-class EventRelay<T> extends Subscriber<T> {
-  /** The server finished the stream: a terminal event went out, or the decoder completed. */
-  ended = false;
-
-  constructor(
-    private readonly out: Subscriber<T>,
-    private readonly secrets: Secrets,
-  ) {
-    super();
-  }
-
-  protected override _next(v: T): void {
-    const t = (v as { type?: unknown } | null)?.type;
-    // Set before the event goes out: a subscriber that leaves on it (`first()`) leaves a finished stream.
-    if (isTerminalType(t)) this.ended = true;
-    // An `error` / `*.failed` event is the server's text, like an error body: it leaves masked.
-    this.out.next(isErrorType(t) ? redactValue(v, this.secrets) : v);
-  }
-
-  protected override _error(e: unknown): void {
-    try {
-      this.out.error(redactError(e, this.secrets));
-    } finally {
-      this.unsubscribe();
-    }
-  }
-
-  protected override _complete(): void {
-    this.ended = true;
-    try {
-      this.out.complete();
-    } finally {
-      this.unsubscribe();
-    }
-  }
-}
-
-/**
- * @internal One relay that has been through a whole stream (a terminal event, the end, the unsubscribe), kept for
- * the life of the module: the hidden class of the relays, with each field's value kinds already widened, then
- * survives a full GC, and code that inlined `_next` is not deoptimised again mid-stream by a fresh class whose
- * fields are narrowed anew. It holds no user data.
- */
-export const relayShape: unknown = (() => {
-  const r = new EventRelay<unknown>(new Subscriber<unknown>(), []);
-  r.next({ type: 'response.completed' });
-  r.complete();
-  return r;
-})();
-
 /** `text/event-stream`, in any case, with or without parameters. A missing content-type is read as SSE (documented). */
 export function isEventStream(contentType: string): boolean {
   return contentType.split(';')[0]!.trim().toLowerCase() === 'text/event-stream';
-}
-
-function isErrorType(t: unknown): boolean {
-  return typeof t === 'string' && (t === 'error' || t.endsWith('.failed'));
 }
 
 /**
