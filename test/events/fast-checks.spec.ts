@@ -107,6 +107,24 @@ describe.each(FAST)('%s', (type, codec) => {
     expect(refused).toBeGreaterThan(RUNS / 20);
   });
 
+  test('on valid events with each field in turn missing, of every JSON type, or joined by an unknown key, they agree', () => {
+    const valid = fc.sample(events.filter((e) => codec.is(e)), { seed: SEED, numRuns: 12 });
+    expect(valid.length).toBe(12);
+    const keys = Object.keys((codec as unknown as StructType<Record<string, t.Mixed>>).props).filter((k) => k !== 'type');
+    const wrong: unknown[] = [null, 0, 0.5, '', 'x', true, [], [{}], {}, { type: 'output_text' }];
+    for (const base of valid) {
+      const variants: Json[] = [{ ...base, unknown_key: { nested: [1] } }];
+      for (const k of keys) {
+        const { [k]: _dropped, ...without } = base;
+        variants.push(without);
+        for (const w of wrong) variants.push({ ...base, [k]: w });
+      }
+      for (const v of variants) {
+        if (fast(v) !== codec.is(v)) throw new Error(`${type}: fast check ${fast(v)}, codec ${codec.is(v)} on ${JSON.stringify(v)}`);
+      }
+    }
+  });
+
   test('an event the check refuses fails with the codec’s error (reason and field path)', () => {
     fc.assert(
       fc.property(events.filter((e) => !codec.is(e)), (e) => {
