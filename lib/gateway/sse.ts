@@ -28,9 +28,6 @@ export function sseFrame(e: ResponseStreamEvent): string {
   return `${Number.isSafeInteger(seq) ? `id: ${seq as number}\n` : ''}event: ${safeType}\ndata: ${data}\n\n`;
 }
 
-/** The `error` event a stream that failed after its start ends with: the one toResponsesSSE writes. */
-export { errorFrame };
-
 export interface PumpOptions {
   readonly res: ServerResponse;
   /** The cursor the client resumes after (`starting_after`, `Last-Event-ID`). */
