@@ -1,4 +1,4 @@
-import { Observable, Subscription, type OperatorFunction, type Subscriber } from 'rxjs';
+import { Observable, Subscriber, Subscription, type OperatorFunction } from 'rxjs';
 
 /**
  * Runs several operators over one stream in a single pass and merges what they emit: each event is
@@ -36,11 +36,12 @@ export function fanOut<T, R extends readonly unknown[]>(...branches: { readonly 
 }
 
 /**
- * One subscription of fanOut: the source's observer, which hands each value to the branches' subscribers.
+ * One subscription of fanOut: the source's subscriber, which hands each value to the branches' subscribers.
  * A class, not closures made per subscription, so that the optimised code of the per-event path lives as
- * long as the module and survives a full GC between streams (see SSEScannerCore).
+ * long as the module and survives a full GC between streams (see SSEScannerCore); a Subscriber rather than an
+ * observer object, which `subscribe()` would wrap in two more layers that every event crosses (see EventRelay).
  */
-class FanOut<T, O> {
+class FanOut<T, O> extends Subscriber<T> {
   /**
    * Replaced, never changed in place: a branch that unsubscribes while a value is being handed out
    * (take(1), say) must not make the loop skip the next branch.
@@ -55,22 +56,31 @@ class FanOut<T, O> {
     readonly out: Subscriber<O>,
     branches: number,
   ) {
+    super();
     this.sinks = [];
     this.open = branches;
     this.hub = new Observable<T>((s) => this.attach(s));
   }
 
-  next(v: T): void {
+  protected override _next(v: T): void {
     const list = this.sinks;
     for (let i = 0; i < list.length; i++) list[i]!.next(v);
   }
 
-  error(e: unknown): void {
-    for (const s of this.sinks) s.error(e);
+  protected override _error(e: unknown): void {
+    try {
+      for (const s of this.sinks) s.error(e);
+    } finally {
+      this.unsubscribe();
+    }
   }
 
-  complete(): void {
-    for (const s of this.sinks) s.complete();
+  protected override _complete(): void {
+    try {
+      for (const s of this.sinks) s.complete();
+    } finally {
+      this.unsubscribe();
+    }
   }
 
   private attach(s: Subscriber<T>): () => void {
@@ -81,20 +91,30 @@ class FanOut<T, O> {
   }
 }
 
-/** What one branch of a fanOut emits goes to the output. */
-class FanOutBranch<T, O> {
-  constructor(private readonly fan: FanOut<T, O>) {}
+/** What one branch of a fanOut emits goes to the output (a Subscriber, as FanOut is). */
+class FanOutBranch<T, O> extends Subscriber<O> {
+  constructor(private readonly fan: FanOut<T, O>) {
+    super();
+  }
 
-  next(v: O): void {
+  protected override _next(v: O): void {
     this.fan.out.next(v);
   }
 
-  error(e: unknown): void {
-    this.fan.out.error(e);
+  protected override _error(e: unknown): void {
+    try {
+      this.fan.out.error(e);
+    } finally {
+      this.unsubscribe();
+    }
   }
 
-  complete(): void {
-    if (--this.fan.open === 0) this.fan.out.complete();
+  protected override _complete(): void {
+    try {
+      if (--this.fan.open === 0) this.fan.out.complete();
+    } finally {
+      this.unsubscribe();
+    }
   }
 }
 

@@ -1,5 +1,5 @@
 // One accumulateText subscription's state and per-event path (not exported from the package).
-import type { Subscriber } from 'rxjs';
+import { Subscriber } from 'rxjs';
 import type { ResponseStreamEvent } from '../../lib/events/responses.js';
 import { DecodeError } from '../../lib/errors.js';
 import type { TextKind, TextSnapshot } from '../accumulateText.js';
@@ -50,11 +50,12 @@ export class WantedKinds {
 }
 
 /**
- * One subscription's text parts: the source's observer. A class, not closures made per subscription, so that
+ * One subscription's text parts: the source's subscriber. A class, not closures made per subscription, so that
  * the optimised code of the per-event path lives as long as the module and survives a full GC between
- * streams (see SSEScannerCore). Fields are set in the constructor, in one order (one shape).
+ * streams (see SSEScannerCore); a Subscriber rather than an observer object, which `subscribe()` would wrap in
+ * two more layers that every event crosses (see EventRelay). Fields are set in the constructor, in one order.
  */
-export class TextAccumulation {
+export class TextAccumulation extends Subscriber<ResponseStreamEvent> {
   private items: Map<number, ItemParts>;
   private readonly book: ItemBook;
   /** Deltas come in runs on one part: skip the map lookups then. */
@@ -64,12 +65,13 @@ export class TextAccumulation {
     private readonly subscriber: Subscriber<TextSnapshot>,
     private readonly wanted: WantedKinds,
   ) {
+    super();
     this.items = new Map();
     this.book = new ItemBook();
     this.last = undefined;
   }
 
-  next(ev: ResponseStreamEvent): void {
+  protected override _next(ev: ResponseStreamEvent): void {
     const e = asRecord(ev);
     if (e === undefined) return;
     const type = e['type'];
@@ -133,13 +135,21 @@ export class TextAccumulation {
     }
   }
 
-  error(err: unknown): void {
-    this.subscriber.error(err);
+  protected override _error(err: unknown): void {
+    try {
+      this.subscriber.error(err);
+    } finally {
+      this.unsubscribe();
+    }
   }
 
-  complete(): void {
-    this.closeAll(undefined);
-    this.subscriber.complete();
+  protected override _complete(): void {
+    try {
+      this.closeAll(undefined);
+      this.subscriber.complete();
+    } finally {
+      this.unsubscribe();
+    }
   }
 
   private itemAt(outputIndex: number): ItemParts {
