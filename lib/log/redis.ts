@@ -39,7 +39,7 @@ export function redisEventLog(options: RedisEventLogOptions = {}): EventLog & Fo
   const conn = redisConnections({ url: options.url, client: options.client, timeoutMs: settings.timeoutMs });
   const keysOf = (scope: LogScope): string[] => streamKeyList(settings.keyPrefix, scope);
   const run = scriptRunner(conn, keysOf);
-  const { acquire, renew, release } = redisLease(run, settings);
+  const { acquire, renew, release, flush } = redisLease(conn, run, settings);
   const { read, wait, state } = redisRead(conn, run, settings);
 
   return {
@@ -56,6 +56,9 @@ export function redisEventLog(options: RedisEventLogOptions = {}): EventLog & Fo
       await run(CANCEL, scope, [settings.ttlMs]);
     },
 
-    close: () => conn.close(),
+    close: () => {
+      flush(); // lease calls still waiting for their batch (a writer's release) go before the connection closes
+      return conn.close();
+    },
   };
 }
