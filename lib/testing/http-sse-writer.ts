@@ -63,13 +63,15 @@ export function writeEvents(
     }
   };
   let i = 0;
+  let sent = 0; // events wholly written: the pieces only move forward, so the count does too
   const step = () => {
     while (i < pieces.length) {
       if (res.destroyed) return;
       const [a, b] = pieces[i++] as [number, number];
       res.write(all.subarray(a, b));
       record.bytesSent = b;
-      record.eventsSent = ends.filter((e) => e <= b).length;
+      while (sent < ends.length && (ends[sent] as number) <= b) sent++;
+      record.eventsSent = sent;
       if (delay > 0) {
         timer = setTimeout(step, delay);
         return;
