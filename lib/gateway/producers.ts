@@ -9,6 +9,8 @@ const keyOf = (owner: string, responseId: string): string => JSON.stringify([own
 export class Producer {
   readonly hub = new Subject<ResponseStreamEvent>();
   responseId: string | undefined;
+  /** Whether the upstream runs the response in the background (from its `response.created`). */
+  background = false;
   private sub: Subscription | undefined;
   private done = false;
 
@@ -24,6 +26,7 @@ export class Producer {
           const id = (e as { response?: { id?: unknown } }).response?.id;
           if (typeof id === 'string') {
             this.responseId = id;
+            this.background = (e as { response?: { background?: unknown } }).response?.background === true;
             this.book.index(this);
           }
         }

@@ -151,14 +151,16 @@ async function existing(ctx: GatewayContext, scope: LogScope): Promise<void> {
 }
 
 /**
- * Whether the recorded response runs in the background upstream (so a reader may continue it there): its
- * created event says so, or it has no event and no producer (a background create without streaming, registered).
+ * Whether the recorded response runs in the background upstream (so it can be continued or cancelled there):
+ * its created event says so; with no event yet, a stream nobody holds is a registered background create, and
+ * one whose lease is held cannot be told apart (a foreground producer before its first append, or a reader
+ * taking a registered background create over): `undefined`.
  */
-async function isBackground(ctx: GatewayContext, scope: LogScope): Promise<boolean> {
+async function backgroundOf(ctx: GatewayContext, scope: LogScope): Promise<boolean | undefined> {
   const [created] = await ctx.log.read(scope, undefined, 1);
   if (created === undefined) {
     const state = await ctx.log.state(scope);
-    return state !== undefined && state.lease === undefined;
+    return state !== undefined && state.lease === undefined ? true : undefined;
   }
   return (created as { response?: { background?: unknown } }).response?.background === true;
 }
@@ -174,7 +176,7 @@ export async function resumeResponse(ctx: GatewayContext, req: IncomingMessage, 
   admit(ctx);
   const scope: LogScope = { responseId: id, owner: caller.owner };
   await existing(ctx, scope);
-  const upstream = (await isBackground(ctx, scope)) ? upstreamConfig(caller, ctx.options) : undefined;
+  const upstream = (await backgroundOf(ctx, scope)) !== false ? upstreamConfig(caller, ctx.options) : undefined;
   startPump(ctx, {
     res,
     startingAfter,
@@ -195,21 +197,17 @@ export async function cancelResponse(ctx: GatewayContext, req: IncomingMessage, 
   const scope: LogScope = { responseId: id, owner: caller.owner };
   const state = await ctx.log.state(scope);
   if (state === undefined) throw notFound(id);
+  // Read before the cancel clears the lease. This instance's own producer knows from its created event.
+  const local = ctx.producers.get(caller.owner, id);
+  const background = local !== undefined ? local.background : await backgroundOf(ctx, scope);
   // The log first: every reader, here and in other instances, then sees the end as a cancel (not as the
   // interruption the upstream's cut would look like), and the producer's next append is fenced off.
   await ctx.log.cancel(scope);
-  ctx.producers.get(caller.owner, id)?.stop();
+  local?.stop();
   // A foreground response is cancelled by closing its request, which the gateway has just done (here, or
   // through the log on the instance streaming it); the upstream would refuse the cancel (400: background
   // only). The answer is what was generated, as the upstream answers a cancel: the response, `cancelled`.
-  if (state.end === undefined && !(await isBackground(ctx, scope))) {
-    const events = await ctx.log.read(scope, undefined);
-    const response = await lastValueFrom(from(events).pipe(accumulateResponse()), { defaultValue: undefined });
-    const body = JSON.stringify({ ...response, id, status: 'cancelled' });
-    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
-    res.end(body);
-    return;
-  }
+  if (state.end === undefined && background === false) return answerCancelled(ctx, scope, id, res);
   const controller = new AbortController();
   res.on('close', () => {
     if (!res.writableFinished) controller.abort();
@@ -217,5 +215,19 @@ export async function cancelResponse(ctx: GatewayContext, req: IncomingMessage, 
   const up = await fetchUpstream(ctx.options, {
     method: 'POST', path: `/responses/${encodeURIComponent(id)}/cancel`, headers: requestHeaders(req, caller), signal: controller.signal,
   });
+  // Undetermined, and the upstream refuses: it was a foreground response (ended above by the log's cancel).
+  if (background === undefined && state.end === undefined && up.status === 400) {
+    await up.body?.cancel().catch(() => undefined);
+    return answerCancelled(ctx, scope, id, res);
+  }
   await relay(up, res, controller.signal);
+}
+
+/** Answers a foreground response's cancel: what was generated, as the response, `cancelled`. */
+async function answerCancelled(ctx: GatewayContext, scope: LogScope, id: string, res: ServerResponse): Promise<void> {
+  const events = await ctx.log.read(scope, undefined);
+  const response = await lastValueFrom(from(events).pipe(accumulateResponse()), { defaultValue: undefined });
+  const body = JSON.stringify({ ...response, id, status: 'cancelled' });
+  res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+  res.end(body);
 }
