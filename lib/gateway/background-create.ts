@@ -11,7 +11,7 @@ import { GatewayHttpError } from './errors.js';
 import { fetchUpstream, relay, requestHeaders } from './forward.js';
 
 /** The `id` of a created response's JSON, if it is one. */
-function responseIdOf(text: string): string | undefined {
+function createdIdOf(text: string): string | undefined {
   try {
     const v = JSON.parse(text) as { id?: unknown; object?: unknown };
     return typeof v.id === 'string' && v.id !== '' && (v.object === undefined || v.object === 'response') ? v.id : undefined;
@@ -50,7 +50,7 @@ export async function createInBackground(ctx: GatewayContext, req: IncomingMessa
     if (res.destroyed) return;
     throw new GatewayHttpError(502, 'The upstream answer broke off.', { code: 'bad_gateway' });
   }
-  const id = responseIdOf(text);
+  const id = createdIdOf(text);
   // Registered before the answer goes out: a client that streams it right away finds it.
   if (id !== undefined) await register(ctx, { responseId: id, owner: caller.owner });
   await relay(new Response(text, { status: up.status, headers: up.headers }), res, controller.signal);

@@ -14,6 +14,7 @@ import { upstreamConfig, type Caller } from './auth.js';
 import { admit, sendError, startPump, type GatewayContext } from './context.js';
 import { FirstEventTimeout, GatewayHttpError, invalidRequest, upstreamError } from './errors.js';
 import { fetchUpstream, relay, requestHeaders } from './forward.js';
+import type { ResolvedGatewayOptions } from './options.js';
 
 /** Whether a stream ended because it was cancelled (then its readers end quietly, without an `error` event). */
 async function cancelled(ctx: GatewayContext, scope: LogScope): Promise<boolean> {
@@ -69,6 +70,9 @@ function numbered(): MonoTypeOperatorFunction<ResponseStreamEvent> {
     });
 }
 
+/** The upstream config of a stream the gateway records: each event keeps its data: text, forwarded as it came. */
+const recordingConfig = (caller: Caller, options: ResolvedGatewayOptions): ResponsesStreamConfig => ({ ...upstreamConfig(caller, options), keepRawData: true });
+
 /** The caller's stream from the log after `after`, continued from `upstream` when given (a background response). */
 function fromLog(ctx: GatewayContext, caller: Caller, id: string, after: number | undefined, upstream: ResponsesStreamConfig | undefined): Observable<ResponseStreamEvent> {
   const { options } = ctx;
@@ -90,7 +94,7 @@ export function createResponse(ctx: GatewayContext, res: ServerResponse, caller:
   const { options, log } = ctx;
   const request = options.background ? { ...body, background: true, store: true } : body;
   // The decoder keeps each event's text: the SSE frame and the log's size reuse it instead of serialising again.
-  const config = { ...upstreamConfig(caller, options), keepRawData: true };
+  const config = recordingConfig(caller, options);
   const background = request['background'] === true;
   // The first-event timeout belongs to the upstream stream, not to the client: a producer whose client left
   // before anything came must not wait for an upstream that never answers.
@@ -176,7 +180,7 @@ export async function resumeResponse(ctx: GatewayContext, req: IncomingMessage, 
   admit(ctx);
   const scope: LogScope = { responseId: id, owner: caller.owner };
   await existing(ctx, scope);
-  const upstream = (await backgroundOf(ctx, scope)) !== false ? upstreamConfig(caller, ctx.options) : undefined;
+  const upstream = (await backgroundOf(ctx, scope)) !== false ? recordingConfig(caller, ctx.options) : undefined;
   startPump(ctx, {
     res,
     startingAfter,
