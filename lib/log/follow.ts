@@ -14,6 +14,12 @@ export interface FollowHandlers {
   readonly end: () => void;
   /** The log failed; nothing more is called. */
   readonly error: (e: EventLogError) => void;
+  /**
+   * Every event stored before `at` (a `Date.now()`) has been handed to `events`, the follower is caught up as
+   * of then. A log may call it after each read of the stream; the reader uses it to tell a follow that is
+   * slow (keep waiting) from one that has stalled (read the log itself).
+   */
+  readonly synced?: (at: number) => void;
 }
 
 export interface FollowableEventLog extends EventLog {

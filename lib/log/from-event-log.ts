@@ -142,6 +142,7 @@ export function fromEventLog(log: EventLog, responseId: string, options: FromEve
         let checking = false;
         let again = false;
         let lastNews = 0; // none yet: the first timer checks
+        let syncedAt = 0; // when the follow last had every stored event (none yet)
         let started = expiresAt !== undefined; // the stream exists (else: not yet, wait up to `deadline`)
         const finish = (result: 'done' | 'lapsed' | Error): void => {
           if (finished) return;
@@ -174,11 +175,14 @@ export function fromEventLog(log: EventLog, responseId: string, options: FromEve
             return;
           }
           checking = true;
+          // The follow read the stream within the last 2 × pollMs: it is slow (a busy log or reader), not stalled,
+          // and hands over what is stored by itself; reading it here too only adds to the load. Else read the log.
+          let read = Date.now() - syncedAt >= 2 * pollMs;
           try {
             do {
               again = false;
               if (finished) return;
-              if (await drain()) return complete();
+              if (read && (await drain())) return complete();
               if (finished) return;
               const st = await log.state(scope);
               if (finished) return;
@@ -190,8 +194,10 @@ export function fromEventLog(log: EventLog, responseId: string, options: FromEve
               }
               if (st === undefined) return finish(new EventLogError('not_found', 'the stream expired while it was read', responseId));
               started = true;
-              if (st.lastSequenceNumber !== undefined && (last === undefined || st.lastSequenceNumber > last)) again = true;
-              else if (st.end !== undefined) return complete();
+              if (st.lastSequenceNumber !== undefined && (last === undefined || st.lastSequenceNumber > last)) {
+                if (!read && st.end === undefined && st.lease !== undefined) arm(Math.min(pollMs, st.lease.expiresAt - Date.now() + 5));
+                else again = read = true;
+              } else if (st.end !== undefined) return complete();
               else if (st.lease === undefined) return finish('lapsed');
               else arm(Math.min(pollMs, st.lease.expiresAt - Date.now() + 5));
             } while (again);
@@ -213,6 +219,9 @@ export function fromEventLog(log: EventLog, responseId: string, options: FromEve
           },
           end: () => void check(),
           error: (e) => finish(e),
+          synced: (at) => {
+            if (at > syncedAt) syncedAt = at;
+          },
         });
         controller.signal.addEventListener('abort', onAbort, { once: true });
         arm(Math.min(pollMs, expiresAt === undefined ? deadline - Date.now() : expiresAt - Date.now() + 5));

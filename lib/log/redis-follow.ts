@@ -31,6 +31,7 @@ export function redisFollow(conn: RedisConnections, settings: RedisLogSettings):
         onConn(blocking);
         try {
           const keys = ended ? [events, id] : [events, end, id, '0-0'];
+          const issued = Date.now();
           const got = (await timed(blocking.xread('COUNT', 500, 'BLOCK', 1000, 'STREAMS', ...keys), scope, 1000 + timeoutMs)) as [string, StreamEntry[]][] | null;
           for (const [key, entries] of got ?? []) {
             if (isStopped()) return;
@@ -48,6 +49,8 @@ export function redisFollow(conn: RedisConnections, settings: RedisLogSettings):
             ended = true;
             if (!isStopped()) h.end();
           }
+          const mine = got?.find(([key]) => key === events)?.[1];
+          if ((mine === undefined || mine.length < 500) && !isStopped()) h.synced?.(issued);
         } finally {
           onConn(undefined);
           conn.giveBack(blocking, !isStopped());
@@ -72,6 +75,7 @@ export function redisFollow(conn: RedisConnections, settings: RedisLogSettings):
         stopped = true;
         h.error(e);
       },
+      synced: (at) => !isStopped() && h.synced?.(at),
     };
     conn.client().then(
       (c) => {
@@ -98,6 +102,7 @@ export function redisFollow(conn: RedisConnections, settings: RedisLogSettings):
             if (hasEnd(entries)) guarded.end();
           },
           (e) => guarded.error(asOwnError(e, scope)),
+          h.synced === undefined ? undefined : guarded.synced,
         );
       },
       (e: unknown) => guarded.error(unavailable(e, scope)),

@@ -19,6 +19,7 @@ export interface Waiter extends Consumer {
 export interface Follower extends Consumer {
   readonly onEntries: (entries: StreamEntry[]) => void;
   readonly onError: (e: Error) => void;
+  readonly onSynced?: ((at: number) => void) | undefined;
 }
 
 /** What one XREAD names, and what it covers: stream key → the id it reads after (end keys: '0-0'). */
@@ -89,5 +90,18 @@ export function dispatch(got: [string, StreamEntry[]][], read: ReadonlyMap<strin
       const entries = byKey.get(w.events);
       if (entries !== undefined && later(parseId(entries[entries.length - 1]![0]), w.after)) w.settle(true);
     }
+  }
+}
+
+/**
+ * After an XREAD sent at `at` returned (its entries dispatched): tells each follower it read whole, and not cut
+ * short by COUNT (`cut`: the keys that got COUNT entries), that it has every entry stored before `at`. Its
+ * reader can tell a slow tail (still reading it) from a stalled one.
+ */
+export function synced(read: ReadonlyMap<string, Id>, cut: ReadonlySet<string>, followers: Set<Follower>, at: number): void {
+  for (const f of [...followers]) {
+    if (f.onSynced === undefined || !followers.has(f) || cut.has(f.events)) continue;
+    const from = read.get(f.events);
+    if (from !== undefined && !later(from, f.after)) f.onSynced(at);
   }
 }

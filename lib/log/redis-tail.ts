@@ -8,7 +8,7 @@
 // connection), batched: the new consumers of about a millisecond share one. Only for a single Redis: on a
 // Cluster the keys of different streams live in different slots, and one XREAD cannot span them.
 import type { Redis } from 'ioredis';
-import { covered as coveredBy, dispatch, type Follower, readPlan, type Waiter } from './redis-tail-consumers.js';
+import { covered as coveredBy, dispatch, type Follower, readPlan, synced, type Waiter } from './redis-tail-consumers.js';
 import { type Id, parseId, type StreamEntry } from './redis-stream-id.js';
 
 export { parseId, type StreamEntry } from './redis-stream-id.js';
@@ -47,9 +47,11 @@ export interface RedisTail {
   wait(events: string, end: string, id: string, waitMs: number, signal?: AbortSignal): Promise<boolean>;
   /**
    * Hands every entry of `events` after `id` to `onEntries` as it arrives (in order, each once), and calls
-   * `onError` (once, then nothing more) when Redis fails. Returns the unfollow.
+   * `onError` (once, then nothing more) when Redis fails. After each XREAD that read the stream whole for it,
+   * `onSynced(at)`: every entry stored before `at` (Date.now() when that XREAD was sent) has been handed over.
+   * Returns the unfollow.
    */
-  follow(events: string, id: string, onEntries: (entries: StreamEntry[]) => void, onError: (e: Error) => void): () => void;
+  follow(events: string, id: string, onEntries: (entries: StreamEntry[]) => void, onError: (e: Error) => void, onSynced?: (at: number) => void): () => void;
   close(): void;
 }
 
@@ -180,12 +182,15 @@ export function redisTail(options: RedisTailOptions): RedisTail {
           continue;
         }
         inFlight = undefined;
+        const cut = new Set<string>();
+        for (const [key, entries] of got ?? []) if (entries.length >= count) cut.add(key);
+        if (got !== null && got.length > 0) dispatch(got, covers, followers, waiters);
+        synced(covers, cut, followers, issued);
         if (got === null || got.length === 0) continue;
-        dispatch(got, covers, followers, waiters);
         // Entries came: let more gather before naming every key again (a new consumer cuts the pause short),
         // unless a stream has more waiting than one XREAD returns (a backlog is read at once).
         const rest = issued + minCycleMs(keys.length) - Date.now();
-        if (rest > 0 && !closed && !got.some(([, entries]) => entries.length >= count)) {
+        if (rest > 0 && !closed && cut.size === 0) {
           await new Promise<void>((r) => {
             wakePace = r;
             pace = setTimeout(r, rest);
@@ -229,9 +234,9 @@ export function redisTail(options: RedisTailOptions): RedisTail {
       });
     },
 
-    follow(events, id, onEntries, onError) {
+    follow(events, id, onEntries, onError, onSynced) {
       if (closed) return () => undefined;
-      const f: Follower = { events, end: undefined, after: parseId(id), onEntries, onError };
+      const f: Follower = { events, end: undefined, after: parseId(id), onEntries, onError, onSynced };
       followers.add(f);
       if (!covered(f)) schedule();
       return () => {

@@ -5,7 +5,7 @@
 import { lastValueFrom, toArray } from 'rxjs';
 import { EventLogError } from '../../lib/errors';
 import type { ResponseStreamEvent } from '../../lib/events/responses';
-import { canFollow } from '../../lib/log/follow';
+import { canFollow, type FollowableEventLog, type FollowHandlers } from '../../lib/log/follow';
 import { fromEventLog } from '../../lib/log/from-event-log';
 import { redisEventLog, redisStreamKeys } from '../../lib/log/redis';
 import type { EventLog, LogScope } from '../../lib/log/types';
@@ -162,4 +162,33 @@ test('a followed stream that never starts fails with not_found after notFoundTim
   expect(e).toBeInstanceOf(EventLogError);
   expect((e as EventLogError).reason).toBe('not_found');
   expect(Date.now() - start).toBeGreaterThanOrEqual(290);
+});
+
+test('a follow that said it was synced and then stalls is still caught by the reader: every event once, in order, and completion', async () => {
+  expect(canFollow(log)).toBe(true);
+  const s = scope();
+  const { token } = await log.acquire(s, 60_000);
+  await log.append(s, token, [created(s.responseId)]);
+  // The log's own follow, except that after its first news it says "synced" and delivers nothing more.
+  const real = log as FollowableEventLog;
+  const stalling: FollowableEventLog = Object.assign(Object.create(real) as FollowableEventLog, {
+    follow: (sc: LogScope, after: number | undefined, h: FollowHandlers) => {
+      let stalled = false;
+      return real.follow(sc, after, {
+        events: (batch) => {
+          if (stalled) return;
+          stalled = true;
+          h.events(batch);
+          h.synced?.(Date.now());
+        },
+        end: () => undefined,
+        error: h.error,
+      });
+    },
+  });
+  const got = lastValueFrom(fromEventLog(stalling, s.responseId, { pollMs: 50 }).pipe(toArray()));
+  await sleep(100);
+  for (let i = 1; i <= 20; i++) await log.append(s, token, [delta(i)]);
+  await log.append(s, token, [completed(s.responseId, 21)]);
+  expect(seqs(await got)).toEqual(Array.from({ length: 22 }, (_, i) => i));
 });

@@ -21,7 +21,7 @@ function deferred(): { promise: Promise<void>; resolve: () => void } {
  * A tail whose blocking connection's XREAD replies wait for `release()` once `hold()` was called; `held`
  * resolves when a reply with entries is being held.
  */
-function controlledTail(opened: Redis[]): { tail: RedisTail; hold: () => Promise<void>; release: () => void } {
+function controlledTail(opened: Redis[], count?: number): { tail: RedisTail; hold: () => Promise<void>; release: () => void } {
   let gate: ReturnType<typeof deferred> | undefined;
   let held: ReturnType<typeof deferred> | undefined;
   const tail = redisTail({
@@ -44,6 +44,7 @@ function controlledTail(opened: Redis[]): { tail: RedisTail; hold: () => Promise
     timed: (p) => p,
     failure: (e) => (e instanceof Error ? e : new Error(String(e))),
     timeoutMs: 10_000,
+    count,
   });
   return {
     tail,
@@ -118,6 +119,40 @@ test('followers at many cursors joining while entries are appended in batches ea
     const done = () => [...got].every(([from, mine]) => mine.length === total - from);
     for (let i = 0; i < 1000 && !done(); i++) await new Promise((r) => setTimeout(r, 10));
     for (const [from, mine] of got) expect({ from, ids: mine }).toEqual({ from, ids: Array.from({ length: total - from }, (_, i) => `${from + i + 1}-1`) });
+    expect(fail).not.toHaveBeenCalled();
+  } finally {
+    tail.close();
+    for (const c of opened) c.disconnect();
+  }
+});
+
+test('a follower is told it is synced after a read that handed it every entry stored before it was sent (not after one cut short by COUNT)', async () => {
+  const streams = 50;
+  const each = 10;
+  const keys = Array.from({ length: streams }, (_, i) => `tail${++n}:${process.pid}:${i}`);
+  const m = redis.admin.pipeline();
+  keys.forEach((key, k) => {
+    for (let i = 1; i <= each + k; i++) m.xadd(key, `${i}-1`, 'i', String(i));
+  });
+  await m.exec();
+  const opened: Redis[] = [];
+  const { tail } = controlledTail(opened, 4);
+  const fail = jest.fn();
+  const got = keys.map(() => [] as string[]);
+  const whenSynced = keys.map(() => [] as number[]);
+  const start = Date.now();
+  try {
+    keys.forEach((key, k) =>
+      tail.follow(key, '0-0', (e) => got[k]!.push(...ids(e)), fail, (at) => {
+        if (at < start) fail(new Error(`synced at ${at}, before the follow began`));
+        whenSynced[k]!.push(got[k]!.length);
+      }),
+    );
+    const done = () => whenSynced.every((w) => w.length > 0);
+    for (let i = 0; i < 3000 && !done(); i++) await new Promise((r) => setTimeout(r, 10));
+    // all were stored before any XREAD, which reads 4 of each: a follower told it is synced has them all
+    keys.forEach((_, k) => expect({ k, synced: whenSynced[k]![0] }).toEqual({ k, synced: each + k }));
+    keys.forEach((_, k) => expect(got[k]).toEqual(Array.from({ length: each + k }, (_, i) => `${i + 1}-1`)));
     expect(fail).not.toHaveBeenCalled();
   } finally {
     tail.close();
