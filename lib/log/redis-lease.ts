@@ -34,16 +34,15 @@ export function redisLease(conn: RedisConnections, run: RunScript, settings: Red
     for (const b of batch) args.push(streamKeyBase(keyPrefix, b.scope), ...b.args);
     return args;
   };
-  const acquires = leaseBatcher(3, async (batch) => {
-    const first = batch[0]!;
-    if (batch.length === 1) return three(await run(ACQUIRE, first.scope, [...first.args, liveTtlMs]));
-    return run(ACQUIRE_MANY, first.scope, keyed([liveTtlMs], batch), []);
-  });
-  const renews = leaseBatcher(3, async (batch) => {
-    const first = batch[0]!;
-    if (batch.length === 1) return three(await run(RENEW, first.scope, [...first.args, liveTtlMs]));
-    return run(RENEW_MANY, first.scope, keyed([liveTtlMs], batch), []);
-  });
+  /** Acquires or renewals: three reply elements per stream, the one-stream script taking `liveTtlMs` last. */
+  const granting = (one: string, many: string) =>
+    leaseBatcher(3, async (batch) => {
+      const first = batch[0]!;
+      if (batch.length === 1) return three(await run(one, first.scope, [...first.args, liveTtlMs]));
+      return run(many, first.scope, keyed([liveTtlMs], batch), []);
+    });
+  const acquires = granting(ACQUIRE, ACQUIRE_MANY);
+  const renews = granting(RENEW, RENEW_MANY);
   // Releases are not awaited by a writer: they go at the end of the current job's microtasks (every stream
   // whose last append came back in the same reply releases in that job), so that a command this process sends
   // once it has awaited anything finds the lease released, as when each release was sent at once.
