@@ -17,6 +17,11 @@ export function isTerminalType(type: unknown): boolean {
   return type === 'response.completed' || type === 'response.incomplete' || type === 'response.failed' || type === 'error';
 }
 
+/** The events that carry the server's own text (`error`, `*.failed`), which leave masked like an error body. */
+export function isErrorType(type: unknown): boolean {
+  return typeof type === 'string' && (type === 'error' || type.endsWith('.failed'));
+}
+
 /**
  * The id of the response a lifecycle event (`response.created`, `.in_progress`, the terminal ones…) carries in
  * `response.id`; other events name none here.

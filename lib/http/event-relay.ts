@@ -1,5 +1,5 @@
 import { Subscriber } from 'rxjs';
-import { isTerminalType } from '../events/guards.js';
+import { isErrorType, isTerminalType } from '../events/guards.js';
 import { redactError, redactValue, type Secrets } from '../redact.js';
 
 /**
@@ -57,7 +57,3 @@ export const relayShape: unknown = (() => {
   r.complete();
   return r;
 })();
-
-function isErrorType(t: unknown): boolean {
-  return typeof t === 'string' && (t === 'error' || t.endsWith('.failed'));
-}

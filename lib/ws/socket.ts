@@ -1,5 +1,6 @@
 import { BehaviorSubject, interval, Subject, timer, type Subscription } from 'rxjs';
 import { LimitExceededError } from '../errors.js';
+import { isErrorType } from '../events/guards.js';
 import type { ResponsesClientEvent } from '../events/websocket.js';
 import { WebSocketClosedError, WebSocketConfigError, WebSocketNotOpenError } from './errors.js';
 import { decodeFrameData, frameSize } from './frames.js';
@@ -152,7 +153,7 @@ export function connectResponsesSocket(config: ResponsesSocketConfig = {}): Resp
       const decoded = decodeFrameData(data, validate);
       if (decoded === undefined) return;
       // Error frames are where a server echoes what it was sent: the key leaves them masked.
-      const e = decoded.type === 'error' || decoded.type.endsWith('.failed') || decoded.type === 'openai_rx.frame_error' ? redactValue(decoded, secrets) : decoded;
+      const e = isErrorType(decoded.type) || decoded.type === 'openai_rx.frame_error' ? redactValue(decoded, secrets) : decoded;
       if (e.type === 'error') {
         const ee = e as { error?: { code?: unknown }; code?: unknown };
         const code = ee.error?.code ?? ee.code;
