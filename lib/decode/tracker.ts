@@ -1,5 +1,5 @@
 import { ResponseStreamError, SequenceGapError, StreamInterruptedError } from '../errors.js';
-import { providerError } from './provider-error.js';
+import { errorDetails, GENERIC_MESSAGE, providerError, sequenceNumberOf } from './provider-error.js';
 
 export type SequenceMode = 'tolerant' | 'strict';
 
@@ -22,6 +22,10 @@ interface EventLike {
   readonly [key: string]: unknown;
 }
 
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
 /**
  * The per-stream bookkeeping shared by every Responses transport: duplicates by `sequence_number`,
  * the response id, and what a terminal event means.
@@ -41,7 +45,11 @@ export class ResponseStreamTracker {
   /** `false` for a duplicate (to drop); throws `SequenceGapError` on a gap in strict mode. */
   admit(e: EventLike): boolean {
     const n = e.sequence_number;
-    if (typeof n === 'number') {
+    // An `error` is never dropped nor taken for a gap: it ends the stream, and losing it would hide why.
+    if (e.type === 'error') {
+      const s = sequenceNumberOf(n);
+      if (s !== undefined && (this.lastSequenceNumber === undefined || s > this.lastSequenceNumber)) this.lastSequenceNumber = s;
+    } else if (typeof n === 'number') {
       const last = this.lastSequenceNumber;
       if (last !== undefined && n <= last) return false;
       if (this.strict) {
@@ -74,14 +82,20 @@ export class ResponseStreamTracker {
 
   /** The error a `response.failed` or `error` event stands for. */
   errorOf(e: EventLike): ResponseStreamError {
+    const seq = sequenceNumberOf(e.sequence_number);
     if (e.type === 'response.failed') {
-      const r = (e.response ?? {}) as { id?: string; error?: { code?: string | null; message?: string } | null };
-      return new ResponseStreamError(e.type, r.error?.code, r.error?.message ?? 'the response failed', undefined, e.sequence_number, r.id ?? this.responseId, e);
+      const r = isRecord(e.response) ? e.response : {};
+      const id = typeof r['id'] === 'string' ? r['id'] : this.responseId;
+      // `response.error` says why (or, from some providers, a top-level `error`); unchecked (validate: 'off'), either may
+      // be missing or of any shape.
+      const d = isRecord(r['error']) ? errorDetails(r['error']) : e['error'] !== undefined && e['error'] !== null ? errorDetails(e) : undefined;
+      const message = d === undefined || d.message === GENERIC_MESSAGE ? 'the response failed' : d.message;
+      return new ResponseStreamError(e.type, d?.code, message, undefined, seq, id, e);
     }
     // The same reading as a provider's error in any other shape (top-level or nested details, a type for a
     // missing code), so one error reads alike whichever path decoded it.
     const d = providerError('error', e, '');
-    return new ResponseStreamError(e.type, d?.code, d?.message ?? 'stream error', d?.param, e.sequence_number, this.responseId, e);
+    return new ResponseStreamError(e.type, d?.code, d?.message ?? GENERIC_MESSAGE, d?.param, seq, this.responseId, e);
   }
 
   interrupted(reason?: string): StreamInterruptedError {

@@ -104,3 +104,88 @@ describe('what is not a provider error', () => {
     expect(out.error).toMatchObject({ name: 'DecodeError' });
   });
 });
+
+// `event: error` says the stream failed, whatever its data: a payload of no documented shape (missing,
+// extra or mistyped fields, a list, a scalar, nothing at all) still ends it with the provider's words, and a
+// generic message when it has none (a scalar or a list of no error objects is the provider's text, as sent). The class of input, on both surfaces and in every validate/sequence mode.
+interface Irregular {
+  readonly data: string;
+  readonly message: string;
+  readonly errorCode?: string | null;
+  readonly param?: string | null;
+}
+const GENERIC = 'stream error';
+const irregular: Irregular[] = [
+  { data: '{"message":"x","code":"y"}', message: 'x', errorCode: 'y' },
+  { data: '{"error":"a string"}', message: 'a string', errorCode: null },
+  { data: '{"error":{"message":"m"}}', message: 'm', errorCode: null, param: null },
+  { data: '{"error":{"message":"m","code":"c","param":"p","extra":{"deep":[1]}}}', message: 'm', errorCode: 'c', param: 'p' },
+  { data: '{"error":{"message":"m","code":123,"param":["x"]}}', message: 'm', errorCode: '123', param: null },
+  { data: '{"type":"error","code":"c","error":{"message":"nested"}}', message: 'nested', errorCode: 'c' },
+  { data: '{"type":"error","message":"m","sequence_number":-1}', message: 'm' },
+  { data: '{"type":"error","message":"m","sequence_number":1.5}', message: 'm' },
+  { data: '{"type":"error","message":"m","sequence_number":"7"}', message: 'm' },
+  { data: '{"type":"error","message":"m","sequence_number":0}', message: 'm' },
+  { data: '{"type":"error","message":"m","sequence_number":99}', message: 'm' },
+  { data: '{"type":"error","message":{"text":"m"},"code":{"x":1}}', message: GENERIC, errorCode: null },
+  { data: '{"message":""}', message: GENERIC },
+  { data: '{"message":"   "}', message: GENERIC },
+  { data: '{"error":{}}', message: GENERIC, errorCode: null },
+  { data: '{"error":true}', message: GENERIC },
+  { data: '{"error":[{"message":"first of a list","code":"c1"}]}', message: 'first of a list', errorCode: 'c1' },
+  { data: '[{"error":{"message":"in a list","code":"c2"}}]', message: 'in a list', errorCode: 'c2' },
+  { data: '{}', message: GENERIC, errorCode: null },
+  { data: 'null', message: 'null', errorCode: null },
+  { data: '[]', message: '[]' },
+  { data: '[1,2]', message: '[1,2]' },
+  { data: 'true', message: 'true' },
+  { data: '""', message: GENERIC },
+  { data: '42', message: '42' },
+  // Nothing through a prototype: `__proto__` is a plain key of the payload, not where its message is.
+  { data: '{"__proto__":{"message":"inherited","code":"inh"}}', message: GENERIC, errorCode: null },
+];
+
+describe.each([
+  ['Responses', (body: string) => run(fromResponsesSSE(created + body))],
+  ['Responses, validate off', (body: string) => run(fromResponsesSSE(created + body, { validate: 'off' }))],
+  ['Responses, strict sequence', (body: string) => run(fromResponsesSSE(created + body, { sequence: 'strict' }))],
+  ['Chat Completions', (body: string) => run(fromChatCompletionsSSE(`${chunk}${body}data: [DONE]\n\n`))],
+])('%s: event: error with an irregular payload', (_surface, decode) => {
+  test.each(irregular)('$data', async ({ data, message, ...fields }) => {
+    const out = await decode(`event: error\ndata: ${data}\n\n`);
+    expect(out.completed).toBe(false);
+    expect(out.error).toBeInstanceOf(ResponseStreamError);
+    const e = out.error as ResponseStreamError;
+    expect(e).toMatchObject({ eventType: 'error', ...fields });
+    expect(e.message).toBe(`error: ${e.errorCode ? `${e.errorCode}: ` : ''}${message}`);
+    // A sequence number only when it is one.
+    expect(e.sequenceNumber === undefined || (Number.isSafeInteger(e.sequenceNumber) && e.sequenceNumber >= 0)).toBe(true);
+  });
+});
+
+describe('sizes and numbers an error report cannot be trusted with', () => {
+  test('a huge code or param is cut like the message', async () => {
+    const out = await run(fromResponsesSSE(`${created}event: error\ndata: {"message":"m","code":"${'c'.repeat(50_000)}","param":"${'p'.repeat(50_000)}"}\n\n`));
+    const e = out.error as ResponseStreamError;
+    expect(e).toBeInstanceOf(ResponseStreamError);
+    expect(e.message.length).toBeLessThan(600);
+    expect(String(e.param).length).toBeLessThan(300);
+  });
+
+  test("validate: 'off' never passes a string sequence_number on as the error's", async () => {
+    const out = await run(fromResponsesSSE(`${created}event: error\ndata: {"type":"error","message":"m","sequence_number":"3"}\n\n`, { validate: 'off' }));
+    expect(out.error).toMatchObject({ name: 'ResponseStreamError', sequenceNumber: undefined });
+  });
+
+  test('an error whose number repeats one already seen is not dropped as a duplicate', async () => {
+    const out = await run(fromResponsesSSE(`${created}event: error\ndata: {"type":"error","code":"c","message":"m","param":null,"sequence_number":0}\n\n`));
+    expect(out.values.map((e) => e.type)).toEqual(['response.created', 'error']);
+    expect(out.error).toMatchObject({ name: 'ResponseStreamError', errorCode: 'c', sequenceNumber: 0 });
+  });
+
+  test("validate: 'off': a response.failed without response.error reads a top-level error", async () => {
+    const out = await run(fromResponsesSSE(`${created}data: {"type":"response.failed","sequence_number":1,"error":{"message":"why","code":"server_error"}}\n\n`, { validate: 'off' }));
+    expect(out.error).toMatchObject({ name: 'ResponseStreamError', eventType: 'response.failed', errorCode: 'server_error', sequenceNumber: 1 });
+    expect((out.error as Error).message).toContain('why');
+  });
+});
