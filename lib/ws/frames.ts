@@ -1,6 +1,7 @@
 import { DecodeError, malformedJSON } from '../errors.js';
 import { decodeTyped, type ValidateMode } from '../events/decode.js';
-import { serverEventTable, type ResponsesServerEvent } from '../events/websocket.js';
+import { isValidStreamId, serverEventTable, type ResponsesServerEvent } from '../events/websocket.js';
+import { providerError } from '../decode/provider-error.js';
 import type { FrameErrorEvent, SocketEvent } from './types.js';
 
 const STREAM_ID_IN_TEXT = /"stream_id"\s*:\s*"([A-Za-z0-9_.-]{1,256})"/;
@@ -21,6 +22,9 @@ export function decodeFrame(text: string, validate: ValidateMode): SocketEvent {
     return decodeTyped(u, serverEventTable, validate) as ResponsesServerEvent;
   } catch (e) {
     const o = (typeof u === 'object' && u !== null ? u : {}) as { stream_id?: unknown; type?: unknown };
+    // An `error` frame of no documented shape is still the server's error: read as the SSE decoders read one.
+    const report = o.type === 'error' && e instanceof DecodeError ? providerError(undefined, u, text) : undefined;
+    if (report !== undefined) return (isValidStreamId(o.stream_id) ? { ...report, stream_id: o.stream_id } : report) as ResponsesServerEvent;
     const err = e instanceof DecodeError ? e : new DecodeError(String(e));
     return frameError(err, typeof o.stream_id === 'string' ? o.stream_id : undefined, typeof o.type === 'string' ? o.type : undefined);
   }

@@ -1,5 +1,6 @@
 import type { OpenAIRxError } from '../errors.js';
 import type { ResponsesServerEvent } from '../events/websocket.js';
+import { errorDetails } from '../decode/provider-error.js';
 import { WebSocketClosedError } from './errors.js';
 
 // How a protocol `error` event and the end of the socket read as `LaneError` fields.
@@ -17,10 +18,10 @@ export interface ProtocolError {
 
 /** Reads an `error` event in the WebSocket shape (`error: { code, message }`) or the SSE one (top level). */
 export function errorOf(e: ResponsesServerEvent): ProtocolError {
-  const body = e as { stream_id?: unknown; error?: { code?: string | null; message?: string } | null; code?: string | null; message?: string };
-  const code = body.error?.code ?? body.code ?? 'error';
-  const message = body.error?.message ?? body.message ?? 'error';
-  return { code, message, retryable: code === CONNECTION_LIMIT, connectionWide: code === CONNECTION_LIMIT && body.stream_id === undefined };
+  // Read as the SSE decoders read a provider's error, so a field of the wrong type never passes for a code.
+  const d = errorDetails(e as unknown as Record<string, unknown>);
+  const code = d.code ?? 'error';
+  return { code, message: d.message, retryable: code === CONNECTION_LIMIT, connectionWide: code === CONNECTION_LIMIT && (e as { stream_id?: unknown }).stream_id === undefined };
 }
 
 export interface SocketEnd {
