@@ -1,6 +1,7 @@
 // A capture of a stream, as `replay` and `serve` read it: a file or standard input, checked line by line
 // (so a broken payload is reported with its line number) and split into its responses.
 import { readFile } from 'node:fs/promises';
+import { scanSSEText } from '../lib/sse/text.js';
 import { CLIError } from './args.js';
 
 /** One SSE message of a capture: where it starts, its `event:` name, its data and (when JSON) its payload. */
@@ -102,100 +103,91 @@ function segmentsOf(messages: readonly CaptureMessage[], kind: Capture['kind']):
   return groups.map((g) => ({ messages: g, sse: g.map(sseOf).join('') + (kind === 'chat' ? 'data: [DONE]\n\n' : '') }));
 }
 
+/** The fields an SSE line may set (`''` is a comment); any other line is not SSE. */
+const SSE_FIELDS = new Set(['', 'data', 'event', 'id', 'retry']);
+
+interface Read {
+  readonly messages: CaptureMessage[];
+  cutAtLine: number | undefined;
+}
+
+/**
+ * A message's payload, `'cut'` when it does not parse and may have been cut short, `undefined` for a provider's
+ * error report in plain text; a broken one is a one-line error naming `where` (file and line).
+ */
+function payloadOf(data: string, where: string, event: string | undefined, mayBeCut: boolean): Record<string, unknown> | undefined | 'cut' {
+  let v: unknown;
+  try {
+    v = JSON.parse(data);
+  } catch {
+    if (mayBeCut) return 'cut';
+    // A provider's error report may be plain text after `event: error`: the decoder reads it.
+    if (event === 'error') return undefined;
+    throw new CLIError(`${where}: not valid JSON (${data.length} characters)`);
+  }
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) {
+    if (event === 'error') return undefined;
+    throw new CLIError(`${where}: not a JSON object`);
+  }
+  const o = v as Record<string, unknown>;
+  if (typeof o['type'] !== 'string' && !isChatChunk(o) && o['error'] === undefined && event !== 'error') {
+    throw new CLIError(`${where}: an event needs a "type" (or a chat chunk's "object")`);
+  }
+  return o;
+}
+
+/** One JSON event or chunk per line (its lines ended as the SSE scanner ends them: CR, LF or CRLF). */
+function readJSONLines(input: string, name: string): Read {
+  const read: Read = { messages: [], cutAtLine: undefined };
+  scanSSEText(input, {
+    onMessage: () => undefined,
+    onLine: (l) => {
+      const t = l.text.trim();
+      if (read.cutAtLine !== undefined || t === '' || t === '[DONE]' || t === 'data: [DONE]') return;
+      const p = payloadOf(t, `${name}:${l.number}`, undefined, !l.terminated);
+      if (p === 'cut') read.cutAtLine = l.number;
+      else read.messages.push({ line: l.number, event: undefined, data: t, payload: p });
+    },
+  });
+  return read;
+}
+
+/** A body saved by `curl -N`, read by the package's SSE scanner, each line checked to be SSE. */
+function readSSE(input: string, name: string): Read {
+  const read: Read = { messages: [], cutAtLine: undefined };
+  let openLine: number | undefined; // the last line, when the capture ends inside it: it may be cut
+  scanSSEText(input, {
+    onLine: (l) => {
+      if (read.cutAtLine !== undefined || l.field === undefined) return;
+      if (!l.terminated) openLine = l.number;
+      const known = SSE_FIELDS.has(l.field);
+      // An event name with nothing after it, or a line cut before it could be read: where the capture was cut.
+      if (!l.terminated && (l.field === 'event' || !known)) read.cutAtLine = l.number;
+      else if (!known) throw new CLIError(`${name}:${l.number}: not an SSE line (expected event:, data:, id: or a blank line)`);
+    },
+    onMessage: (m) => {
+      if (read.cutAtLine !== undefined) return;
+      if (m.data.trim() === '[DONE]') {
+        read.messages.push({ line: m.line, event: m.event, data: '[DONE]', payload: undefined });
+        return;
+      }
+      const p = payloadOf(m.data, `${name}:${m.firstDataLine}`, m.event, m.lastDataLine === openLine);
+      if (p === 'cut') read.cutAtLine = m.lastDataLine;
+      else read.messages.push({ line: m.line, event: m.event, data: m.data, payload: p });
+    },
+  });
+  return read;
+}
+
 /**
  * Checks a capture line by line (so a broken payload is reported with its line number) and splits it into
  * responses: a body saved by `curl -N` (`event:`/`data:` lines), or one JSON event or chunk per line. A byte
  * order mark is skipped; a last line without its line end that does not parse is where the capture was cut.
  */
 export function parseCapture(input: string, name: string): Capture {
-  const text = input.charCodeAt(0) === 0xfeff ? input.slice(1) : input;
-  const lines = text.split(/\r\n|\r|\n/);
-  // The last line when the capture does not end with a line break: it may be cut.
-  const open = lines.length > 0 && lines[lines.length - 1] !== '' ? lines.length - 1 : -1;
-  const first = lines.find((l) => l.trim() !== '');
-  if (first === undefined) throw new CLIError(`${name}: empty capture`);
-  const messages: CaptureMessage[] = [];
-  let cutAtLine: number | undefined;
-
-  /** The payload, or `undefined` when the message is cut; a broken one is a one-line error naming its line. */
-  const check = (data: string, line: number, event: string | undefined, lastLine: number): Record<string, unknown> | undefined | 'cut' => {
-    let v: unknown;
-    try {
-      v = JSON.parse(data);
-    } catch {
-      if (lastLine === open) return 'cut';
-      // A provider's error report may be plain text after `event: error`: the decoder reads it.
-      if (event === 'error') return undefined;
-      throw new CLIError(`${name}:${line}: not valid JSON (${data.length} characters)`);
-    }
-    if (typeof v !== 'object' || v === null || Array.isArray(v)) {
-      if (event === 'error') return undefined;
-      throw new CLIError(`${name}:${line}: not a JSON object`);
-    }
-    const o = v as Record<string, unknown>;
-    if (typeof o['type'] !== 'string' && !isChatChunk(o) && o['error'] === undefined && event !== 'error') {
-      throw new CLIError(`${name}:${line}: an event needs a "type" (or a chat chunk's "object")`);
-    }
-    return o;
-  };
-
-  let format: Capture['format'];
-  if (first.trimStart().startsWith('{')) {
-    format = 'jsonl';
-    for (let i = 0; i < lines.length; i++) {
-      const l = lines[i]!.trim();
-      if (l === '' || l === '[DONE]' || l === 'data: [DONE]') continue;
-      const p = check(l, i + 1, undefined, i);
-      if (p === 'cut') {
-        cutAtLine = i + 1;
-        break;
-      }
-      messages.push({ line: i + 1, event: undefined, data: l, payload: p });
-    }
-  } else {
-    format = 'sse';
-    // Consecutive data lines form one payload (SSE joins them with \n); a blank line ends it.
-    let data: string[] = [];
-    let event: string | undefined;
-    let at = 0;
-    let last = 0;
-    let blockStart: number | undefined;
-    const flush = () => {
-      if (data.length > 0 && cutAtLine === undefined) {
-        const joined = data.join('\n');
-        const line = blockStart ?? at;
-        if (joined.trim() === '[DONE]') messages.push({ line, event, data: '[DONE]', payload: undefined });
-        else {
-          const p = check(joined, at, event, last);
-          if (p === 'cut') cutAtLine = last + 1;
-          else messages.push({ line, event, data: joined, payload: p });
-        }
-      }
-      data = [];
-      event = undefined;
-      blockStart = undefined;
-    };
-    for (let i = 0; i < lines.length && cutAtLine === undefined; i++) {
-      const l = lines[i]!;
-      if (l === '') {
-        flush();
-        continue;
-      }
-      if (blockStart === undefined) blockStart = i + 1;
-      if (l.startsWith('data:')) {
-        if (data.length === 0) at = i + 1;
-        last = i;
-        data.push(l.slice(l.startsWith('data: ') ? 6 : 5));
-      } else if (l.startsWith('event:')) {
-        event = l.slice(6).trim();
-        if (i === open) cutAtLine = i + 1; // an event name with nothing after it
-      } else if (!/^(id|retry)?:|^:|^(event|id|retry)$/.test(l)) {
-        if (i === open) cutAtLine = i + 1;
-        else throw new CLIError(`${name}:${i + 1}: not an SSE line (expected event:, data:, id: or a blank line)`);
-      }
-    }
-    flush();
-  }
+  if (input.trim() === '') throw new CLIError(`${name}: empty capture`);
+  const format: Capture['format'] = input.trimStart().startsWith('{') ? 'jsonl' : 'sse';
+  const { messages, cutAtLine } = format === 'jsonl' ? readJSONLines(input, name) : readSSE(input, name);
   if (messages.every((m) => m.payload === undefined && m.event !== 'error')) {
     throw new CLIError(cutAtLine !== undefined ? `${name}:${cutAtLine}: the capture was cut in the middle of its first event` : `${name}: no events in the capture`);
   }
@@ -204,6 +196,7 @@ export function parseCapture(input: string, name: string): Capture {
     ? 'chat'
     : 'responses';
   const segments = segmentsOf(messages, kind);
-  const sse = format === 'sse' && cutAtLine === undefined ? text : segments.map((s) => s.sse).join('');
+  // As recorded when whole (the BOM, if any, is the scanner's to skip, as every reader of it does).
+  const sse = format === 'sse' && cutAtLine === undefined ? input : segments.map((s) => s.sse).join('');
   return { kind, format, sse, segments, cutAtLine };
 }

@@ -127,8 +127,11 @@ export class SSEScannerCore implements SSEScanner {
     else if (name === 'event') this.event = undefined;
   }
 
-  /** The end of the line being read, whose last piece is `text[from, to)`. */
-  private endLine(text: string, from: number, to: number): void {
+  /**
+   * The end of the line being read, whose last piece is `text[from, to)`. Protected for `scanSSEText` (text.ts),
+   * which reads a whole text in one feed and so sees every line here whole, with its place in the text.
+   */
+  protected endLine(text: string, from: number, to: number): void {
     const pending = this.kind;
     const length = this.lineLength + (to - from);
     this.lineLength = 0;

@@ -1,10 +1,12 @@
 // Recorded SSE transcripts as the test servers serve them: split into events, sliced for resumes,
 // or generated for tests that need a long one.
+import { sseMessagesOf, wholeMessageText } from '../sse/text.js';
 
 /** One SSE event of a transcript: its raw text (blank line included) and, where it has one, its JSON payload. */
 export interface TranscriptEvent {
   readonly raw: string;
-  readonly data: string | undefined;
+  /** Its `data:` lines, joined with LF. */
+  readonly data: string;
   readonly payload: Record<string, unknown> | undefined;
 }
 
@@ -15,28 +17,25 @@ export interface ParsedTranscript {
   readonly responseId: string | undefined;
 }
 
-function dataOf(block: string): string | undefined {
-  const lines = block.split(/\r\n|\r|\n/).filter((l) => l.startsWith('data:'));
-  if (lines.length === 0) return undefined;
-  return lines.map((l) => (l.startsWith('data: ') ? l.slice(6) : l.slice(5))).join('\n');
-}
-
-/** Splits SSE text into events, keeping each event's bytes as recorded. */
+/**
+ * Splits SSE text into events as a client reads it (the package's SSE scanner: CR, LF and CRLF line ends, a
+ * BOM, comments, multi-line data, a last event without its blank line), keeping each event's text as recorded:
+ * the comments and blank lines before it included, a missing blank line after the last one added. What follows
+ * the last event (a comment, a name without data) is no event and is left out.
+ */
 export function parseTranscript(sse: string): ParsedTranscript {
   const events: TranscriptEvent[] = [];
-  for (const block of sse.split(/(?:\r\n|\r|\n){2,}/)) {
-    if (block.trim() === '') continue;
-    const data = dataOf(block);
+  for (const m of sseMessagesOf(sse)) {
     let payload: Record<string, unknown> | undefined;
-    if (data !== undefined && data !== '[DONE]') {
+    if (m.data !== '[DONE]') {
       try {
-        const u = JSON.parse(data) as unknown;
+        const u = JSON.parse(m.data) as unknown;
         if (typeof u === 'object' && u !== null && !Array.isArray(u)) payload = u as Record<string, unknown>;
       } catch {
         // kept verbatim: a transcript may hold a malformed event on purpose
       }
     }
-    events.push({ raw: `${block}\n\n`, data, payload });
+    events.push({ raw: wholeMessageText(sse, m), data: m.data, payload });
   }
   const chat = events.some((e) => e.payload?.['object'] === 'chat.completion.chunk' || e.data === '[DONE]');
   let responseId: string | undefined;
