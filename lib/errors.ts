@@ -110,7 +110,7 @@ export class IdleTimeoutError extends OpenAIRxError {
 
 /** `response.failed` or an `error` event ended the stream. The event itself is on `event`. */
 export class ResponseStreamError extends OpenAIRxError {
-  override readonly name = 'ResponseStreamError';
+  override readonly name: string = 'ResponseStreamError';
   readonly code: string;
   constructor(
     readonly eventType: 'response.failed' | 'error' | string,
@@ -125,6 +125,25 @@ export class ResponseStreamError extends OpenAIRxError {
     this.code = errorCode ?? 'response_error';
     Object.defineProperty(this, 'event', { enumerable: false });
   }
+}
+
+/**
+ * The response was cancelled (`POST /responses/{id}/cancel`): its terminal `response.cancelled` (or a
+ * lifecycle event whose `response.status` is `cancelled`) ended the stream. Final: not retryable, so no
+ * resume logic reconnects to a response that will never go on. A `ResponseStreamError`, so code that handles
+ * a failed response handles this one too; `code` tells them apart.
+ */
+export class ResponseCancelledError extends ResponseStreamError {
+  override readonly name = 'ResponseCancelledError';
+  override readonly code = 'response_cancelled';
+  constructor(eventType: string, sequenceNumber: number | undefined, responseId: string | undefined, event: unknown) {
+    super(eventType, 'response_cancelled', `the response${responseId !== undefined ? ` ${responseId}` : ''} was cancelled`, null, sequenceNumber, responseId, event);
+  }
+}
+
+/** Whether `e` says the response was cancelled. Duck-typed on `code`, so that a second copy of the library (ESM next to CJS) counts too. */
+export function isCancellation(e: unknown): boolean {
+  return typeof e === 'object' && e !== null && (e as { code?: unknown }).code === 'response_cancelled';
 }
 
 const RETRYABLE_STATUS = new Set([408, 409, 429]);

@@ -1,6 +1,6 @@
 import { defer, Observable, timer, type MonoTypeOperatorFunction, type Subscription } from 'rxjs';
-import { ResponseMismatchError } from '../lib/errors.js';
-import { responseIdOf } from '../lib/events/guards.js';
+import { isCancellation, ResponseMismatchError } from '../lib/errors.js';
+import { isTerminalType, responseIdOf } from '../lib/events/guards.js';
 import type { ResponseStreamEvent } from '../lib/events/responses.js';
 
 /** Where a response stream stands: the last `sequence_number` delivered downstream. */
@@ -25,9 +25,12 @@ export interface ResumeOptions {
    * new event is already resumable.
    */
   readonly startingAfter?: ResumeCursor;
-  /** Called after each event that moves the cursor has been delivered downstream: persist it here. */
+  /**
+   * Called after each event that moves the cursor has been delivered downstream: persist it here. If it
+   * throws, the stream ends with what it threw (the source is let go).
+   */
   readonly onCursor?: (cursor: ResumeCursor) => void;
-  /** Which errors are worth a reconnect. Default `isRetryableError`. */
+  /** Which errors are worth a reconnect. Default `isRetryableError`. A cancellation (`ResponseCancelledError`) never is. */
   readonly retryable?: (error: unknown) => boolean;
 }
 
@@ -81,7 +84,9 @@ function namedResponseId(e: ResponseStreamEvent): string | undefined {
  * sees every `sequence_number` once, in order, and never sees the seam. Non-retryable failures
  * (other 4xx, `response.failed`, `error` events, decode errors), failures before the response id is
  * known, and the failure after `maxAttempts` reconnects in a row pass through. Only an event that moves
- * the cursor (a higher `sequence_number`) resets the attempt count.
+ * the cursor (a higher `sequence_number`) resets the attempt count. A cancelled response is over for good:
+ * `ResponseCancelledError` passes through whatever `retryable` says, and so does any failure after a
+ * terminal event (`response.cancelled`, `.completed`…) was delivered, as nothing can follow it.
  *
  * Every event that names its response (`response.id`, `response_id`) must name the one being resumed:
  * another id (a reconnect answering for another response) ends the stream with `ResponseMismatchError`
@@ -118,6 +123,8 @@ export function resumeFrom(reconnect: Reconnect, options: ResumeOptions = {}): M
       let responseId = startingAfter?.responseId;
       let last = startingAfter?.sequenceNumber;
       let attempt = 0;
+      // A terminal event went downstream: the response is over, a reconnect could bring nothing.
+      let ended = false;
       let current: Subscription | undefined;
       let waiting: Subscription | undefined;
 
@@ -125,7 +132,7 @@ export function resumeFrom(reconnect: Reconnect, options: ResumeOptions = {}): M
         if (subscriber.closed) return;
         let retry: boolean;
         try {
-          retry = retryable(error);
+          retry = !ended && !isCancellation(error) && retryable(error);
         } catch (e) {
           // A predicate that throws ends the stream with what it threw, as a throwing `delay` does.
           subscriber.error(e);
@@ -174,9 +181,15 @@ export function resumeFrom(reconnect: Reconnect, options: ResumeOptions = {}): M
               attempt = 0;
               fresh = true;
             }
+            if (isTerminalType(e.type)) ended = true;
             subscriber.next(e);
             if (onCursor && (seq !== undefined || id !== undefined) && responseId !== undefined && last !== undefined) {
-              onCursor({ responseId, sequenceNumber: last });
+              try {
+                onCursor({ responseId, sequenceNumber: last });
+              } catch (err) {
+                // Thrown here it would escape as an uncaught exception (RxJS reports it asynchronously): the stream's error instead.
+                subscriber.error(err);
+              }
             }
           },
           error: fail,

@@ -1,4 +1,5 @@
-import { ResponseStreamError, SequenceGapError, StreamInterruptedError } from '../errors.js';
+import { ResponseCancelledError, ResponseStreamError, SequenceGapError, StreamInterruptedError } from '../errors.js';
+import { isCancelledEvent, responseIdOf } from '../events/guards.js';
 import { errorDetails, GENERIC_MESSAGE, providerError, sequenceNumberOf } from './provider-error.js';
 
 export type SequenceMode = 'tolerant' | 'strict';
@@ -68,6 +69,8 @@ export class ResponseStreamTracker {
 
   /** After emitting `e`: `'complete'`, an error to end with, or `undefined` to go on. */
   terminal(e: EventLike): 'complete' | ResponseStreamError | undefined {
+    // A cancelled response is over for good: its own error, which no resume logic retries (and no `response.failed` reading).
+    if (isCancelledEvent(e)) return this.errorsAsValues ? 'complete' : new ResponseCancelledError(e.type, e.sequence_number, responseIdOf(e) ?? this.responseId, e);
     switch (e.type) {
       case 'response.completed':
       case 'response.incomplete':

@@ -16,9 +16,15 @@ import { FirstEventTimeout, GatewayHttpError, invalidRequest, upstreamError } fr
 import { fetchUpstream, relay, requestHeaders } from './forward.js';
 import type { ResolvedGatewayOptions } from './options.js';
 
-/** Whether a stream ended because it was cancelled (then its readers end quietly, without an `error` event). */
-async function cancelled(ctx: GatewayContext, scope: LogScope): Promise<boolean> {
-  return (await ctx.log.state(scope))?.end === 'cancelled';
+/**
+ * The terminal event a reader of a cancelled stream ends with: `response.cancelled` carrying the response so far,
+ * `cancelled` (the pump numbers it); `undefined` while the stream was not cancelled. Without it a reader would see
+ * a body cut short, which a resuming client takes for an interruption and reconnects after.
+ */
+async function cancelledEnd(ctx: GatewayContext, scope: LogScope): Promise<ResponseStreamEvent | undefined> {
+  if ((await ctx.log.state(scope))?.end !== 'cancelled') return undefined;
+  const response = await cancelledResponse(ctx, scope);
+  return { type: 'response.cancelled', sequence_number: 0, response } as unknown as ResponseStreamEvent;
 }
 
 /**
@@ -121,7 +127,7 @@ export function createResponse(ctx: GatewayContext, res: ServerResponse, caller:
       if (producer.responseId === undefined) producer.stop();
       sendError(ctx, res, upstreamError(e));
     },
-    endsQuietly: () => (producer.responseId === undefined ? Promise.resolve(false) : cancelled(ctx, { responseId: producer.responseId, owner: caller.owner })),
+    cancelled: () => (producer.responseId === undefined ? Promise.resolve(undefined) : cancelledEnd(ctx, { responseId: producer.responseId, owner: caller.owner })),
   });
 }
 
@@ -186,7 +192,7 @@ export async function resumeResponse(ctx: GatewayContext, req: IncomingMessage, 
     startingAfter,
     open: (after) => fromLog(ctx, caller, id, after, upstream),
     onFailedBeforeStart: (e) => sendError(ctx, res, upstreamError(e)),
-    endsQuietly: () => cancelled(ctx, scope),
+    cancelled: () => cancelledEnd(ctx, scope),
   });
 }
 
@@ -227,11 +233,16 @@ export async function cancelResponse(ctx: GatewayContext, req: IncomingMessage, 
   await relay(up, res, controller.signal);
 }
 
-/** Answers a foreground response's cancel: what was generated, as the response, `cancelled`. */
-async function answerCancelled(ctx: GatewayContext, scope: LogScope, id: string, res: ServerResponse): Promise<void> {
+/** What was generated of a stream in the log, as the response, `cancelled`. */
+async function cancelledResponse(ctx: GatewayContext, scope: LogScope): Promise<Record<string, unknown>> {
   const events = await ctx.log.read(scope, undefined);
   const response = await lastValueFrom(from(events).pipe(accumulateResponse()), { defaultValue: undefined });
-  const body = JSON.stringify({ ...response, id, status: 'cancelled' });
+  return { ...response, id: scope.responseId, status: 'cancelled' };
+}
+
+/** Answers a foreground response's cancel: what was generated, as the response, `cancelled`. */
+async function answerCancelled(ctx: GatewayContext, scope: LogScope, id: string, res: ServerResponse): Promise<void> {
+  const body = JSON.stringify({ ...(await cancelledResponse(ctx, scope)), id });
   res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
   res.end(body);
 }

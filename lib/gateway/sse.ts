@@ -43,8 +43,13 @@ export interface PumpOptions {
   readonly heartbeat: number;
   /** The source failed before anything was written: answer with a JSON error. */
   readonly onFailedBeforeStart: (err: unknown) => void;
-  /** Whether a failure after the start is a quiet end (the stream was cancelled) rather than an `error` event. */
-  readonly endsQuietly?: (err: unknown) => Promise<boolean>;
+  /**
+   * The terminal event of a cancelled stream (`response.cancelled`), or `undefined` when it was not cancelled.
+   * Asked when the source ends (completes or fails) before a terminal event was written: a cancelled stream
+   * ends with it (numbered one past the last event written), so that a client sees the cancel, never the
+   * interruption a body cut short looks like (which a resuming client would reconnect after).
+   */
+  readonly cancelled?: () => Promise<ResponseStreamEvent | undefined>;
   /** Each event written. */
   readonly onEvent?: () => void;
   /** Once, when the pump is done (ended, failed, or the client left). */
@@ -137,27 +142,35 @@ export function pumpSSE(o: PumpOptions): Pump {
     }
   };
 
+  /** Ends the response after the source ended (`err` when it failed); a cancelled stream ends with its terminal event. */
+  const end = (err?: { readonly error: unknown }): void => {
+    paused = true; // nothing more from this source while the ending is decided
+    flush();
+    // After a terminal event nothing more is said: the stream already ended in-band.
+    if (terminalSeen || !o.cancelled) return close(undefined, err);
+    void o.cancelled().catch(() => undefined).then((terminal) => close(terminal, err));
+  };
+
+  const close = (terminal: ResponseStreamEvent | undefined, err: { readonly error: unknown } | undefined): void => {
+    if (ended) return;
+    start();
+    if (terminal !== undefined) res.write(sseFrame({ ...terminal, sequence_number: last === undefined ? 0 : last + 1 } as ResponseStreamEvent));
+    else if (err !== undefined && !terminalSeen) res.write(errorFrame(err.error, last));
+    res.end();
+    finish();
+  };
+
   const subscribe = (): void => {
     const current = o.open(last, attempt++).subscribe({
       next,
       error: (err: unknown) => {
         if (ended || paused) return;
         if (!started) return failBeforeStart(err);
-        const quiet = o.endsQuietly ? o.endsQuietly(err).catch(() => false) : Promise.resolve(false);
-        paused = true; // nothing more from this source while the decision is made
-        flush();
-        void quiet.then((q) => {
-          if (!ended && !q) res.write(errorFrame(err, last));
-          if (!ended) res.end();
-          finish();
-        });
+        end({ error: err });
       },
       complete: () => {
         if (ended || paused) return;
-        start();
-        flush();
-        res.end();
-        finish();
+        end();
       },
     });
     sub = current;

@@ -150,6 +150,19 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
     return done ? final : { ...final, status: 'in_progress', output: [], usage: null };
   };
 
+  /**
+   * The terminal event of a response cancelled before its end, for a reader after `after`: `response.cancelled`
+   * with the response, `cancelled`, numbered after the last event generated ('' for a reader already past it).
+   */
+  const cancelledFrame = (r: Live, after: number | undefined): string => {
+    const at = r.cancelledAt;
+    if (at === undefined || at >= r.events.length) return '';
+    const seq = at === 0 ? 0 : (sequenceOf(r.parsed.events[at - 1]!) ?? at - 1) + 1;
+    if (after !== undefined && seq <= after) return '';
+    const e = { type: 'response.cancelled', sequence_number: seq, response: snapshot(r) };
+    return `event: response.cancelled\ndata: ${JSON.stringify(e)}\n\n`;
+  };
+
   const stream = (req: IncomingMessage, res: ServerResponse, r: Live, after: number | undefined): void => {
     res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });
     res.flushHeaders();
@@ -165,7 +178,7 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
       timer = undefined;
       while (!res.destroyed) {
         if (i >= 1 && !released) return void hold!.then(step, step);
-        if (r.cancelledAt !== undefined && i >= r.cancelledAt) return void res.end();
+        if (r.cancelledAt !== undefined && i >= r.cancelledAt) return void res.end(cancelledFrame(r, after));
         if (i >= r.parsed.events.length) return void res.end();
         if (i >= generated(r)) {
           timer = setTimeout(step, Math.max(1, r.startedAt + i * delay - Date.now()));
