@@ -57,6 +57,8 @@ interface Live {
   readonly parsed: ParsedTranscript;
   readonly events: ReadonlyArray<Record<string, unknown>>;
   readonly startedAt: number;
+  /** Generated at once: a create neither streamed nor in the background is answered complete, as the API does. */
+  readonly atOnce: boolean;
   cancelledAt: number | undefined;
 }
 
@@ -127,19 +129,19 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
   const answerOf = (body: Record<string, unknown>): string =>
     typeof options.answer === 'function' ? options.answer(body) : (options.answer ?? FAKE_ANSWER);
 
-  const create = (body: Record<string, unknown>): Live => {
+  const create = (body: Record<string, unknown>, atOnce: boolean): Live => {
     const id = `resp_fake_${prefix}_${++counter}`;
     const background = body['background'] === true;
     const model = typeof body['model'] === 'string' ? body['model'] : 'fake-model';
     const parsed = parseTranscript(textTranscript({ responseId: id, model, deltas: answerOf(body).split(/(?<= )/), background }));
-    const live: Live = { id, background, parsed, events: parsed.events.map((e) => e.payload ?? {}), startedAt: Date.now(), cancelledAt: undefined };
+    const live: Live = { id, background, parsed, events: parsed.events.map((e) => e.payload ?? {}), startedAt: Date.now(), atOnce, cancelledAt: undefined };
     responses.set(id, live);
     return live;
   };
 
   /** How many of the response's events exist by now (all of them once its timeline has run). */
   const generated = (r: Live): number => {
-    const n = delay === 0 ? r.events.length : Math.min(r.events.length, Math.floor((Date.now() - r.startedAt) / delay) + 1);
+    const n = delay === 0 || r.atOnce ? r.events.length : Math.min(r.events.length, Math.floor((Date.now() - r.startedAt) / delay) + 1);
     return r.cancelledAt === undefined ? n : Math.min(n, r.cancelledAt);
   };
 
@@ -147,7 +149,16 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
     const done = generated(r) >= r.events.length;
     const final = finalResponseOf(r.parsed) ?? { id: r.id };
     if (r.cancelledAt !== undefined && !done) return { ...final, status: 'cancelled', output: [], usage: null };
-    return done ? final : { ...final, status: 'in_progress', output: [], usage: null };
+    return done ? final : { ...final, status: statusAt(r, generated(r)), output: [], usage: null };
+  };
+
+  /** The status the last of the first `n` events that carry the response gave it (`queued` until it runs). */
+  const statusAt = (r: Live, n: number): string => {
+    for (let i = Math.min(n, r.events.length) - 1; i >= 0; i--) {
+      const status = (r.events[i]!['response'] as { status?: unknown } | undefined)?.status;
+      if (typeof status === 'string') return status;
+    }
+    return 'in_progress';
   };
 
   /**
@@ -210,9 +221,11 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
     if (method === 'POST' && path === '/v1/responses') {
       const body = await readJSON(req);
       if (!body) return error(res, 400, 'We could not parse the JSON body of your request.');
-      const r = create(body);
-      if (body['stream'] === true) return stream(req, res, r, undefined);
-      return json(res, 200, snapshot(r));
+      const streamed = body['stream'] === true;
+      const r = create(body, !streamed && body['background'] !== true);
+      if (streamed) return stream(req, res, r, undefined);
+      // As the API: a background create is answered at once, as created (queued); a plain one once complete.
+      return json(res, 200, r.background ? (r.events[0]?.['response'] ?? snapshot(r)) : snapshot(r));
     }
     const m = /^\/v1\/responses\/([^/]+)(\/cancel)?$/.exec(path);
     const r = m ? responses.get(decodeURIComponent(m[1]!)) : undefined;
