@@ -1,4 +1,7 @@
-// Builds dist/esm (ES modules), dist/cjs (CommonJS) and dist/types (.d.ts) with the TypeScript compiler alone.
+// Builds dist/esm (ES modules) and dist/cjs (CommonJS), each with its own .d.ts declarations, with the TypeScript
+// compiler alone. The declarations are emitted once and copied into both halves: the same text is read as ES module
+// declarations beside dist/esm/package.json ("type": "module") and as CommonJS ones beside dist/cjs/package.json,
+// so a node16/nodenext consumer sees each module kind as it is (one copy for both fails: TS1479 in ES projects).
 //
 //   node scripts/build.mjs             always builds (`npm run build`, and `prepack` before `npm pack` / `npm publish`)
 //   node scripts/build.mjs --if-stale  builds only when dist/ is missing or older than its inputs (`pretest`,
@@ -10,7 +13,7 @@
 // The build goes to a directory of its own and replaces dist/ only once it is complete, so that a test run
 // reading dist/ at the same time never sees it half-built.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -70,6 +73,15 @@ try {
     map.sources = map.sources.map((s) => relative(dirname(resolve(final)), resolve(dirname(file), map.sourceRoot ?? '', s)).split('\\').join('/'));
     writeFileSync(file, JSON.stringify(map));
   }
+  // Each half gets the declarations beside its .js files (same depth, so the maps' relative sources still hold).
+  for (const file of walk(`${stage}/types`)) {
+    for (const half of ['esm', 'cjs']) {
+      const to = join(stage, half, relative(`${stage}/types`, file));
+      mkdirSync(dirname(to), { recursive: true });
+      copyFileSync(file, to);
+    }
+  }
+  rmSync(`${stage}/types`, { recursive: true, force: true });
   // Each half says what its .js files are, whatever the root package.json says.
   mkdirSync(`${stage}/esm`, { recursive: true });
   writeFileSync(`${stage}/esm/package.json`, '{ "type": "module" }\n');
@@ -96,4 +108,4 @@ for (let attempt = 0; ; attempt++) {
   }
 }
 for (const name of readdirSync(work)) if (name.startsWith(`${old}-`)) rmSync(join(work, name), { recursive: true, force: true });
-console.log('built dist/esm, dist/cjs, dist/types');
+console.log('built dist/esm and dist/cjs, each with its declarations');

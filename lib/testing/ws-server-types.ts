@@ -1,7 +1,5 @@
 // What the loopback Responses WebSocket server is told (answers, faults, limits) and what it records and counts.
 import type { IncomingHttpHeaders, Server } from 'node:http';
-import type { WebSocket } from 'ws';
-import type { RawFrame } from './ws-server-frames.js';
 
 /** How to answer a `response.create`: SSE transcript text, or the event payloads themselves. */
 export type ResponsePlan = string | ReadonlyArray<Record<string, unknown>>;
@@ -111,39 +109,4 @@ export interface ResponsesWebSocketServer {
   dropAll(): void;
   /** Terminates every client and stops listening. */
   close(): Promise<void>;
-}
-
-// The server's own bookkeeping (not part of the package's API).
-
-export type MutableRecord = { -readonly [K in keyof WebSocketResponseRecord]: WebSocketResponseRecord[K] };
-
-export interface Run {
-  id: string;
-  readonly record: MutableRecord;
-  /** Drop the connection once this many frames of the run went out (a `drop` fault). */
-  dropAt: number | undefined;
-  readonly lane: string | undefined;
-  frames: Array<string | RawFrame>;
-  next: number;
-  /** Frames sent before the run pauses for a steer (`loopback_hold`). */
-  holdAt: number | undefined;
-}
-
-export interface Conn {
-  readonly ws: WebSocket;
-  readonly index: number;
-  readonly headers: IncomingHttpHeaders;
-  /** The server dropped it on purpose (a fault): its unfinished responses were `dropped`. */
-  droppedByFault: boolean;
-  timer: NodeJS.Timeout | undefined;
-  readonly lanes: Map<string, { queue: Array<Record<string, unknown>>; run: Run | undefined; depth: number }>;
-  readonly named: Set<string>;
-  readonly known: Set<string>;
-  readonly active: Map<string, Run>;
-  running: number;
-  waiting: string[];
-  received: number;
-  frames: number;
-  pumping: boolean;
-  dead: boolean;
 }

@@ -6,9 +6,8 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { WebSocketServer } from 'ws';
 import { transcriptEvents } from './transcript-events.js';
 import { frame, resp, textEvents, withFaults, type RawFrame } from './ws-server-frames.js';
-import type {
-  Conn, MutableRecord, ResponsesWebSocketServer, ResponsesWebSocketServerOptions, Run, WebSocketResponseRecord, WebSocketServerCounters,
-} from './ws-server-types.js';
+import type { Conn, MutableRecord, Run } from './ws-server-conn.js';
+import type { ResponsesWebSocketServer, ResponsesWebSocketServerOptions, WebSocketResponseRecord, WebSocketServerCounters } from './ws-server-types.js';
 
 export type {
   ResponsePlan, ResponsesWebSocketServer, ResponsesWebSocketServerOptions, WebSocketResponseFault, WebSocketResponseRecord, WebSocketServerCounters,

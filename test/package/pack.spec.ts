@@ -7,7 +7,8 @@ import { ensureBuilt, pack, ROOT, type PackResult } from './helpers';
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
   scripts: Record<string, string>;
   files: string[];
-  exports: Record<string, string | Record<string, string>>;
+  /** Each subpath: a file, or conditions (`import` / `require`) each naming its own `types` and `default`. */
+  exports: Record<string, string | Record<string, string | Record<string, string>>>;
   typesVersions: Record<string, Record<string, string[]>>;
   types: string;
   main: string;
@@ -31,6 +32,9 @@ beforeAll(async () => {
 }, 240_000);
 
 const strip = (p: string) => p.replace(/^\.\//, '');
+/** Every file an exports entry names, through nested conditions. */
+const targetsOf = (t: string | Record<string, unknown>): string[] =>
+  typeof t === 'string' ? [t] : Object.values(t).flatMap((v) => targetsOf(v as string | Record<string, unknown>));
 
 describe('npm pack', () => {
   test('ships the three builds, README, LICENSE and package.json', () => {
@@ -39,7 +43,7 @@ describe('npm pack', () => {
   });
 
   test('every exports target and typesVersions path is in the package', () => {
-    const targets = Object.values(pkg.exports).flatMap((t) => (typeof t === 'string' ? [t] : Object.values(t)));
+    const targets = Object.values(pkg.exports).flatMap(targetsOf);
     const typesPaths = Object.values(pkg.typesVersions).flatMap((m) => Object.values(m).flat());
     for (const t of [...targets, ...typesPaths]) expect(paths).toContain(strip(t));
   });
@@ -106,10 +110,27 @@ describe('npm pack', () => {
     for (const name of Object.keys(pkg.dependencies)) expect(lock.packages[`node_modules/${name}`]?.version).toMatch(/^\d+\.\d+\.\d+$/);
   });
 
-  test('every exports subpath with types also resolves under moduleResolution node10 (typesVersions)', () => {
+  test('every exports subpath with types also resolves under moduleResolution node10 (typesVersions), to the CommonJS declarations', () => {
     for (const [subpath, target] of Object.entries(pkg.exports)) {
       if (typeof target === 'string' || subpath === '.') continue;
-      expect(pkg.typesVersions['*']?.[subpath.replace(/^\.\//, '')]).toEqual([target['types']]);
+      const require = target['require'];
+      expect(typeof require === 'object' && require['types']).toMatch(/^\.\/dist\/cjs\/.*\.d\.ts$/);
+      expect(pkg.typesVersions['*']?.[subpath.replace(/^\.\//, '')]).toEqual([typeof require === 'object' && require['types']]);
+    }
+  });
+
+  test('each module kind has its own declarations beside its code, listed first in its condition', () => {
+    for (const [subpath, target] of Object.entries(pkg.exports)) {
+      if (typeof target === 'string') continue;
+      for (const [condition, half] of [['import', 'esm'], ['require', 'cjs']] as const) {
+        const c = target[condition];
+        if (typeof c !== 'object') throw new Error(`exports["${subpath}"].${condition} names no types`);
+        // TypeScript takes the first matching condition: "types" must come before "default".
+        expect(Object.keys(c)).toEqual(['types', 'default']);
+        expect(c['types']).toBe(c['default']!.replace(/\.js$/, '.d.ts'));
+        expect(c['types']).toMatch(new RegExp(`^\\./dist/${half}/`));
+        expect(paths).toContain(strip(c['types']!));
+      }
     }
   });
 });

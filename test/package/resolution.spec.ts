@@ -1,11 +1,14 @@
 // The package's types as users' projects see them, under every `moduleResolution` they have: a small
-// consumer project per mode imports `openai-rx`, `openai-rx/operators`, `openai-rx/testing` and `openai-rx/gateway`, with the
-// package installed from its own `npm pack` tarball (extracted into the project's node_modules, no network)
-// and its dependencies linked from this repo's node_modules, then type-checked with the repo's TypeScript
-// (`tsc --noEmit`, skipLibCheck off so that the package's own declarations are checked too).
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+// consumer project per mode imports `openai-rx`, `openai-rx/operators`, `openai-rx/testing` and `openai-rx/gateway`
+// (and `openai-rx/angular` where Angular can be imported: ES module projects and bundlers), with the package
+// installed from its own `npm pack` tarball (extracted into the project's node_modules, no network) and only its
+// declared dependencies and peers (plus @types/node) linked from this repo's node_modules, then type-checked with
+// the repo's TypeScript (`tsc --noEmit`, skipLibCheck off so that the package's own declarations are checked too).
+// Nothing outside the project may help: TypeScript looks for node_modules/@types in every ancestor directory, so
+// the project lives where no ancestor holds a node_modules, and its typeRoots name its own folder only.
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, parse } from 'node:path';
 import { ensureBuilt, pack, ROOT, run } from './helpers';
 
 /** The consumer's code, the same in every mode. `@ts-expect-error` lines prove the types are real, not `any`. */
@@ -38,6 +41,7 @@ export function gateway(): Gateway {
   return createGateway({ upstream: { baseURL: 'http://127.0.0.1:9/v1' } });
 }
 
+__ANGULAR__
 // @ts-expect-error: outputText() emits strings
 export const wrong$: Observable<number> = events$.pipe(outputText());
 // @ts-expect-error: no such export
@@ -51,23 +55,53 @@ interface Mode {
   readonly moduleResolution: string;
   /** The consumer's own package.json "type" (node16 / nodenext read it). */
   readonly type?: 'module' | 'commonjs';
+  /** `@angular/core` ships ES modules only: a CommonJS project cannot import it, so only these check `/angular`. */
+  readonly angular?: true;
 }
+
+/** The Angular part of the consumer: signals typed from the package's declarations. */
+const ANGULAR = `
+import { responseSignals, injectResponse, type ResponseController, type ResponseSignals, type ResponseSignalsRef } from 'openai-rx/angular';
+import type { Signal } from '@angular/core';
+export function signalsOf(): ResponseSignalsRef { return responseSignals(events$); }
+export const textOf = (s: ResponseSignals): Signal<string> => s.text;
+export const controller = (): ResponseController => injectResponse({ baseURL: '/api/v1', model: 'gpt-5.4-nano' });
+`;
 
 const MODES: readonly Mode[] = [
   // The default of module: commonjs, as in a stock NestJS project.
   { name: 'node10', module: 'commonjs', moduleResolution: 'node10' },
   { name: 'node16 (CommonJS project)', module: 'node16', moduleResolution: 'node16', type: 'commonjs' },
-  { name: 'node16 (ES module project)', module: 'node16', moduleResolution: 'node16', type: 'module' },
+  { name: 'node16 (ES module project)', module: 'node16', moduleResolution: 'node16', type: 'module', angular: true },
   { name: 'nodenext (CommonJS project)', module: 'nodenext', moduleResolution: 'nodenext', type: 'commonjs' },
-  { name: 'nodenext (ES module project)', module: 'nodenext', moduleResolution: 'nodenext', type: 'module' },
-  { name: 'bundler', module: 'esnext', moduleResolution: 'bundler' },
+  { name: 'nodenext (ES module project)', module: 'nodenext', moduleResolution: 'nodenext', type: 'module', angular: true },
+  { name: 'bundler', module: 'esnext', moduleResolution: 'bundler', angular: true },
 ];
+
+/** The ancestors of `dir` (itself excluded) that hold a node_modules. */
+function helpedBy(dir: string): string[] {
+  const found: string[] = [];
+  for (let d = dirname(dir); ; d = dirname(d)) {
+    if (existsSync(join(d, 'node_modules'))) found.push(join(d, 'node_modules'));
+    if (d === parse(d).root) return found;
+  }
+}
+
+/** A new folder under the first of the temporary directories whose ancestors hold no node_modules. */
+function cleanWorkDir(): string {
+  const bases = [tmpdir(), '/var/tmp', '/tmp'];
+  for (const base of bases) {
+    if (!existsSync(base) || existsSync(join(base, 'node_modules')) || helpedBy(base).length > 0) continue;
+    return mkdtempSync(join(base, 'openai-rx-resolution-'));
+  }
+  throw new Error(`every temporary directory (${bases.join(', ')}) has a node_modules in it or above it: the consumer projects would not be checked alone`);
+}
 
 let work: string;
 let tarball: string;
 beforeAll(async () => {
   await ensureBuilt();
-  work = mkdtempSync(join(tmpdir(), 'openai-rx-resolution-'));
+  work = cleanWorkDir();
   tarball = join(work, (await pack({ destination: work })).filename);
 }, 240_000);
 
@@ -82,7 +116,9 @@ async function project(mode: Mode, dir: string): Promise<void> {
   mkdirSync(join(modules, 'openai-rx'), { recursive: true });
   await run('tar', ['-xzf', tarball, '-C', join(modules, 'openai-rx'), '--strip-components=1']);
   const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string>; peerDependencies: Record<string, string> };
-  for (const name of [...Object.keys(pkg.dependencies), ...Object.keys(pkg.peerDependencies), '@types/node']) {
+  // Peers the mode cannot import (Angular in a CommonJS project) stay out, as in such a user's project.
+  const peers = Object.keys(pkg.peerDependencies).filter((name) => mode.angular || !name.startsWith('@angular/'));
+  for (const name of [...Object.keys(pkg.dependencies), ...peers, '@types/node']) {
     mkdirSync(dirname(join(modules, name)), { recursive: true });
     symlinkSync(join(ROOT, 'node_modules', name), join(modules, name), 'dir');
   }
@@ -94,6 +130,7 @@ async function project(mode: Mode, dir: string): Promise<void> {
         compilerOptions: {
           target: 'ES2022', lib: ['ES2022', 'DOM'], module: mode.module, moduleResolution: mode.moduleResolution,
           strict: true, skipLibCheck: false, types: ['node'], noEmit: true, esModuleInterop: true,
+          typeRoots: ['./node_modules/@types'],
           // node10 is deprecated in TypeScript 6; this keeps the check meaningful until then.
           ...(mode.moduleResolution === 'node10' && { ignoreDeprecations: '5.0' }),
         },
@@ -103,7 +140,7 @@ async function project(mode: Mode, dir: string): Promise<void> {
       2,
     ),
   );
-  writeFileSync(join(dir, 'index.ts'), CONSUMER);
+  writeFileSync(join(dir, 'index.ts'), CONSUMER.replace('__ANGULAR__', mode.angular ? ANGULAR : ''));
 }
 
 /** Type-checks the project in `dir` with the repo's TypeScript, tracing module resolution. */
@@ -128,16 +165,24 @@ beforeAll(async () => {
 }, 300_000);
 
 describe('the package type-checks in a consumer project', () => {
-  test.each(MODES.map((m) => [m.name, m] as const))('moduleResolution %s', async (name) => {
+  test('no directory above the consumer projects holds a node_modules that could lend them types', () => {
+    expect(helpedBy(work)).toEqual([]);
+    for (const mode of MODES) expect(existsSync(join(work, mode.name.replace(/\W+/g, '-'), 'node_modules', 'openai-rx', 'package.json'))).toBe(true);
+  });
+
+  test.each(MODES.map((m) => [m.name, m] as const))('moduleResolution %s', async (name, mode) => {
     const result = await results.get(name)!;
     // Errors in the consumer or in the package's declarations; not in the linked @types/node, whose
     // version (the repo's) is older than the repo's TypeScript (users' projects have skipLibCheck for that).
     const errors = result.out.split('\n').filter((l) => /error TS\d+/.test(l));
     expect(errors.filter((l) => !l.includes('/@types/node/'))).toEqual([]);
     // Resolved to the installed package's declarations (not its .ts sources, nor the repo itself).
-    for (const spec of ['openai-rx', 'openai-rx/operators', 'openai-rx/testing', 'openai-rx/gateway']) {
+    // An ES module project (and a bundler's `import`) reads the ES declarations; everything else the CommonJS ones.
+    const half = mode.type === 'module' || mode.moduleResolution === 'bundler' ? 'esm' : 'cjs';
+    const specs = ['openai-rx', 'openai-rx/operators', 'openai-rx/testing', 'openai-rx/gateway', ...(mode.angular ? ['openai-rx/angular'] : [])];
+    for (const spec of specs) {
       const line = result.out.split('\n').find((l) => l.startsWith(`======== Module name '${spec}' was successfully resolved to`));
-      expect(line).toMatch(/node_modules\/openai-rx\/dist\/types\/.*\.d\.ts'/);
+      expect(line).toMatch(new RegExp(`node_modules/openai-rx/dist/${half}/.*\\.d\\.ts'`));
     }
   }, 300_000);
 });
