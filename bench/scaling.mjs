@@ -61,6 +61,17 @@ const W = {
     }
     yield completed();
   },
+  // the same n parts opened in descending output_index (each part lands before every other in output order)
+  textPartsDescending: (n) => function* () {
+    yield created();
+    for (let oi = n - 1; oi >= 0; oi--) {
+      yield itemAdded(oi, msg(`m${oi}`));
+      yield partAdded(`m${oi}`, oi, 0);
+      yield delta(`m${oi}`, oi, 0, 'ab');
+      yield textDone(`m${oi}`, oi, 0, 'abc');
+    }
+    yield completed();
+  },
   // n text deltas on one part
   textEvents: (n) => function* () {
     yield created();
@@ -201,6 +212,7 @@ export async function operatorScaling({ quick = false, runs = quick ? 2 : 3, tab
   const total = large * 1; // both sizes run about as many events
   const cases = [
     ['outputText()', 'parts', W.textParts, () => rx.outputText()],
+    ['outputText()', 'parts, descending output_index', W.textPartsDescending, () => rx.outputText()],
     ['outputText()', 'events (deltas)', W.textEvents, () => rx.outputText()],
     ['accumulateText()', 'parts', W.textParts, () => rx.accumulateText()],
     ['accumulateResponse()', 'items', W.items, () => rx.accumulateResponse()],

@@ -5,6 +5,7 @@ import type { ResponseStreamEvent } from '../lib/events/responses.js';
 import { grow as growText, type Growth } from './internal/grow.js';
 import { ItemBook } from './internal/items.js';
 import { asRecord, isIndex, isTerminalType, stringField } from './internal/parts.js';
+import { ResponseSeams } from './internal/response-seams.js';
 import { isObj, ResponseOutput, type Obj } from './internal/response-output.js';
 
 // Hosted-call progress events only move the item's status.
@@ -48,8 +49,13 @@ export type AssembledResponse = Response & { output: ResponseOutputItem[] };
  * stay as they streamed, in `output_index` order. So `output: []` on `response.completed` or `.incomplete`
  * after streaming everything keeps what was assembled. A `response.failed` keeps its own `output` (possibly
  * `[]`): the value before it still shows what streamed. A stream that starts at `response.in_progress` (a
- * resume) or events after a seam continue the same state; a lifecycle event with a different response id
- * starts afresh. A hosted shell's output (`shell_call_output_content.delta` / `.done`) goes into the
+ * resume) or events after a seam continue the same state.
+ *
+ * Several responses on one stream (`runAgent`'s turns, a WebSocket connection): each value is the current
+ * response's snapshot, its output only its own. Another response begins at `response.created`, at a
+ * lifecycle event naming another response id, or at the first response event after a terminal event (see
+ * `accumulateText`); `agent.*` events between turns change nothing. To keep every turn, collect the value
+ * before each new response's first one (e.g. `filter((r) => r.status !== 'in_progress')`). A hosted shell's output (`shell_call_output_content.delta` / `.done`) goes into the
  * `shell_call_output` item's `output`, one content per command.
  * Unknown events are ignored; errors pass through untouched.
  *
@@ -85,12 +91,10 @@ export function accumulateResponse(): OperatorFunction<ResponseStreamEvent, Asse
         subscriber.next(snapshot as unknown as AssembledResponse);
       };
 
+      const seams = new ResponseSeams();
+
       const lifecycle = (type: string, response: unknown): void => {
         const r = isObj(response) ? response : {};
-        if (base !== undefined && r['id'] !== base['id'] && base['id'] !== '') {
-          out.reset(); // another response
-          book.clear();
-        }
         base = r;
         const theirs = r['output'];
         if (!Array.isArray(theirs)) return;
@@ -232,8 +236,21 @@ export function accumulateResponse(): OperatorFunction<ResponseStreamEvent, Asse
 
       return source.subscribe({
         next(ev) {
-          const e = asRecord(ev);
-          if (e !== undefined && apply(e)) emit();
+          // An event whose fields throw when read (a getter, a Proxy) ends the stream: thrown from here it would
+          // escape as an uncaught exception.
+          try {
+            const e = asRecord(ev);
+            if (e === undefined) return;
+            if (seams.starts(e)) {
+              // Another response: its snapshots show only its own output.
+              base = undefined;
+              out.reset();
+              book.clear();
+            }
+            if (apply(e)) emit();
+          } catch (err) {
+            subscriber.error(err);
+          }
         },
         error: (err: unknown) => subscriber.error(err),
         complete: () => subscriber.complete(),

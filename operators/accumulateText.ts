@@ -40,8 +40,17 @@ export interface AccumulateTextOptions {
  * (`response.completed` / `.incomplete` / `.failed` / `error`, from its `output` when present) or by the source
  * completing. That `output` may leave out or reorder items that streamed: its items are matched to the
  * streamed ones by `id`, never by list position alone, and parts it leaves out close with what streamed.
- * Parts that only appear in a closed item or in the final response get a final snapshot too.
+ * Parts that only appear in a closed item or in the final response get a final snapshot too. Text that an
+ * opening event already carries (a `content_part.added` whose part has text, an item added with content) is
+ * streamed text too: a snapshot with it as `delta`, which later deltas extend.
  * An error passes through untouched, without final snapshots.
+ *
+ * Several responses on one stream (`runAgent`'s turns, a resumed or WebSocket stream): each response's parts
+ * are its own. Another response begins at `response.created`, at a lifecycle event naming another response id,
+ * or at the first response event after a terminal event (`agent.*` and unknown events never begin one;
+ * `sequence_number` is not read, as providers skip numbers). Every part of a response has its final snapshot
+ * before the next response's first snapshot, so the snapshots of one (output_index, content_index) after a
+ * `done: true` one are a new part's, whose text starts afresh.
  *
  * Events are read without trusting their shape (they may come from `validate: 'off'` or a hand-built
  * source). A delta whose index is not a non-negative safe integer, or whose delta is not a string, would

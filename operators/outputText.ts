@@ -1,26 +1,33 @@
-import { Observable, Subject, type OperatorFunction } from 'rxjs';
+import { Observable, type OperatorFunction } from 'rxjs';
 import type { ResponseStreamEvent } from '../lib/events/responses.js';
-import { accumulateText } from './accumulateText.js';
-import { Joined } from './internal/joined.js';
-import { isTerminalType } from './internal/parts.js';
+import type { TextSnapshot } from './accumulateText.js';
+import { OrderedText } from './internal/ordered-text.js';
+import { TextAccumulation, WantedKinds, type TextSink } from './internal/text-accumulation.js';
 
-/** A part's place in output order. */
-interface Slot {
-  readonly outputIndex: number;
-  readonly contentIndex: number;
-}
+/** Between the texts of two responses: each turn reads as its own paragraph. */
+const RESPONSE_SEPARATOR = '\n\n';
 
-const before = (a: Slot, oi: number, ci: number): boolean => a.outputIndex < oi || (a.outputIndex === oi && a.contentIndex < ci);
+const OUTPUT_TEXT = new WantedKinds(true, false, false, false);
 
 /**
  * The whole answer as one growing string: every `output_text` part of the response concatenated in
  * output order (as the API's `output_text` convenience field is), emitted each time it changes. When a
- * `.done` text corrects what the deltas said, the corrected string is emitted. Refusals and reasoning
- * are not part of it (use `accumulateText`). Meant for one response per subscription.
+ * `.done` text corrects what the deltas said, the corrected string is emitted. Text is read wherever it
+ * comes: deltas, a part or item that opens with text, and the `.done` events, closed items and final
+ * `output` that carry it whole. Refusals and reasoning are not part of it (use `accumulateText`).
+ *
+ * Several responses on one stream (`runAgent`'s turns, a WebSocket connection; see `accumulateText` for where
+ * one ends): each response's parts are its own, and the string is the text of every response so far, in
+ * order, the texts of two responses separated by a blank line (`'\n\n'`, only between responses that have
+ * text). So a run's last value ends with its final answer, and a turn that only called tools adds nothing.
+ * (`runAgent`'s `asOneResponse` view is one response: its turns' texts join with nothing, as parts do.)
  *
  * An answer without text (only tool calls, say) emits `''` once: at its terminal event
  * (`response.completed` / `.incomplete` / `.failed` / `error`), or at completion when none came. So there
  * is always a value for `lastValueFrom` / `async` pipes; an error emits nothing more.
+ *
+ * Cost: an event costs O(1) on the part that opened last (the streaming case) and O(log n) otherwise, in
+ * whatever order the `output_index` / `content_index` of n parts come (see OrderedText).
  *
  * ```
  * events:  --d(He)--d(llo)--done(Hello)--completed--|
@@ -32,6 +39,11 @@ const before = (a: Slot, oi: number, ci: number): boolean => a.outputIndex < oi 
  *   outputText()
  * out:     ------------------------------e----------|
  *   e = ''
+ *
+ * events:  --d(Hi)--completed--created--d(Bye)--completed--|
+ *   outputText()
+ * out:     --a-------------------------b------------------|
+ *   a = 'Hi', b = 'Hi\n\nBye'
  * ```
  *
  * ```ts
@@ -41,10 +53,10 @@ const before = (a: Slot, oi: number, ci: number): boolean => a.outputIndex < oi 
 export function outputText(): OperatorFunction<ResponseStreamEvent, string> {
   return (source) =>
     new Observable<string>((subscriber) => {
-      // Parts in output order, their texts joined: a delta or a `.done` costs the same however many parts
-      // there are (O(1) on the last part, O(log n) on another; see Joined).
-      const slots: Slot[] = [];
-      const text = new Joined();
+      // The text of the responses before this one, joined; this one's parts in output order.
+      let before = '';
+      let parts = new OrderedText();
+      const whole = (): string => (parts.full === '' ? before : before === '' ? parts.full : before + RESPONSE_SEPARATOR + parts.full);
 
       // Nothing emitted yet: the terminal event (or completion) emits '' once.
       let emitted = false;
@@ -54,59 +66,31 @@ export function outputText(): OperatorFunction<ResponseStreamEvent, string> {
         subscriber.next('');
       };
 
-      // The events go through accumulateText first (synchronously), so a terminal event's own text is seen
-      // before deciding that there was none.
-      const events = new Subject<ResponseStreamEvent>();
-      subscriber.add(events.pipe(accumulateText()).subscribe({
-        next(snap) {
+      const sink: TextSink = {
+        next(snap: TextSnapshot) {
           const oi = snap.outputIndex;
           const ci = snap.contentIndex;
-          // The part: usually the last one (parts stream in order), else found by binary search.
-          let i = slots.length - 1;
-          const last = slots[i];
-          if (last === undefined || last.outputIndex !== oi || last.contentIndex !== ci) {
-            i = lowerBound(slots.length, (k) => slots[k]!, oi, ci);
-            const found = slots[i];
-            if (found === undefined || found.outputIndex !== oi || found.contentIndex !== ci) {
-              slots.splice(i, 0, { outputIndex: oi, contentIndex: ci });
-              text.insert(i, '');
-            }
-          }
           if (!snap.done) {
             if (snap.delta === '') return;
-          } else if (snap.text === text.at(i)) {
+          } else if (snap.text === (parts.get(oi, ci) ?? '')) {
             return; // the deltas already said it
           }
-          text.set(i, snap.text);
+          parts.set(oi, ci, snap.text);
           emitted = true;
-          subscriber.next(text.full);
+          subscriber.next(whole());
         },
         error: (err: unknown) => subscriber.error(err),
         complete: () => {
           emptyOnce();
           subscriber.complete();
         },
-      }));
-      subscriber.add(source.subscribe({
-        next(e) {
-          events.next(e);
-          const type = (e as { type?: unknown } | null)?.type;
-          if (!emitted && !subscriber.closed && typeof type === 'string' && isTerminalType(type)) emptyOnce();
+        seam: () => {
+          before = whole();
+          parts = new OrderedText();
         },
-        error: (err: unknown) => events.error(err),
-        complete: () => events.complete(),
-      }));
+        // After the terminal event's own text: '' only when there was none.
+        ended: emptyOnce,
+      };
+      return source.subscribe(new TextAccumulation(sink, OUTPUT_TEXT));
     });
-}
-
-/** The first position in `slots` not before (oi, ci). */
-function lowerBound(n: number, at: (k: number) => Slot, oi: number, ci: number): number {
-  let lo = 0;
-  let hi = n;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (before(at(mid), oi, ci)) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }

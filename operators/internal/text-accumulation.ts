@@ -6,6 +6,20 @@ import type { TextKind, TextSnapshot } from '../accumulateText.js';
 import { grow } from './grow.js';
 import { ItemBook } from './items.js';
 import { asRecord, field, isIndex, isTerminalType, partText, sortedKeys, stringField } from './parts.js';
+import { ResponseSeams } from './response-seams.js';
+
+/**
+ * Where the snapshots go: accumulateText's subscriber, or outputText, which also hears where a response ends
+ * (`ended`, after its terminal event's final snapshots) and where the next begins (`seam`, after the final
+ * snapshots of what the previous one left open, before the new one's first).
+ */
+export interface TextSink {
+  next(snapshot: TextSnapshot): void;
+  error(err: unknown): void;
+  complete(): void;
+  seam?(): void;
+  ended?(): void;
+}
 
 interface Part {
   readonly kind: TextKind;
@@ -60,21 +74,38 @@ export class TextAccumulation extends Subscriber<ResponseStreamEvent> {
   private readonly book: ItemBook;
   /** Deltas come in runs on one part: skip the map lookups then. */
   private last: Part | undefined;
+  private readonly seams: ResponseSeams;
 
   constructor(
-    private readonly subscriber: Subscriber<TextSnapshot>,
+    private readonly subscriber: TextSink,
     private readonly wanted: WantedKinds,
   ) {
     super();
     this.items = new Map();
     this.book = new ItemBook();
     this.last = undefined;
+    this.seams = new ResponseSeams();
   }
 
   protected override _next(ev: ResponseStreamEvent): void {
+    // An event whose fields throw when read (a getter, a Proxy) ends the stream with that error: thrown from
+    // here it would reach the producer, or escape as an uncaught exception.
+    try {
+      this.step(ev);
+    } catch (err) {
+      this.error(err);
+    }
+  }
+
+  private step(ev: ResponseStreamEvent): void {
     const e = asRecord(ev);
     if (e === undefined) return;
     const type = e['type'];
+    if (this.seams.starts(e)) {
+      // Another response: what the last one left open closes with what streamed, and its parts are forgotten.
+      this.closeAll(undefined);
+      this.subscriber.seam?.();
+    }
     if (!this.book.admits(e)) return; // aimed at an item of another type
     const w = this.wanted;
     switch (type) {
@@ -108,19 +139,21 @@ export class TextAccumulation extends Subscriber<ResponseStreamEvent> {
         const kind = contentKind(field(part, 'type'));
         if (!w.has(kind)) return;
         if (type === 'response.content_part.done') this.onDone(e['output_index'], e['content_index'], e['item_id'], false, kind, partText(part));
-        else this.located(e['output_index'], e['content_index'], e['item_id'], false, kind);
+        else this.seed(this.located(e['output_index'], e['content_index'], e['item_id'], false, kind), partText(part));
         return;
       }
       case 'response.reasoning_summary_part.added':
       case 'response.reasoning_summary_part.done': {
         if (!w.summary) return;
         if (type === 'response.reasoning_summary_part.done') this.onDone(e['output_index'], e['summary_index'], e['item_id'], true, 'reasoning_summary_text', partText(e['part']));
-        else this.located(e['output_index'], e['summary_index'], e['item_id'], true, 'reasoning_summary_text');
+        else this.seed(this.located(e['output_index'], e['summary_index'], e['item_id'], true, 'reasoning_summary_text'), partText(e['part']));
         return;
       }
       case 'response.output_item.added': {
         const oi = e['output_index'];
-        if (isIndex(oi)) this.book.noteItem(oi, e['item']);
+        if (!isIndex(oi)) return;
+        this.book.noteItem(oi, e['item']);
+        this.openItem(oi, e['item']);
         return;
       }
       case 'response.output_item.done': {
@@ -131,7 +164,10 @@ export class TextAccumulation extends Subscriber<ResponseStreamEvent> {
         return;
       }
       default:
-        if (typeof type === 'string' && isTerminalType(type)) this.closeAll(field(e['response'], 'output'));
+        if (typeof type === 'string' && isTerminalType(type)) {
+          this.closeAll(field(e['response'], 'output'));
+          this.subscriber.ended?.();
+        }
     }
   }
 
@@ -197,6 +233,36 @@ export class TextAccumulation extends Subscriber<ResponseStreamEvent> {
   private onDone(oi: unknown, ci: unknown, id: unknown, summary: boolean, kind: TextKind, text: unknown): void {
     const p = this.located(oi, ci, id, summary, kind);
     if (p !== undefined) this.finish(p, typeof text === 'string' ? text : undefined, Closing.done);
+  }
+
+  /**
+   * Text an opening event already carries (a `content_part.added` whose part has text, an item added with its
+   * content): streamed text like a delta's, which later deltas extend. Only what it adds to the part is sent.
+   */
+  private seed(p: Part | undefined, text: string | undefined): void {
+    if (p === undefined || text === undefined || text.length <= p.text.length || !text.startsWith(p.text)) return;
+    this.emitDelta(p, text.slice(p.text.length));
+  }
+
+  /** The parts an added item already carries with text. */
+  private openItem(outputIndex: number, item: unknown): void {
+    const content = field(item, 'content');
+    const id = stringField(item, 'id');
+    if (Array.isArray(content)) {
+      for (let i = 0; i < content.length; i++) {
+        const c: unknown = content[i];
+        const kind = contentKind(field(c, 'type'));
+        const text = partText(c);
+        if (this.wanted.has(kind) && text !== undefined && text !== '') this.seed(this.partAt(outputIndex, false, i, kind, id), text);
+      }
+    }
+    const summary = field(item, 'type') === 'reasoning' && this.wanted.summary ? field(item, 'summary') : undefined;
+    if (Array.isArray(summary)) {
+      for (let i = 0; i < summary.length; i++) {
+        const text = partText(summary[i]);
+        if (text !== undefined && text !== '') this.seed(this.partAt(outputIndex, true, i, 'reasoning_summary_text', id), text);
+      }
+    }
   }
 
   private emitDelta(p: Part, delta: string): void {

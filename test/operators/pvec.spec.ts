@@ -1,6 +1,5 @@
 import fc from 'fast-check';
 import { PVec } from '../../operators/internal/pvec.js';
-import { Joined } from '../../operators/internal/joined.js';
 
 describe('PVec (the persistent vector behind accumulateResponse)', () => {
   test('set / push / insert agree with a copied array, and every earlier version keeps its elements', () => {
@@ -41,31 +40,5 @@ describe('PVec (the persistent vector behind accumulateResponse)', () => {
       expect(v.toArray()).toEqual(a);
       expect(v.push(-1).toArray()).toEqual([...a, -1]);
     }
-  });
-});
-
-describe('Joined (outputText\'s concatenation of parts)', () => {
-  test('full is the concatenation of the parts after any sequence of sets and inserts', () => {
-    fc.assert(
-      fc.property(fc.array(fc.tuple(fc.boolean(), fc.nat(100), fc.string({ maxLength: 3 })), { maxLength: 400 }), (ops) => {
-        const j = new Joined();
-        const ref: string[] = [];
-        for (const [ins, x, s] of ops) {
-          if (ins || ref.length === 0) {
-            const i = x % (ref.length + 1);
-            j.insert(i, s);
-            ref.splice(i, 0, s);
-          } else {
-            // mostly the last part, as streaming does
-            const i = x % 3 === 0 ? x % ref.length : ref.length - 1;
-            const t = j.at(i) + s;
-            j.set(i, t);
-            ref[i] = t;
-          }
-          expect(j.full).toBe(ref.join(''));
-        }
-      }),
-      { numRuns: 100 },
-    );
   });
 });
