@@ -1,5 +1,5 @@
 import { Observable } from 'rxjs';
-import { DecodeError, HTTPError, NetworkError, ResponseStreamError, StreamInterruptedError } from '../lib/errors';
+import { DecodeError, HTTPError, NetworkError, ResponseCancelledError, ResponseStreamError, StreamInterruptedError } from '../lib/errors';
 import type { ResponseStreamEvent } from '../lib/events/responses';
 import { exponentialBackoff, resumeFrom, resumeFromCursor, type ResumeCursor } from '../operators/resumeFrom';
 import { marbleScheduler } from '../test/helpers/marbles';
@@ -207,6 +207,91 @@ describe('resumeFrom', () => {
       flush();
       expect(seen.map((c) => c.sequenceNumber)).toEqual([0, 1, 2, 3, 4]);
       expect(new Set(seen.map((c) => c.responseId))).toEqual(new Set(['resp_1']));
+    });
+  });
+
+  describe('a cancelled response is over for good', () => {
+    const cancelledEvent = (type: string, status: string, n: number) => ev({ type, response: resp(status), sequence_number: n });
+    const cancelled = new ResponseCancelledError('response.cancelled', 3, 'resp_1', undefined);
+
+    test('ResponseCancelledError passes through at once, even when retryable says every error is worth a reconnect', () => {
+      scheduler().run(({ cold, expectObservable, flush }) => {
+        const r = reconnects();
+        const retryable = jest.fn(() => true);
+        expectObservable(cold('-a-b-#', values, cancelled).pipe(resumeFrom(r.fn, { delay: 1, retryable }))).toBe('-a-b-#', values, cancelled);
+        flush();
+        expect(r.cursors).toEqual([]);
+        expect(retryable).not.toHaveBeenCalled();
+      });
+    });
+
+    test('a second copy of the library\'s cancellation (the same code) passes through too', () => {
+      scheduler().run(({ cold, expectObservable }) => {
+        const r = reconnects();
+        const foreign = Object.assign(new Error('the response was cancelled'), { code: 'response_cancelled', retryable: true });
+        expectObservable(cold('-a-b-#', values, foreign).pipe(resumeFrom(r.fn, { delay: 1 }))).toBe('-a-b-#', values, foreign);
+        expect(r.cursors).toEqual([]);
+      });
+    });
+
+    test.each([
+      ['response.cancelled', 'cancelled'],
+      ['response.canceled', 'canceled'],
+      ['response.failed', 'cancelled'],
+      ['response.incomplete', 'cancelled'],
+      ['response.completed', 'completed'],
+    ])('after a terminal %s (status %s) a retryable failure passes through: nothing can follow it', (type, status) => {
+      scheduler().run(({ cold, expectObservable }) => {
+        const r = reconnects(cold('-d|', values));
+        const t = cancelledEvent(type, status, 3);
+        expectObservable(cold('-a-b-t-#', { ...values, t }, cut).pipe(resumeFrom(r.fn, { delay: 1 }))).toBe('-a-b-t-#', { ...values, t }, cut);
+        expect(r.cursors).toEqual([]);
+      });
+    });
+  });
+
+  describe('a throwing onCursor', () => {
+    test('ends the stream with what it threw, after the event it was called for, and lets the source go', () => {
+      scheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
+        const r = reconnects();
+        const boom = new Error('disk full');
+        const onCursor = (c: ResumeCursor) => {
+          if (c.sequenceNumber === 1) throw boom;
+        };
+        const src = cold('-a-b-c-d-e|', values);
+        expectObservable(src.pipe(resumeFrom(r.fn, { delay: 1, onCursor }))).toBe('-a-(b#)', values, boom);
+        expectSubscriptions(src.subscriptions).toBe('^--!');
+      });
+    });
+
+    test('on a reconnected stream too, and no further reconnect is made', () => {
+      scheduler().run(({ cold, expectObservable, flush }) => {
+        const again = cold('-c-d-e|', values);
+        const r = reconnects(again);
+        const boom = new Error('quota');
+        const onCursor = (c: ResumeCursor) => {
+          if (c.sequenceNumber === 3) throw boom;
+        };
+        expectObservable(cold('-a-b-#', values, cut).pipe(resumeFrom(r.fn, { delay: 1, onCursor }))).toBe('-a-b---c-(d#)', values, boom);
+        flush();
+        expect(r.cursors).toHaveLength(1);
+      });
+    });
+
+    test('a synchronous source is let go at the throw: nothing after it is read', () => {
+      const read: number[] = [];
+      const src = new Observable<ResponseStreamEvent>((s) => {
+        for (const e of [created, delta(1), delta(2), delta(3)]) {
+          if (s.closed) return;
+          read.push(e.sequence_number as number);
+          s.next(e);
+        }
+        s.complete();
+      });
+      const got: unknown[] = [];
+      src.pipe(resumeFrom(() => src, { onCursor: (c) => { if (c.sequenceNumber === 1) throw new Error('no'); } })).subscribe({ next: (e) => got.push(e.sequence_number), error: (e: unknown) => got.push(e) });
+      expect(read).toEqual([0, 1]);
+      expect(got).toEqual([0, 1, new Error('no')]);
     });
   });
 

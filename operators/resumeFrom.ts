@@ -1,4 +1,4 @@
-import { defer, Observable, timer, type MonoTypeOperatorFunction, type Subscription } from 'rxjs';
+import { defer, Observable, Subscriber, timer, type MonoTypeOperatorFunction, type Subscription } from 'rxjs';
 import { isCancellation, ResponseMismatchError } from '../lib/errors.js';
 import { isTerminalType, responseIdOf } from '../lib/events/guards.js';
 import type { ResponseStreamEvent } from '../lib/events/responses.js';
@@ -161,16 +161,17 @@ export function resumeFrom(reconnect: Reconnect, options: ResumeOptions = {}): M
       const follow = (events: Observable<ResponseStreamEvent>, replay: boolean): void => {
         // On a reconnected stream, unsequenced events count as replay until the cursor moves.
         let fresh = !replay;
-        current = events.subscribe({
+        const leg: Leg = new Leg({
           next(e) {
-            if (subscriber.closed) return;
+            // Downstream gone (or the output ended) during a synchronous emission, before the teardown exists.
+            if (subscriber.closed) return leg.unsubscribe();
             const n = e.sequence_number;
             const seq = typeof n === 'number' && Number.isFinite(n) ? n : undefined;
             const carried = namedResponseId(e);
             // Checked before the cursor filter: a replayed `response.created` is where a wrong answer shows first.
             if (carried !== undefined && responseId !== undefined && carried !== responseId) {
               subscriber.error(new ResponseMismatchError(responseId, carried, typeof e.type === 'string' ? e.type : undefined));
-              return;
+              return leg.unsubscribe();
             }
             if (seq === undefined ? !fresh : last !== undefined && seq <= last) return;
             const id = responseId === undefined ? carried : undefined;
@@ -191,12 +192,15 @@ export function resumeFrom(reconnect: Reconnect, options: ResumeOptions = {}): M
                 subscriber.error(err);
               }
             }
+            // The event is delivered (and its cursor told) even to a downstream that leaves on it.
+            if (subscriber.closed) leg.unsubscribe();
           },
           error: fail,
           complete: () => subscriber.complete(),
         });
-        // Downstream may have unsubscribed during a synchronous emission, before `current` was set.
-        if (subscriber.closed) current.unsubscribe();
+        // Set before subscribing, so that the teardown reaches it whenever it runs.
+        current = leg;
+        events.subscribe(leg);
       };
 
       follow(source, startingAfter !== undefined);
@@ -205,6 +209,36 @@ export function resumeFrom(reconnect: Reconnect, options: ResumeOptions = {}): M
         current?.unsubscribe();
       };
     });
+}
+
+/**
+ * One subscription to the source or a reconnect: a Subscriber made before subscribing (not an observer object,
+ * which `subscribe()` wraps and only hands back once a synchronous source has finished).
+ */
+class Leg extends Subscriber<ResponseStreamEvent> {
+  constructor(private readonly on: { next(e: ResponseStreamEvent): void; error(e: unknown): void; complete(): void }) {
+    super();
+  }
+
+  protected override _next(e: ResponseStreamEvent): void {
+    this.on.next(e);
+  }
+
+  protected override _error(e: unknown): void {
+    try {
+      this.on.error(e);
+    } finally {
+      this.unsubscribe();
+    }
+  }
+
+  protected override _complete(): void {
+    try {
+      this.on.complete();
+    } finally {
+      this.unsubscribe();
+    }
+  }
 }
 
 /**
