@@ -2,7 +2,7 @@
 // table, the resumeFrom table, the transports' config. A change on either side (the code's default or the
 // README's figure) fails here. The WebSocket figures (maxSendBuffer, heartbeat, close timeout, laneMux limits)
 // are checked here against the numbers test/promises/websocket.spec.ts proves on a socket.
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { concat, lastValueFrom, of, toArray } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
@@ -12,11 +12,15 @@ import {
 } from '../../lib';
 import { assertMarbles } from '../helpers/marbles';
 
-const README = readFileSync(join(__dirname, '..', '..', 'README.md'), 'utf8');
-/** The capture groups of a README pattern (fails when the README no longer says it). */
+// The README and the guides it links to (docs/*.md: the limits in guarantees.md, resumeFrom's table in resume.md, …).
+const ROOT = join(__dirname, '..', '..');
+const README = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).sort().map((f) => join('docs', f))]
+  .map((f) => readFileSync(join(ROOT, f), 'utf8'))
+  .join('\n');
+/** The capture groups of a README (or guide) pattern (fails when the docs no longer say it). */
 function says(pattern: RegExp): string[] {
   const m = pattern.exec(README);
-  if (!m) throw new Error(`README.md no longer matches ${pattern}`);
+  if (!m) throw new Error(`README.md and docs/*.md no longer match ${pattern}`);
   return m.slice(1);
 }
 const num = (pattern: RegExp): number => Number(says(pattern)[0]);
