@@ -1,4 +1,5 @@
 import { throwError, type Observable } from 'rxjs';
+import { checkCursor } from '../cursor.js';
 import { excerpt, InvalidParameterError } from '../errors.js';
 import { fromChatCompletionsSSE, type ChatCompletionsSSEOptions } from '../decode/chat-sse.js';
 import { fromResponsesSSE, type ResponsesSSEOptions } from '../decode/responses-sse.js';
@@ -65,11 +66,6 @@ export function checkResponseId(id: unknown): InvalidParameterError | undefined 
   if (typeof id !== 'string') return new InvalidParameterError('responseId', `expected a string, got ${id === null ? 'null' : typeof id}`);
   if (PLAUSIBLE_ID.test(id) && !id.includes('..')) return undefined;
   return new InvalidParameterError('responseId', `${excerpt(id, 40)} is not a plausible response id (1–256 of A–Z a–z 0–9 _ - . : ~, starting with a letter or digit, no "..")`);
-}
-
-function checkCursor(after: unknown): InvalidParameterError | undefined {
-  if (after === undefined || (typeof after === 'number' && Number.isSafeInteger(after) && after >= 0)) return undefined;
-  return new InvalidParameterError('startingAfter', `${typeof after === 'number' ? String(after) : typeof after} is not a sequence number (an integer ≥ 0)`);
 }
 
 /**

@@ -25,7 +25,8 @@ export interface FollowHandlers {
 export interface FollowableEventLog extends EventLog {
   /**
    * Hands the events stored after `after` (all when `undefined`) to `handlers.events` as they are appended,
-   * until the returned function is called. Calls `handlers.end` once when the stream ends.
+   * until the returned function is called. Calls `handlers.end` once when the stream ends. Throws
+   * `InvalidParameterError` at once for an `after` that `read` refuses.
    */
   follow(scope: LogScope, after: number | undefined, handlers: FollowHandlers): () => void;
 }

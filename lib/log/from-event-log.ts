@@ -1,4 +1,5 @@
-import { Observable, type Subscription } from 'rxjs';
+import { Observable, throwError, type Subscription } from 'rxjs';
+import { checkCursor } from '../cursor.js';
 import { EventLogError, StreamInterruptedError } from '../errors.js';
 import type { ResponseStreamEvent } from '../events/responses.js';
 import type { ClientConfig } from '../http/config.js';
@@ -9,7 +10,11 @@ import type { EventLog, LogScope } from './types.js';
 import { asEventLogError, LogWriter, type LogWriterOptions } from './writer.js';
 
 export interface FromEventLogOptions extends LogWriterOptions {
-  /** Deliver only events with a `sequence_number` above this one (a cursor saved by the reader). */
+  /**
+   * Deliver only events with a `sequence_number` above this one (a cursor saved by the reader): an integer ≥ 0,
+   * else the stream fails with `InvalidParameterError`. A cursor past the stream's last event delivers nothing until an
+   * event above it is stored, and completes when the stream ends.
+   */
   readonly startingAfter?: number;
   /** The application's owner of the stream. Default `''`. */
   readonly owner?: string;
@@ -47,6 +52,9 @@ const seqOf = (e: ResponseStreamEvent): number | undefined => (typeof e.sequence
  * ```
  */
 export function fromEventLog(log: EventLog, responseId: string, options: FromEventLogOptions = {}): Observable<ResponseStreamEvent> {
+  // Refused alike on every log, before it is read: a past-the-end cursor is valid (nothing until the stream ends).
+  const invalid = checkCursor(options.startingAfter);
+  if (invalid) return throwError(() => invalid);
   const scope: LogScope = { responseId, owner: options.owner };
   const notFoundTimeout = options.notFoundTimeout ?? 5000;
   const pageSize = Math.max(1, options.pageSize ?? 500);

@@ -1,3 +1,4 @@
+import { checkAfter } from '../cursor.js';
 import { EventLogError } from '../errors.js';
 import { rawDataOf } from '../decode/raw-data.js';
 import type { ResponseStreamEvent } from '../events/responses.js';
@@ -179,6 +180,7 @@ export function memoryEventLog(options: MemoryEventLogOptions = {}): EventLog {
 
     async read(scope, after, limit) {
       ensureOpen(scope);
+      checkAfter(after);
       const s = streams.get(scopeKey(scope));
       if (!s) return [];
       let i = 0;
@@ -198,6 +200,7 @@ export function memoryEventLog(options: MemoryEventLogOptions = {}): EventLog {
       return new Promise<boolean>((resolve, reject) => {
         try {
           ensureOpen(scope);
+          checkAfter(after);
         } catch (e) {
           reject(e);
           return;

@@ -4,6 +4,7 @@ import type { FollowableEventLog, FollowHandlers } from './follow.js';
 import { asOwnError, isCluster, type RedisConnections, unavailable } from './redis-connection.js';
 import { redisStreamKeys } from './redis-keys.js';
 import type { RedisLogSettings } from './redis-options.js';
+import { checkAfter } from '../cursor.js';
 import { hasEnd, parseEntries, xreadIds } from './redis-read.js';
 import type { StreamEntry } from './redis-stream-id.js';
 import type { LogScope } from './types.js';
@@ -62,6 +63,7 @@ export function redisFollow(conn: RedisConnections, settings: RedisLogSettings):
   };
 
   return (scope, after, h) => {
+    checkAfter(after);
     let stopped = false;
     let unfollow: (() => void) | undefined;
     let clusterConn: Redis | undefined;

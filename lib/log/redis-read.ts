@@ -1,3 +1,4 @@
+import { checkAfter } from '../cursor.js';
 import type { ResponseStreamEvent } from '../events/responses.js';
 import { asOwnError, isCluster, type RedisConnections } from './redis-connection.js';
 import { redisStreamKeys } from './redis-keys.js';
@@ -32,6 +33,7 @@ export function redisRead(conn: RedisConnections, run: RunScript, settings: Redi
   return {
     async read(scope, after, limit) {
       conn.ensureOpen(scope);
+      checkAfter(after);
       if (limit !== undefined && limit <= 0) return [];
       const { events } = redisStreamKeys(keyPrefix, scope);
       const start = after === undefined || after < 0 ? '-' : `${Math.floor(after) + 1}-0`;
@@ -45,6 +47,7 @@ export function redisRead(conn: RedisConnections, run: RunScript, settings: Redi
 
     async wait(scope, after, waitMs, signal) {
       conn.ensureOpen(scope);
+      checkAfter(after);
       if (signal?.aborted) return false;
       const { events, end } = redisStreamKeys(keyPrefix, scope);
       const ids = [xreadIds(after), '0-0'];

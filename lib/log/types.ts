@@ -50,12 +50,15 @@ export interface EventLog {
    * `('unavailable')` when the store cannot be reached.
    */
   append(scope: LogScope, token: number, events: readonly ResponseStreamEvent[]): Promise<void>;
-  /** Stored events with `sequence_number` > `after` (all when `undefined`), at most `limit`, in order. */
+  /**
+   * Stored events with `sequence_number` > `after` (all when `undefined`), at most `limit`, in order. An `after` that
+   * is not an integer ≥ 0 (`NaN`, `1e20`, `-1`, `2.5`) fails with `InvalidParameterError`, on every log alike.
+   */
   read(scope: LogScope, after: number | undefined, limit?: number): Promise<ResponseStreamEvent[]>;
   /**
    * Resolves when the stream has events after `after`, has ended, or `timeoutMs` passed (then `false`). Also
    * on a stream that does not exist yet (it resolves at its first event). An abort of `signal` settles it at
-   * once (`false`; the contract suite also accepts a rejection).
+   * once (`false`; the contract suite also accepts a rejection). `after` is checked as `read` checks it.
    */
   wait(scope: LogScope, after: number | undefined, timeoutMs: number, signal?: AbortSignal): Promise<boolean>;
   /** The stream's state; `undefined` when it does not exist (or belongs to another owner). */
