@@ -28,6 +28,17 @@ describe('accumulateResponse marbles', () => {
     });
   });
 
+  test('another response on the same stream (after a terminal event, agent events between) starts afresh', () => {
+    scheduler().run(({ cold, expectObservable }) => {
+      const second = ev.msg('n', [{ type: 'output_text', text: 'Yo', annotations: [] }]);
+      const src = cold('-a-d-z-g-b-e-|', { ...values, g: { type: 'agent.turn.finished' } as never, b: ev.itemAdded(0, ev.msg('n')), e: ev.textDelta('n', 0, 0, 'Yo') });
+      const v = (status: string, output: unknown[]) => expect.objectContaining({ status, output }); // no created: the id comes with completed
+      expectObservable(src.pipe(accumulateResponse())).toBe('-1-2-3---4-5-|', {
+        1: v('in_progress', [ev.msg('m')]), 2: v('in_progress', [partial]), 3: r('completed', [partial]), 4: v('in_progress', [ev.msg('n')]), 5: v('in_progress', [second]),
+      });
+    });
+  });
+
   test('an error passes through untouched', () => {
     scheduler().run(({ cold, expectObservable }) => {
       const err = new Error('cut');

@@ -39,6 +39,20 @@ describe('accumulateText marbles', () => {
     });
   });
 
+  test('another response: the open parts of the one before close first, then the new parts start afresh at the same indexes', () => {
+    scheduler().run(({ cold, expectObservable }) => {
+      const src = cold('-a-n-b-|', { a: ev.textDelta('m', 0, 0, 'Hi'), n: ev.created('resp_2'), b: ev.textDelta('k', 0, 0, 'Yo') });
+      expectObservable(src.pipe(accumulateText())).toBe('-x-y-z-(w|)', { x: snap('Hi', 'Hi'), y: snap('Hi', '', true), z: snap('Yo', 'Yo', false, 'k'), w: snap('Yo', '', true, 'k') });
+    });
+  });
+
+  test('a part that opens with its text: that text is a snapshot, the deltas extend it', () => {
+    scheduler().run(({ cold, expectObservable }) => {
+      const src = cold('-p-d-|', { p: ev.partAdded('m', 0, 0, ev.textPart('He')), d: ev.textDelta('m', 0, 0, 'llo') });
+      expectObservable(src.pipe(accumulateText())).toBe('-x-y-(z|)', { x: snap('He', 'He'), y: snap('Hello', 'llo'), z: snap('Hello', '', true) });
+    });
+  });
+
   test('an error passes through untouched', () => {
     scheduler().run(({ cold, expectObservable }) => {
       const err = new Error('cut');

@@ -58,6 +58,23 @@ describe('outputText marbles', () => {
     });
   });
 
+  test('several responses: each turn\'s text after the ones before, a blank line between; a turn that only calls tools adds nothing', () => {
+    scheduler().run(({ cold, expectObservable }) => {
+      const src = cold('-d-c-g-n-a-i-z-m-e-|', {
+        ...values, d: ev.textDelta('m', 0, 0, 'Hi'), c: ev.completed(), g: { type: 'agent.turn.finished' } as never, n: ev.created('resp_2'),
+        z: ev.completed([call], 'resp_2'), m: ev.created('resp_3'), e: ev.textDelta('k', 0, 0, 'Bye'),
+      });
+      expectObservable(src.pipe(outputText())).toBe('-x---------------y-|', { x: 'Hi', y: 'Hi\n\nBye' });
+    });
+  });
+
+  test('text a part opens with is shown, and the deltas extend it', () => {
+    scheduler().run(({ cold, expectObservable }) => {
+      const src = cold('-p-d-c-|', { p: ev.partAdded('m', 0, 0, ev.textPart('He')), d: ev.textDelta('m', 0, 0, 'llo'), c: ev.completed() });
+      expectObservable(src.pipe(outputText())).toBe('-x-y---|', { x: 'He', y: 'Hello' });
+    });
+  });
+
   test("an error emits no ''", () => {
     scheduler().run(({ cold, expectObservable }) => {
       const err = new Error('cut');
