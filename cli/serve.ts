@@ -12,10 +12,16 @@ import { embeddedTranscripts } from './transcripts.js';
 /** What `serve` reads and writes: the CLI's own IO. */
 export type ServeIO = IO;
 
-/** Transcripts from files and folders (`.sse`, `.jsonl`, `.txt`), named after the file without its extension. */
-export async function loadTranscripts(paths: readonly string[]): Promise<Record<string, string>> {
+/**
+ * Transcripts from files and folders (`.sse`, `.jsonl`, `.txt`), named after the file without its extension. Each
+ * is checked like a replay; one that cannot be read or is malformed is left out, `warn` told what was wrong
+ * (as `replay` says it), so that one bad file in a folder does not keep the others from being served. A path
+ * that does not exist is an error; so is a set of paths that leaves nothing to serve.
+ */
+export async function loadTranscripts(paths: readonly string[], warn: (message: string) => void = () => undefined): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
   const files: string[] = [];
+  const skipped: string[] = [];
   for (const p of paths) {
     let s;
     try {
@@ -25,15 +31,27 @@ export async function loadTranscripts(paths: readonly string[]): Promise<Record<
     }
     if (s.isDirectory()) {
       const found = (await readdir(p)).filter((f) => /\.(sse|jsonl|txt)$/.test(f)).sort();
-      if (found.length === 0) throw new CLIError(`${p}: no .sse, .jsonl or .txt transcripts in this folder`);
+      if (found.length === 0) skipped.push(`${p}: no .sse, .jsonl or .txt transcripts in this folder`);
       files.push(...found.map((f) => join(p, f)));
     } else files.push(p);
   }
   for (const f of files) {
-    // Checked like a replay, so a broken transcript is reported with its line at start-up.
-    const capture = parseCapture(await readCapture(f, process.stdin), f);
+    let capture;
+    try {
+      capture = parseCapture(await readCapture(f, process.stdin), f);
+    } catch (e) {
+      if (!(e instanceof CLIError)) throw e;
+      skipped.push(e.message);
+      continue;
+    }
+    if (capture.cutAtLine !== undefined) warn(`${f}:${capture.cutAtLine}: the capture was cut in the middle of this line; serving the events before it`);
     out[basename(f, extname(f))] = capture.sse;
   }
+  const served = Object.keys(out).length;
+  // Nothing to serve, for one reason: that reason is the error, as before.
+  if (served === 0 && skipped.length === 1) throw new CLIError(skipped[0]!);
+  for (const reason of skipped) warn(`${reason} (skipped)`);
+  if (served === 0) throw new CLIError(`no transcript to serve: ${skipped.length} skipped (see above)`);
   return out;
 }
 
@@ -54,7 +72,8 @@ export async function runServe(argv: readonly string[], io: ServeIO): Promise<nu
   const chunkSize = a.flags['chunk-size'] === undefined ? undefined : a.int('chunk-size', { min: 1, what: 'bytes per write' });
   const delay = a.flags.delay === undefined ? undefined : a.int('delay', { max: 60_000, what: 'milliseconds between writes' });
   const queued = statuses(typeof a.flags.status === 'string' ? a.flags.status : undefined);
-  const transcripts = a.positionals.length > 0 ? await loadTranscripts(a.positionals) : embeddedTranscripts();
+  const warn = (message: string) => io.stderr.write(`openai-rx: ${message}\n`);
+  const transcripts = a.positionals.length > 0 ? await loadTranscripts(a.positionals, warn) : embeddedTranscripts();
 
   const out = outFor(io.stdout, io.env);
   const log = (t: string) => io.stdout.write(`${t}\n`);

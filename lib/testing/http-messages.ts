@@ -61,6 +61,9 @@ export async function readBody(req: IncomingMessage): Promise<unknown> {
 export function routeOf(method: string, path: string, query: Record<string, string>): { route: TestRoute; id?: string } {
   if (method === 'POST' && path === '/v1/responses') return { route: 'responses.create' };
   if (method === 'POST' && path === '/v1/chat/completions') return { route: 'chat.create' };
+  if (method === 'GET' && path === '/v1/models') return { route: 'models.list' };
+  const model = /^\/v1\/models\/(.+)$/.exec(path);
+  if (method === 'GET' && model?.[1]) return { route: 'models.retrieve', id: decodeURIComponent(model[1]) };
   const m = /^\/v1\/responses\/([^/]+)$/.exec(path);
   if (method === 'GET' && m?.[1]) return { route: query['stream'] === 'true' ? 'responses.stream' : 'responses.retrieve', id: decodeURIComponent(m[1]) };
   return { route: 'unknown' };

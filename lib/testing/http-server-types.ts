@@ -22,7 +22,7 @@ export type Fault =
     }
   | { readonly type: 'ok' };
 
-export type TestRoute = 'responses.create' | 'responses.stream' | 'responses.retrieve' | 'chat.create' | 'unknown';
+export type TestRoute = 'responses.create' | 'responses.stream' | 'responses.retrieve' | 'chat.create' | 'models.list' | 'models.retrieve' | 'unknown';
 
 /** How a request's connection ended. */
 export type CloseOutcome = 'completed' | 'client-closed' | 'dropped' | 'server-closed';

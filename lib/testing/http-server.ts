@@ -7,6 +7,7 @@ import { toChatSSE } from '../../operators/toChatSSE.js';
 import { readBody, redact, routeOf, sendError, sendJSON } from './http-messages.js';
 import type { Fault, Loaded, Mutable, RecordedConnection, RecordedRequest, TestServer, TestServerOptions } from './http-server-types.js';
 import { type HTTPSide, webSocketOptions } from './http-server-websocket.js';
+import { modelsOf } from './http-models.js';
 import { writeEvents } from './http-sse-writer.js';
 import { finalResponseOf, parseTranscript, sequenceOf, type ParsedTranscript } from './transcripts.js';
 import { startResponsesWebSocketServer } from './ws-server.js';
@@ -20,7 +21,8 @@ const TRANSCRIPT_HEADER = 'x-openai-rx-transcript';
  * Starts an OpenAI-compatible server on the loopback interface (a real `node:http` server on a free
  * port) that serves recorded transcripts, with fault injection per request:
  * `POST /v1/responses`, `GET /v1/responses/{id}?stream=true&starting_after=N`, `GET /v1/responses/{id}`,
- * `POST /v1/chat/completions`.
+ * `POST /v1/chat/completions`; and `GET /v1/models` (`/{id}`): the transcripts' names and the models they were
+ * recorded with (these requests take no fault).
  *
  * ```ts
  * const server = await startTestServer({ transcripts: { long: sse }, faults: [{ type: 'drop', afterEvents: 40 }] });
@@ -30,6 +32,7 @@ const TRANSCRIPT_HEADER = 'x-openai-rx-transcript';
  */
 export async function startTestServer(options: TestServerOptions): Promise<TestServer> {
   const loaded = new Map<string, Loaded>();
+  const startedAt = Math.floor(Date.now() / 1000);
   for (const [name, sse] of Object.entries(options.transcripts)) loaded.set(name, { name, parsed: parseTranscript(sse) });
   const responses = new Map<string, Loaded>();
   const script: Fault[] = [];
@@ -137,6 +140,15 @@ export async function startTestServer(options: TestServerOptions): Promise<TestS
     if (route === 'unknown') {
       record.status = 404;
       sendError(res, 404, { message: `No route for ${method} ${url.pathname}.` });
+      return;
+    }
+    if (route === 'models.list' || route === 'models.retrieve') {
+      // No fault: a client that lists the models first leaves a fault script to the requests it was written for.
+      const models = modelsOf(loaded.values(), startedAt);
+      const found = route === 'models.list' ? { object: 'list', data: models } : models.find((m) => m.id === id);
+      record.status = found ? 200 : 404;
+      if (found) sendJSON(res, found);
+      else sendError(res, 404, { message: `The model '${id ?? ''}' does not exist or you do not have access to it.`, code: 'model_not_found' });
       return;
     }
 
