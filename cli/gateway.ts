@@ -68,7 +68,10 @@ export async function runGateway(argv: readonly string[], io: IO): Promise<numbe
   const base = `http://${host.includes(':') ? `[${host}]` : host}:${bound}/v1`;
   log(`${paint(out, 'bold', 'openai-rx gateway')} at ${paint(out, 'cyan', base)} → ${provider ? `the fake provider (${upstream})` : upstream}`);
   log(`log: ${redis ? redis.replace(/\/\/[^@/]*@/, '//[credentials]@') : 'memory (this process only)'}${a.flags.background ? '; upstream responses run in the background (any instance can take over)' : ''}`);
-  log(paint(out, 'dim', `try: curl -N ${base}/responses -H 'authorization: Bearer ${provider ? 'any-key' : '$OPENAI_API_KEY'}' -H 'content-type: application/json' -d '{"model":"${provider ? 'fake-model' : 'gpt-5.4-nano'}","input":"Hi","stream":true}'`));
+  // The key as the shell's variable, in double quotes so that the shell expands it (single quotes would send
+  // the text "$OPENAI_API_KEY"); the fake takes any key.
+  const authorization = provider ? `'authorization: Bearer any-key'` : `"authorization: Bearer $OPENAI_API_KEY"`;
+  log(paint(out, 'dim', `try: curl -N ${base}/responses -H ${authorization} -H 'content-type: application/json' -d '{"model":"${provider ? 'fake-model' : 'gpt-5.4-nano'}","input":"Hi","stream":true}'`));
   log(paint(out, 'dim', `     OPENAI_BASE_URL=${base} your-app   (Ctrl-C stops)`));
 
   await interrupted;
