@@ -179,9 +179,13 @@ export function toChatChunks(options: ToChatChunksOptions = {}): OperatorFunctio
             sendFull(refusal, num(e, e, 'output_index'), num(e, e, 'content_index'), e[refusal ? 'refusal' : 'text']);
             return;
           }
-          case 'response.content_part.added':
-            if (isRecord(e['part']) && e['part']['type'] === 'output_text') sawText = true;
+          case 'response.content_part.added': {
+            const part = e['part'];
+            if (isRecord(part) && part['type'] === 'output_text') sawText = true;
+            // A part that opens with text: streamed text, which the deltas extend.
+            if (partText(part)) sendPart(num(e, e, 'output_index'), num(e, e, 'content_index'), part);
             return;
+          }
           case 'response.content_part.done':
             sendPart(num(e, e, 'output_index'), num(e, e, 'content_index'), e['part']);
             return;
@@ -201,6 +205,11 @@ export function toChatChunks(options: ToChatChunksOptions = {}): OperatorFunctio
             if (isIndex(e['output_index'])) book.noteItem(e['output_index'], item);
             const kind = callKind(item['type']);
             if (kind !== undefined) calls.added(e, item, kind);
+            else if (item['type'] === 'message' && Array.isArray(item['content'])) {
+              // A message that opens with its content: what its parts carry is streamed text.
+              const content = item['content'] as unknown[];
+              for (let ci = 0; ci < content.length; ci++) if (partText(content[ci])) sendPart(num(e, e, 'output_index'), ci, content[ci]);
+            }
             return;
           }
           case 'response.function_call_arguments.delta':
