@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { Observable, take, type SchedulerLike, type Subscription } from 'rxjs';
+import { map, Observable, take, type SchedulerLike, type Subscription } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { InvalidParameterError } from '../lib/errors';
 import type { ResponseStreamEvent } from '../lib/events/responses';
@@ -323,9 +323,28 @@ describe('smoothText: the forms of text stream', () => {
     });
   });
 
-  test("outputText's '' for an answer without text passes through", () => {
+  test("outputText's '' for an answer without text comes out at completion, when no text came", () => {
     scheduler().run(({ cold, expectObservable }) => {
-      expectObservable(cold('---a|', { a: '' }).pipe(smoothText())).toBe('---a|', { a: '' });
+      expectObservable(cold('---a|', { a: '' }).pipe(smoothText())).toBe('----(a|)', { a: '' });
+      expectObservable(cold('---a|', { a: '' }).pipe(smoothText({ finish: 'paced' }))).toBe('----(a|)', { a: '' });
+    });
+  });
+
+  test("an empty first string (a run's first turn only called tools), then text: no empty value", () => {
+    scheduler().run(({ cold, expectObservable }) => {
+      const src = cold('-ab-c--|', { a: '', b: 'One two', c: 'One two' });
+      expectObservable(src.pipe(smoothText({ delay: 3 }))).toBe('--x----(y|)', { x: 'One ', y: 'One two' });
+    });
+  });
+
+  test('TextSnapshots and events that add nothing (an empty first one) release no empty piece', () => {
+    scheduler().run(({ cold, expectObservable }) => {
+      const snaps = cold('-ab-|', { a: snap('', ''), b: snap('Hi there', 'Hi there') });
+      expectObservable(snaps.pipe(smoothText({ delay: 2 }))).toBe('--x-(y|)', { x: snap('Hi ', 'Hi '), y: snap('Hi there', 'there') });
+      const d0 = ev.textDelta('m', 0, 0, '');
+      const d1 = ev.textDelta('m', 0, 0, 'Hi there');
+      const deltas = cold('-ab-|', { a: d0, b: d1 }).pipe(smoothText({ delay: 2 }), map((e) => (e as { delta: string }).delta));
+      expectObservable(deltas).toBe('--x-(y|)', { x: 'Hi ', y: 'there' });
     });
   });
 

@@ -53,9 +53,11 @@ const DELTA_KINDS: Readonly<Record<string, TextKind>> = {
  * Works on three kinds of stream, and gives back the same kind:
  * - `string`s: the whole text so far (`outputText()`), out as the whole released text so far; a correction
  *   (a string that does not extend the previous one) is released at once. With `strings: 'deltas'`, pieces (raw
- *   deltas need it: taken as whole texts, each would be a correction, passed on unpaced).
+ *   deltas need it: taken as whole texts, each would be a correction, passed on unpaced). An empty string before
+ *   any text (outputText's `''` for an answer without text) goes out only at completion, when no text came.
  * - `TextSnapshot`s (`accumulateText()`): one snapshot per released piece (`delta` the piece, `text` the part's
- *   released text); a part's final snapshot comes after its text.
+ *   released text); a part's final snapshot comes after its text. No value is an empty piece: a snapshot or
+ *   string that adds nothing releases nothing.
  * - Responses events: text deltas (`output_text`, `refusal`, `reasoning_text`, `reasoning_summary_text`) are
  *   re-cut into paced deltas (the fields of the last event whose text a piece completes, its `logprobs`
  *   once); every other event (a tool call, `.done`, the terminal event) is held until the text before it has
@@ -95,7 +97,9 @@ export function smoothText(options: SmoothTextOptions = {}): <T extends SmoothTe
   return <T extends SmoothTextInput>(source: Observable<T>) =>
     new Observable<T>((subscriber) => {
       let previous = ''; // accumulated strings: the last one received
-      let any = false;
+      // Accumulated strings: an empty text received before any other (outputText's '' for an answer without text)
+      // goes out only if the source ends with nothing more: never an empty value before the first words.
+      let blank = false;
       // Emits in the shape of the origin: each value type knows how to say "this piece of text".
       const release = (_key: string, piece: string, track: Track, done: ReadonlyArray<Origin<T>>, current: Origin<T> | undefined): void => {
         const last = done[done.length - 1];
@@ -123,10 +127,13 @@ export function smoothText(options: SmoothTextOptions = {}): <T extends SmoothTe
           const before = previous;
           previous = v; // what the releases slice from
           // The origin is not the string itself: holding every intermediate text would cost O(n²) memory.
-          if (v.length > before.length) pacer.text('', v.slice(before.length), '' as T);
-          else if (!any && v === '') pacer.hold(v as T); // outputText's '' for an answer without text
+          if (v.length > before.length) {
+            blank = false;
+            pacer.text('', v.slice(before.length), '' as T);
+          } else if (v === '' && before === '') blank = true;
         } else {
           // A correction: what is pending goes out, then the corrected text, and pacing goes on from it.
+          blank = false;
           pacer.flush();
           const t = pacer.track('');
           t.received = t.released = v.length;
@@ -171,7 +178,6 @@ export function smoothText(options: SmoothTextOptions = {}): <T extends SmoothTe
               pacer.hold(v);
             }
           }
-          any = true;
         },
         error(err: unknown) {
           pull();
@@ -179,6 +185,8 @@ export function smoothText(options: SmoothTextOptions = {}): <T extends SmoothTe
           subscriber.error(err);
         },
         complete() {
+          pull();
+          if (blank && previous === '') subscriber.next('' as T); // the source said there is no text at all
           pacer.finish(finish);
         },
       });
