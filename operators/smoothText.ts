@@ -37,12 +37,13 @@ export interface SmoothTextOptions {
 /** The values smoothText paces. */
 export type SmoothTextInput = string | TextSnapshot | ResponseStreamEvent;
 
-const DELTA_KINDS: Readonly<Record<string, TextKind>> = {
-  'response.output_text.delta': 'output_text',
-  'response.refusal.delta': 'refusal',
-  'response.reasoning_text.delta': 'reasoning_text',
-  'response.reasoning_summary_text.delta': 'reasoning_summary_text',
-};
+// A Map, so that an event type such as "constructor" finds nothing.
+const DELTA_KINDS: ReadonlyMap<unknown, TextKind> = new Map<unknown, TextKind>([
+  ['response.output_text.delta', 'output_text'],
+  ['response.refusal.delta', 'refusal'],
+  ['response.reasoning_text.delta', 'reasoning_text'],
+  ['response.reasoning_summary_text.delta', 'reasoning_summary_text'],
+]);
 
 /**
  * Releases streamed text at a steady, readable pace. Text arrives in bursts (a network chunk carries many
@@ -156,38 +157,62 @@ export function smoothText(options: SmoothTextOptions = {}): <T extends SmoothTe
         emit: (v) => subscriber.next(v),
         drained: () => subscriber.complete(),
         pull,
+        fail: (err) => fail(err),
       });
+      // Your code runs in here (a segmenter, a scheduler, a value's getters): what it throws ends the stream
+      // with that error, never as an uncaught exception from a scheduled release.
+      const fail = (err: unknown): void => {
+        pacer.dispose();
+        subscriber.error(err);
+      };
+
+      const receive = (v: T): void => {
+        if (typeof v === 'string') {
+          if (deltas) pacer.text('', v, v);
+          else if (pacer.waiting()) pending = v; // read at the next release: once per release, not once per value
+          else ingest(v);
+        } else if (isSnapshot(v)) {
+          if (v.done) pacer.hold(v);
+          else pacer.text(`${v.kind}:${v.outputIndex}:${v.contentIndex}`, v.delta, v);
+        } else {
+          const e = v as Record<string, unknown>;
+          const kind = DELTA_KINDS.get(e['type']);
+          const d = e['delta'];
+          if (kind !== undefined && typeof d === 'string') {
+            const index = kind === 'reasoning_summary_text' ? e['summary_index'] : e['content_index'];
+            pacer.text(`${kind}:${String(e['output_index'])}:${String(index)}`, d, v);
+          } else {
+            pacer.hold(v);
+          }
+        }
+      };
 
       const sub = source.subscribe({
         next(v) {
-          if (typeof v === 'string') {
-            if (deltas) pacer.text('', v, v);
-            else if (pacer.waiting()) pending = v; // read at the next release: once per release, not once per value
-            else ingest(v);
-          } else if (isSnapshot(v)) {
-            if (v.done) pacer.hold(v);
-            else pacer.text(`${v.kind}:${v.outputIndex}:${v.contentIndex}`, v.delta, v);
-          } else {
-            const e = v as Record<string, unknown>;
-            const kind = DELTA_KINDS[e['type'] as string];
-            const d = e['delta'];
-            if (kind !== undefined && typeof d === 'string') {
-              const index = kind === 'reasoning_summary_text' ? e['summary_index'] : e['content_index'];
-              pacer.text(`${kind}:${String(e['output_index'])}:${String(index)}`, d, v);
-            } else {
-              pacer.hold(v);
-            }
+          try {
+            receive(v);
+          } catch (err) {
+            fail(err);
           }
         },
         error(err: unknown) {
-          pull();
-          pacer.flush();
+          try {
+            pull();
+            pacer.flush();
+          } catch (e) {
+            fail(e);
+            return;
+          }
           subscriber.error(err);
         },
         complete() {
-          pull();
-          if (blank && previous === '') subscriber.next('' as T); // the source said there is no text at all
-          pacer.finish(finish);
+          try {
+            pull();
+            if (blank && previous === '') subscriber.next('' as T); // the source said there is no text at all
+            pacer.finish(finish);
+          } catch (err) {
+            fail(err);
+          }
         },
       });
       return () => {

@@ -62,6 +62,8 @@ export interface PacerOptions<O, T> {
   readonly drained: () => void;
   /** Called before each scheduled release and at `finish`: text held back while a release was pending comes in now. */
   readonly pull?: () => void;
+  /** A scheduled release threw (a segmenter's or scheduler's error): the stream ends with it. */
+  readonly fail?: (err: unknown) => void;
 }
 
 export class Pacer<O, T> {
@@ -210,10 +212,16 @@ export class Pacer<O, T> {
   private schedule(part: Part<O>, wait: number): void {
     if (this.disposed) return; // the subscriber left during the release that asks for this one
     const sub = this.o.scheduler.schedule(() => {
-      this.o.pull?.(); // while the timer is still set, so that new text does not start another release
-      this.timers.delete(sub);
-      part.timer = undefined;
-      this.tick(part);
+      try {
+        this.o.pull?.(); // while the timer is still set, so that new text does not start another release
+        this.timers.delete(sub);
+        part.timer = undefined;
+        this.tick(part);
+      } catch (err) {
+        // Thrown from here it would escape from the scheduler as an uncaught exception.
+        if (this.o.fail === undefined) throw err;
+        this.o.fail(err);
+      }
     }, wait);
     // A synchronous scheduler may have run it already.
     if (!sub.closed) {
