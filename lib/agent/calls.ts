@@ -1,8 +1,10 @@
 import { catchError, defaultIfEmpty, defer, from, isObservable, map, Observable, of, take, takeLast, throwError, timeout, type Subscription } from 'rxjs';
-import { redactThenCut, type Secrets } from '../redact.js';
+import type { Secrets } from '../redact.js';
 import type { Tool, ToolContext, ToolReturn } from './define-tool.js';
 import type { AgentCall, AgentCallType, AgentEvent, AgentInputItem, ToolFailureReason } from './events.js';
 import { ClientToolError } from './errors.js';
+import { forModel, isInstance, messageOf } from './failure-text.js';
+import { errorOutput, resultOutput } from './outputs.js';
 import type { ApprovalContext, ClientToolHandlers } from './handlers.js';
 
 // One call of a turn, from the model's item to the item that answers it: decode, approve, run, answer.
@@ -39,24 +41,14 @@ export function callsOf(items: readonly AgentInputItem[], turn: number): AgentCa
   return calls;
 }
 
-const MAX_MESSAGE = 500;
-
-/** A line of a stack trace (V8 `    at f (file:1:2)`, Firefox / Safari `f@file:1:2`). */
-const STACK_FRAME = /^\s+at\s|^\s*[\w$.<>]*@\S+:\d+(?::\d+)?\s*$/;
-
-/** Text for the model: stack frames (a wrapped error's stack folded into a message) left out, secrets masked, cut. */
-function forModel(text: string, secrets: Secrets): string {
-  const lines = text.split('\n');
-  const frame = lines.findIndex((l) => STACK_FRAME.test(l));
-  const kept = (frame < 0 ? lines : lines.slice(0, frame)).join('\n').trimEnd();
-  return redactThenCut(kept === '' ? 'unknown error' : kept, MAX_MESSAGE, secrets);
-}
-
-/** What a thrown value says, masked and cut: never a stack. An Error without a message says its name. */
-function messageOf(e: unknown, secrets: Secrets): string {
-  const m = e instanceof Error ? e.message : typeof e === 'string' ? e : (e as { message?: unknown } | null)?.message;
-  if (typeof m === 'string' && m !== '') return forModel(m, secrets);
-  return e instanceof Error && e.name !== '' && e.name !== 'Error' ? forModel(e.name, secrets) : 'unknown error';
+/** How a tool answered; a value that cannot even be asked (a Proxy whose traps throw) is a plain result, which its check then refuses. */
+function returnKind(r: unknown): 'observable' | 'promise' | 'value' {
+  try {
+    if (isObservable(r)) return 'observable';
+    return r !== null && typeof r === 'object' && typeof (r as PromiseLike<unknown>).then === 'function' ? 'promise' : 'value';
+  } catch {
+    return 'value';
+  }
 }
 
 class ToolTimeout {
@@ -83,10 +75,10 @@ function execute<R>(run: (signal: AbortSignal) => ToolReturn<R>): Observable<R |
     };
     try {
       const r = run(controller.signal);
-      if (isObservable(r)) inner = (r as Observable<R>).pipe(takeLast(1), defaultIfEmpty(undefined)).subscribe({ next: done, error: fail });
-      else if (r !== null && typeof r === 'object' && typeof (r as PromiseLike<R>).then === 'function') {
-        (r as PromiseLike<R>).then((v) => !subscriber.closed && done(v), (e: unknown) => !subscriber.closed && fail(e));
-      } else done(r as R);
+      const kind = returnKind(r);
+      if (kind === 'observable') inner = (r as Observable<R>).pipe(takeLast(1), defaultIfEmpty(undefined)).subscribe({ next: done, error: fail });
+      else if (kind === 'promise') (r as PromiseLike<R>).then((v) => !subscriber.closed && done(v), (e: unknown) => !subscriber.closed && fail(e));
+      else done(r as R);
     } catch (e) {
       fail(e);
     }
@@ -99,70 +91,6 @@ function execute<R>(run: (signal: AbortSignal) => ToolReturn<R>): Observable<R |
 
 function withTimeout<T>(source: Observable<T>, ms: number | undefined): Observable<T> {
   return ms === undefined ? source : source.pipe(timeout({ first: ms, with: () => throwError(() => new ToolTimeout(ms)) }));
-}
-
-/** `undefined` when the value can be sent (a string, or JSON), else why not. */
-function serialize(value: unknown): { text: string } | { error: string } {
-  if (typeof value === 'string') return { text: value };
-  if (value === undefined) return { error: 'the tool returned no value' };
-  try {
-    const text = JSON.stringify(value);
-    return typeof text === 'string' ? { text } : { error: `the tool returned a ${typeof value}, which is not JSON` };
-  } catch (e) {
-    return { error: `the result cannot be sent as JSON (${e instanceof Error ? e.message : 'not serializable'})` };
-  }
-}
-
-/** The output item that answers `call` with an error the model can read. */
-function errorOutput(call: AgentCall, message: string, timedOut = false): AgentInputItem {
-  const text = `Error: ${message}`;
-  switch (call.type) {
-    case 'shell_call':
-      return shellOutput(call, [{ stdout: '', stderr: text, outcome: timedOut ? { type: 'timeout' } : { type: 'exit', exit_code: 1 } }]);
-    case 'apply_patch_call':
-      return { type: 'apply_patch_call_output', call_id: call.call_id, status: 'failed', output: text };
-    case 'local_shell_call':
-      return { type: 'local_shell_call_output', id: call.call_id, output: JSON.stringify({ error: text }) };
-    case 'custom_tool_call':
-      return { type: 'custom_tool_call_output', call_id: call.call_id, output: text };
-    default:
-      return { type: 'function_call_output', call_id: call.call_id, output: text };
-  }
-}
-
-function shellOutput(call: AgentCall, output: unknown): AgentInputItem {
-  const max = (call.item['action'] as { max_output_length?: unknown } | undefined)?.max_output_length;
-  return { type: 'shell_call_output', call_id: call.call_id, output, ...(typeof max === 'number' ? { max_output_length: max } : {}) };
-}
-
-/** The output item for a handler's or tool's result; `{ error }` when the result does not fit the item. */
-function resultOutput(call: AgentCall, result: unknown): { readonly item: AgentInputItem } | { readonly error: string } {
-  switch (call.type) {
-    case 'shell_call': {
-      const list = Array.isArray(result) ? result : [result];
-      const ok = list.every((o: { stdout?: unknown; stderr?: unknown; outcome?: { type?: unknown } } | null) => typeof o?.stdout === 'string' && typeof o?.stderr === 'string' && (o?.outcome?.type === 'exit' || o?.outcome?.type === 'timeout'));
-      return ok ? { item: shellOutput(call, list) } : { error: 'a shell handler must return { stdout, stderr, outcome: { type: "exit", exit_code } | { type: "timeout" } } (or a list of them, one per command)' };
-    }
-    case 'apply_patch_call': {
-      if (typeof result === 'string') return { item: { type: 'apply_patch_call_output', call_id: call.call_id, status: 'completed', output: result } };
-      const r = result as { status?: unknown; output?: unknown } | null;
-      if (r?.status !== 'completed' && r?.status !== 'failed') return { error: 'an apply_patch handler must return { status: "completed" | "failed", output? } or a string' };
-      return { item: { type: 'apply_patch_call_output', call_id: call.call_id, status: r.status, ...(typeof r.output === 'string' ? { output: r.output } : {}) } };
-    }
-    case 'computer_call': {
-      const r = result as { image_url?: unknown; file_id?: unknown; acknowledged_safety_checks?: unknown } | null;
-      if (typeof r?.image_url !== 'string' && typeof r?.file_id !== 'string') return { error: 'a computer handler must return a screenshot: { image_url } or { file_id }' };
-      const output = { type: 'computer_screenshot', ...(typeof r.image_url === 'string' ? { image_url: r.image_url } : {}), ...(typeof r.file_id === 'string' ? { file_id: r.file_id } : {}) };
-      return { item: { type: 'computer_call_output', call_id: call.call_id, output, ...(Array.isArray(r.acknowledged_safety_checks) ? { acknowledged_safety_checks: r.acknowledged_safety_checks } : {}) } };
-    }
-    default: {
-      const s = serialize(result);
-      if ('error' in s) return s;
-      return call.type === 'local_shell_call'
-        ? { item: { type: 'local_shell_call_output', id: call.call_id, output: s.text } }
-        : { item: { type: 'function_call_output', call_id: call.call_id, output: s.text } };
-    }
-  }
 }
 
 const event = (e: AgentEvent): CallStep => ({ kind: 'event', event: e });
@@ -260,7 +188,13 @@ function prepare(env: CallEnvironment, call: AgentCall): Prepared {
     } catch {
       return { steps: failed(call, 'invalid_arguments', `the arguments of ${call.name} are not valid JSON`) };
     }
-    const checked = tool.check(json);
+    let checked: ReturnType<typeof tool.check>;
+    try {
+      checked = tool.check(json);
+    } catch (e) {
+      // A codec of the application's own that throws: the arguments cannot be checked, so the call does not run.
+      return { steps: failed(call, 'invalid_arguments', `the arguments of ${call.name} cannot be checked: ${messageOf(e, env.secrets)}`) };
+    }
     if (!checked.ok) return { steps: failed(call, 'invalid_arguments', `the arguments of ${call.name} are invalid: ${forModel(checked.error, env.secrets)}`) };
     const decoded: AgentCall = { ...call, args: checked.value };
     const runnable = running(env, decoded, tool.timeout ?? env.toolTimeout, (ctx) => tool.execute(checked.value, ctx), (r) => tool.checkResult(r));
@@ -284,16 +218,24 @@ function running(env: CallEnvironment, call: AgentCall, ms: number | undefined, 
     subscriber.next(event({ type: 'agent.tool_call.started', turn: call.turn, call }));
     const result = withTimeout(execute((signal) => run({ signal, callId: call.call_id, turn: call.turn, call })), ms).pipe(
       map((value): CallStep[] => {
-        const invalid = check(value);
-        if (invalid) return failed(call, 'invalid_result', invalid);
-        const out = resultOutput(call, value);
+        let out: ReturnType<typeof resultOutput>;
+        try {
+          const invalid = check(value);
+          if (invalid) return failed(call, 'invalid_result', invalid);
+          out = resultOutput(call, value, env.secrets);
+        } catch (e) {
+          // Reading the result threw (a getter, a Proxy, a result codec): it cannot be sent, as any failure says.
+          if (isInstance(e, ClientToolError)) throw e;
+          return failed(call, 'invalid_result', `the result of ${call.name ?? call.type} cannot be read: ${messageOf(e, env.secrets)}`);
+        }
         if ('error' in out) return failed(call, 'invalid_result', out.error);
         const output = out.item;
         return [event({ type: 'agent.tool_call.completed', turn: call.turn, call, result: value, output }), { kind: 'output', index: call.index, item: output }];
       }),
       catchError((e: unknown) => {
-        if (e instanceof ClientToolError) return throwError(() => e);
-        if (e instanceof ToolTimeout) return of(failed(call, 'timeout', `${call.name ?? call.type} did not answer within ${e.ms} ms`));
+        // Asked without trusting `e`: a Proxy's traps may throw (isInstance, messageOf never do).
+        if (isInstance(e, ClientToolError)) return throwError(() => e);
+        if (isInstance(e, ToolTimeout)) return of(failed(call, 'timeout', `${call.name ?? call.type} did not answer within ${(e as ToolTimeout).ms} ms`));
         return of(failed(call, 'tool_error', `${call.name ?? call.type} failed: ${messageOf(e, env.secrets)}`));
       }),
     );

@@ -2,6 +2,7 @@ import * as t from 'io-ts';
 import type { Observable } from 'rxjs';
 import type { AgentCall } from './events.js';
 import { argumentsFor, toJsonSchema, UnsupportedCodecError, type JsonSchema } from './json-schema.js';
+import { thrownText } from './failure-text.js';
 
 /** What `execute` receives besides the arguments. */
 export interface ToolContext {
@@ -145,21 +146,30 @@ function validateWith(validate: ToolValidator<unknown> | undefined, value: unkno
   try {
     r = validate(value);
   } catch (e) {
-    return { ok: false, error: `the validator threw: ${e instanceof Error ? e.message : String(e)}` };
+    return { ok: false, error: `the validator threw: ${thrownText(e) ?? 'unknown error'}` };
   }
+  try {
+    return validatorAnswer(validate, r, value);
+  } catch (e) {
+    // Its answer cannot be read (a throwing getter, a Proxy): a refusal, as a throw is.
+    return { ok: false, error: `the validator's answer cannot be read: ${thrownText(e) ?? 'unknown error'}` };
+  }
+}
+
+/** What a validator's answer says: `true`, `false` (Ajv, with `errors`) or `{ success, data?, error? }` (zod's safeParse). */
+function validatorAnswer(validate: ToolValidator<unknown>, r: unknown, value: unknown): Checked<unknown> {
   if (r === true) return { ok: true, value };
   if (r === false) return { ok: false, error: ajvErrors((validate as { errors?: unknown }).errors) ?? 'the arguments do not match the schema' };
   const o = r as { success?: unknown; data?: unknown; error?: unknown };
   if (o?.success === true) return { ok: true, value: 'data' in o && o.data !== undefined ? o.data : value };
-  const err = o?.error;
-  const message = err instanceof Error ? err.message : typeof err === 'string' ? err : undefined;
-  return { ok: false, error: message ?? 'the arguments do not match the schema' };
+  return { ok: false, error: thrownText(o?.error) ?? 'the arguments do not match the schema' };
 }
 
 /** Ajv's `errors`: `[{ instancePath, message }]`. */
 function ajvErrors(errors: unknown): string | undefined {
   if (!Array.isArray(errors) || errors.length === 0) return undefined;
-  return errors.slice(0, 5).map((e: { instancePath?: unknown; message?: unknown }) => `${typeof e.instancePath === 'string' && e.instancePath ? e.instancePath : '(root)'} ${String(e.message ?? 'is invalid')}`).join('; ');
+  // Only strings are taken (String() of an object would call its toString, which may throw).
+  return errors.slice(0, 5).map((e: { instancePath?: unknown; message?: unknown }) => `${typeof e.instancePath === 'string' && e.instancePath ? e.instancePath : '(root)'} ${typeof e.message === 'string' ? e.message : 'is invalid'}`).join('; ');
 }
 
 /** io-ts errors as `path: expected T, got x`, the path without union branches; five at most. */
