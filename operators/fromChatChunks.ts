@@ -2,7 +2,7 @@ import { Observable, type OperatorFunction } from 'rxjs';
 import type { ChatCompletionChunk } from '../lib/events/chat.js';
 import { DecodeError } from '../lib/errors.js';
 import type { ResponseStreamEvent } from '../lib/events/responses.js';
-import { chunkError, isRecord, type Rec } from './internal/chat-fields.js';
+import { chunkError, elementOf, isRecord, own, type Rec } from './internal/chat-fields.js';
 import { chunkUsage, citations, delta, logprobsOf, usageOf } from './internal/chat-dialects.js';
 import { ChatOutput } from './internal/chat-output.js';
 import { ToolCalls } from './internal/chat-tool-calls.js';
@@ -54,16 +54,16 @@ export function fromChatChunks(options: FromChatChunksOptions = {}): OperatorFun
       const onChoice = (choice: Rec, i: number): void => {
         const path = `choices[${i}]`;
         const logprobs = logprobsOf(choice, n, path);
-        const d = choice['delta'];
+        const d = own(choice, 'delta');
         if (d !== undefined && d !== null) {
           if (!isRecord(d)) throw chunkError(n, `${path}.delta`, 'not an object');
           delta(d, n, `${path}.delta`, out, calls, logprobs);
         } else if (logprobs.length > 0) {
           out.message.logprobs(logprobs);
         }
-        const u = usageOf(choice['usage'], n, `${path}.usage`);
+        const u = usageOf(own(choice, 'usage'), n, `${path}.usage`);
         if (u !== undefined) out.usage = u;
-        const f = choice['finish_reason'];
+        const f = own(choice, 'finish_reason');
         if (f !== undefined && f !== null && typeof f !== 'string') throw chunkError(n, `${path}.finish_reason`, 'not a string');
         if (f) {
           out.finish = f;
@@ -78,13 +78,13 @@ export function fromChatChunks(options: FromChatChunksOptions = {}): OperatorFun
         if (u !== undefined) out.usage = u;
         citations(chunk, n, out);
         // No `choices` at all: a chunk of usage and metadata alone (audio streams).
-        const choices = chunk['choices'];
+        const choices = own(chunk, 'choices');
         if (choices === undefined || choices === null) return;
         if (!Array.isArray(choices)) throw chunkError(n, 'choices', 'not an array');
         for (let i = 0; i < choices.length; i++) {
-          const choice: unknown = choices[i];
+          const choice = elementOf(choices, i);
           if (!isRecord(choice)) throw chunkError(n, `choices[${i}]`, 'not an object');
-          if (choice['index'] === choiceIndex) onChoice(choice, i);
+          if (own(choice, 'index') === choiceIndex) onChoice(choice, i);
         }
       };
 

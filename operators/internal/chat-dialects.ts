@@ -1,5 +1,5 @@
 import type { CompletionUsage } from '../../lib/events/chat.js';
-import { chunkError, isRecord, type Rec } from './chat-fields.js';
+import { chunkError, elementOf, isRecord, own, type Rec } from './chat-fields.js';
 import type { ChatOutput, Json } from './chat-output.js';
 import type { ToolCalls } from './chat-tool-calls.js';
 
@@ -11,7 +11,7 @@ const optString = (v: unknown): v is string | null | undefined => v === undefine
 const absent = (v: unknown): v is null | undefined => v === undefined || v === null;
 
 function str(o: Rec, key: string, n: number, path: string): string | undefined {
-  const v = o[key];
+  const v = own(o, key);
   if (!optString(v)) throw chunkError(n, `${path}.${key}`, 'not a string');
   return v ?? undefined;
 }
@@ -38,30 +38,30 @@ export function usageOf(v: unknown, n: number, path: string): CompletionUsage | 
   const u = record(v, n, path);
   if (u === undefined) return undefined;
   const count = (key: string): number => {
-    const x = u[key];
+    const x = own(u, key);
     if (typeof x !== 'number') throw chunkError(n, `${path}.${key}`, 'not a number');
     return x;
   };
   const detail = (key: string, field: string, fallback?: unknown): number => {
-    const d = record(u[key], n, `${path}.${key}`);
-    const x = d?.[field] ?? fallback;
+    const d = record(own(u, key), n, `${path}.${key}`);
+    const x = (d === undefined ? undefined : own(d, field)) ?? fallback;
     if (absent(x)) return 0;
     if (typeof x !== 'number') throw chunkError(n, `${path}.${key}.${field}`, 'not a number');
     return x;
   };
   return {
     prompt_tokens: count('prompt_tokens'), completion_tokens: count('completion_tokens'), total_tokens: count('total_tokens'),
-    prompt_tokens_details: { cached_tokens: detail('prompt_tokens_details', 'cached_tokens', u['prompt_cache_hit_tokens'] ?? u['cached_tokens']) },
+    prompt_tokens_details: { cached_tokens: detail('prompt_tokens_details', 'cached_tokens', own(u, 'prompt_cache_hit_tokens') ?? own(u, 'cached_tokens')) },
     completion_tokens_details: { reasoning_tokens: detail('completion_tokens_details', 'reasoning_tokens') },
   };
 }
 
 /** The chunk-level usage: `usage`, else Groq's `x_groq.usage`. */
 export function chunkUsage(chunk: Rec, n: number): CompletionUsage | undefined {
-  const u = usageOf(chunk['usage'], n, 'usage');
+  const u = usageOf(own(chunk, 'usage'), n, 'usage');
   if (u !== undefined) return u;
-  const groq = record(chunk['x_groq'], n, 'x_groq');
-  return groq === undefined ? undefined : usageOf(groq['usage'], n, 'x_groq.usage');
+  const groq = record(own(chunk, 'x_groq'), n, 'x_groq');
+  return groq === undefined ? undefined : usageOf(own(groq, 'usage'), n, 'x_groq.usage');
 }
 
 /**
@@ -69,23 +69,23 @@ export function chunkUsage(chunk: Rec, n: number): CompletionUsage | undefined {
  * (`{ url, title }`: Perplexity), resent on every chunk. They become `url_citation` annotations.
  */
 export function citations(chunk: Rec, n: number, out: ChatOutput): void {
-  const urls = list(chunk['citations'], n, 'citations');
-  const results = list(chunk['search_results'], n, 'search_results');
+  const urls = list(own(chunk, 'citations'), n, 'citations');
+  const results = list(own(chunk, 'search_results'), n, 'search_results');
   if (urls === undefined && results === undefined) return;
   const titles = new Map<string, string>();
   const sources: string[] = [];
   if (urls !== undefined) {
     for (let i = 0; i < urls.length; i++) {
-      const u = urls[i];
+      const u = elementOf(urls, i);
       if (typeof u !== 'string') throw chunkError(n, `citations[${i}]`, 'not a string');
       sources.push(u);
     }
   }
   if (results !== undefined) {
     for (let i = 0; i < results.length; i++) {
-      const r = record(results[i], n, `search_results[${i}]`);
+      const r = record(elementOf(results, i), n, `search_results[${i}]`);
       if (r === undefined) continue;
-      const url = r['url'];
+      const url = own(r, 'url');
       if (typeof url !== 'string') throw chunkError(n, `search_results[${i}].url`, 'not a string');
       const title = str(r, 'title', n, `search_results[${i}]`);
       if (title) titles.set(url, title);
@@ -97,23 +97,29 @@ export function citations(chunk: Rec, n: number, out: ChatOutput): void {
 
 /** A choice's token logprobs (`logprobs.content`), in the shape of Responses text logprobs. */
 export function logprobsOf(choice: Rec, n: number, path: string): Json[] {
-  const lp = record(choice['logprobs'], n, `${path}.logprobs`);
-  const content = lp === undefined ? undefined : list(lp['content'], n, `${path}.logprobs.content`);
+  const lp = record(own(choice, 'logprobs'), n, `${path}.logprobs`);
+  const content = lp === undefined ? undefined : list(own(lp, 'content'), n, `${path}.logprobs.content`);
   if (content === undefined) return [];
   const token = (v: unknown, at: string): Json => {
     const t = record(v, n, at) ?? {};
-    if (typeof t['token'] !== 'string') throw chunkError(n, `${at}.token`, 'not a string');
-    if (typeof t['logprob'] !== 'number') throw chunkError(n, `${at}.logprob`, 'not a number');
-    const bytes = list(t['bytes'], n, `${at}.bytes`);
-    return { token: t['token'], logprob: t['logprob'], bytes: bytes ?? [] };
+    const tk = own(t, 'token');
+    const logprob = own(t, 'logprob');
+    if (typeof tk !== 'string') throw chunkError(n, `${at}.token`, 'not a string');
+    if (typeof logprob !== 'number') throw chunkError(n, `${at}.logprob`, 'not a number');
+    const bytes = list(own(t, 'bytes'), n, `${at}.bytes`) ?? [];
+    // Copied: the list goes on in the events, and a hole in it would read Array.prototype there.
+    const copy = new Array<unknown>(bytes.length);
+    for (let i = 0; i < bytes.length; i++) copy[i] = elementOf(bytes, i);
+    return { token: tk, logprob, bytes: copy };
   };
   const out: Json[] = [];
   for (let i = 0; i < content.length; i++) {
     const at = `${path}.logprobs.content[${i}]`;
-    const tok = token(content[i], at);
-    const top = list((content[i] as Rec)['top_logprobs'], n, `${at}.top_logprobs`) ?? [];
+    const c = elementOf(content, i);
+    const tok = token(c, at);
+    const top = list(isRecord(c) ? own(c, 'top_logprobs') : undefined, n, `${at}.top_logprobs`) ?? [];
     const tops: Json[] = [];
-    for (let j = 0; j < top.length; j++) tops.push(token(top[j], `${at}.top_logprobs[${j}]`));
+    for (let j = 0; j < top.length; j++) tops.push(token(elementOf(top, j), `${at}.top_logprobs[${j}]`));
     tok['top_logprobs'] = tops;
     out.push(tok);
   }
@@ -126,14 +132,14 @@ export function logprobsOf(choice: Rec, n: number, path: string): Json[] {
  */
 export function delta(d: Rec, n: number, path: string, out: ChatOutput, calls: ToolCalls, logprobs: Json[]): void {
   reasoning(d, n, path, out);
-  const usedLogprobs = content(d['content'], n, `${path}.content`, out, logprobs);
+  const usedLogprobs = content(own(d, 'content'), n, `${path}.content`, out, logprobs);
   if (!usedLogprobs && logprobs.length > 0) out.message.logprobs(logprobs);
   const refusal = str(d, 'refusal', n, path);
   if (refusal) out.message.refusal(refusal);
-  audio(d['audio'], n, `${path}.audio`, out);
-  annotations(d['annotations'], n, `${path}.annotations`, out);
-  calls.legacy(d['function_call'], n, `${path}.function_call`);
-  calls.list(d['tool_calls'], n, `${path}.tool_calls`);
+  audio(own(d, 'audio'), n, `${path}.audio`, out);
+  annotations(own(d, 'annotations'), n, `${path}.annotations`, out);
+  calls.legacy(own(d, 'function_call'), n, `${path}.function_call`);
+  calls.list(own(d, 'tool_calls'), n, `${path}.tool_calls`);
 }
 
 /**
@@ -146,13 +152,13 @@ function reasoning(d: Rec, n: number, path: string, out: ChatOutput): void {
   const rc = str(d, 'reasoning_content', n, path);
   const r = rc ?? str(d, 'reasoning', n, path);
   if (r) out.reasoning.text(r);
-  const details = list(d['reasoning_details'], n, `${path}.reasoning_details`);
+  const details = list(own(d, 'reasoning_details'), n, `${path}.reasoning_details`);
   if (details === undefined) return;
   for (let i = 0; i < details.length; i++) {
     const at = `${path}.reasoning_details[${i}]`;
-    const x = record(details[i], n, at);
+    const x = record(elementOf(details, i), n, at);
     if (x === undefined) continue;
-    const type = x['type'];
+    const type = own(x, 'type');
     if (typeof type !== 'string') throw chunkError(n, `${at}.type`, 'not a string');
     if (type === 'reasoning.encrypted') {
       const data = str(x, 'data', n, at);
@@ -183,9 +189,9 @@ function content(v: unknown, n: number, path: string, out: ChatOutput, logprobs:
   let used = false;
   for (let i = 0; i < v.length; i++) {
     const at = `${path}[${i}]`;
-    const p = record(v[i], n, at);
+    const p = record(elementOf(v, i), n, at);
     if (p === undefined) continue;
-    const type = p['type'];
+    const type = own(p, 'type');
     if (type === 'text') {
       const text = str(p, 'text', n, at);
       if (text) {
@@ -193,7 +199,7 @@ function content(v: unknown, n: number, path: string, out: ChatOutput, logprobs:
         used = true;
       }
     } else if (type === 'thinking') {
-      thinking(p['thinking'], n, `${at}.thinking`, out);
+      thinking(own(p, 'thinking'), n, `${at}.thinking`, out);
     } else if (typeof type !== 'string') {
       throw chunkError(n, `${at}.type`, 'not a string');
     }
@@ -209,7 +215,7 @@ function thinking(v: unknown, n: number, path: string, out: ChatOutput): void {
   }
   if (!Array.isArray(v)) throw chunkError(n, path, 'not a string or a list of parts');
   for (let i = 0; i < v.length; i++) {
-    const p = record(v[i], n, `${path}[${i}]`);
+    const p = record(elementOf(v, i), n, `${path}[${i}]`);
     const text = p === undefined ? undefined : str(p, 'text', n, `${path}[${i}]`);
     if (text) out.reasoning.text(text);
   }
@@ -219,7 +225,7 @@ function thinking(v: unknown, n: number, path: string, out: ChatOutput): void {
 function audio(v: unknown, n: number, path: string, out: ChatOutput): void {
   const a = record(v, n, path);
   if (a === undefined) return;
-  const expires = a['expires_at'];
+  const expires = own(a, 'expires_at');
   if (!absent(expires) && typeof expires !== 'number') throw chunkError(n, `${path}.expires_at`, 'not a number');
   const id = str(a, 'id', n, path);
   const data = str(a, 'data', n, path);
@@ -232,11 +238,18 @@ function audio(v: unknown, n: number, path: string, out: ChatOutput): void {
 function annotations(v: unknown, n: number, path: string, out: ChatOutput): void {
   const as = list(v, n, path);
   if (as === undefined) return;
-  for (const a of as) {
-    const cite = isRecord(a) && a['type'] === 'url_citation' ? a['url_citation'] : undefined;
+  for (let i = 0; i < as.length; i++) {
+    const a = elementOf(as, i);
+    const cite = isRecord(a) && own(a, 'type') === 'url_citation' ? own(a, 'url_citation') : undefined;
     if (!isRecord(cite)) continue;
-    const at = (k: string): number => (typeof cite[k] === 'number' ? (cite[k] as number) : 0);
-    const text = (k: string): string => (typeof cite[k] === 'string' ? (cite[k] as string) : '');
+    const at = (k: string): number => {
+      const v = own(cite, k);
+      return typeof v === 'number' ? v : 0;
+    };
+    const text = (k: string): string => {
+      const v = own(cite, k);
+      return typeof v === 'string' ? v : '';
+    };
     out.message.annotation({ type: 'url_citation', start_index: at('start_index'), end_index: at('end_index'), url: text('url'), title: text('title') });
   }
 }

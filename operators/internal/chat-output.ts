@@ -1,5 +1,5 @@
 import type { CompletionUsage } from '../../lib/events/chat.js';
-import { isRecord, type Rec } from './chat-fields.js';
+import { isRecord, own, type Rec } from './chat-fields.js';
 import { MessageItem } from './chat-message.js';
 import { ReasoningItem } from './chat-reasoning.js';
 
@@ -41,7 +41,9 @@ export class ChatOutput {
 
   /** Fills the metadata still unknown from a chunk; empty strings and a zero time count as unknown. */
   meta(chunk: Rec): void {
-    const { id, model, created } = chunk;
+    const id = own(chunk, 'id');
+    const model = own(chunk, 'model');
+    const created = own(chunk, 'created');
     if (this.id === '' && typeof id === 'string') this.id = id;
     if (this.model === '' && typeof model === 'string') this.model = model;
     if (this.created === 0 && typeof created === 'number' && Number.isFinite(created)) this.created = created;

@@ -1,4 +1,4 @@
-import { chunkError, isRecord } from './chat-fields.js';
+import { chunkError, elementOf, isRecord, own } from './chat-fields.js';
 import { grow } from './grow.js';
 import type { ChatOutput } from './chat-output.js';
 
@@ -58,18 +58,18 @@ export class ToolCalls {
     if (!Array.isArray(list)) throw chunkError(n, path, 'not an array');
     let positional = 0;
     for (let j = 0; j < list.length; j++) {
-      const f: unknown = list[j];
+      const f = elementOf(list, j);
       const at = `${path}[${j}]`;
       if (!isRecord(f)) throw chunkError(n, at, 'not an object');
-      const index = f['index'];
+      const index = own(f, 'index');
       if (index !== undefined && index !== null && typeof index !== 'number') throw chunkError(n, `${at}.index`, 'not a number');
-      const rawId = f['id'];
+      const rawId = own(f, 'id');
       if (!optString(rawId)) throw chunkError(n, `${at}.id`, 'not a string');
       const id = rawId || undefined; // "" names no call
-      const type = f['type'];
+      const type = own(f, 'type');
       if (!optString(type)) throw chunkError(n, `${at}.type`, 'not a string');
-      const custom = f['custom'];
-      const fn = f['function'];
+      const custom = own(f, 'custom');
+      const fn = own(f, 'function');
       const keyed = typeof index === 'number';
       const found = keyed ? this.indexed(index, id) : this.placed(id, positional++ === 0);
       // A call keeps the kind it opened with; a new one is custom when typed so, or when it has only a `custom` body.
@@ -108,8 +108,8 @@ export class ToolCalls {
   ): void {
     if (body !== undefined && body !== null && !isRecord(body)) throw chunkError(n, path, 'not an object');
     const argKey = kind === 'custom' ? 'input' : 'arguments';
-    const name = body?.['name'];
-    const a = body?.[argKey];
+    const name = body === undefined || body === null ? undefined : own(body, 'name');
+    const a = body === undefined || body === null ? undefined : own(body, argKey);
     if (!optString(name)) throw chunkError(n, `${path}.name`, 'not a string');
     if (!optString(a)) throw chunkError(n, `${path}.${argKey}`, 'not a string');
     let c = found;
