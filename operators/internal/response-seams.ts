@@ -14,7 +14,7 @@ const LIFECYCLE = new Set([
  * never mix.
  *
  * An event begins another response when it is
- * - a lifecycle event naming another `response.id` than the current one;
+ * - an opening lifecycle event (`created`, `queued`, `in_progress`) naming another `response.id` than the current one;
  * - `response.created` after the current response streamed anything but lifecycle events (its first event
  *   in the API, whatever its id: hand-built streams reuse ids);
  * - any response event after the current response's terminal event (`response.completed` / `.incomplete` /
@@ -35,7 +35,9 @@ export class ResponseSeams {
     if (typeof type !== 'string' || (type !== 'error' && !type.startsWith('response.'))) return false;
     const lifecycle = LIFECYCLE.has(type);
     const id = lifecycle ? idOf(e['response']) : '';
-    const other = id !== '' && this.id !== '' && id !== this.id;
+    // A terminal event ends the current response whatever id it names: runAgent's asOneResponse view opens with the
+    // first turn's id and ends with the last turn's (the one to continue from).
+    const other = id !== '' && this.id !== '' && id !== this.id && !isTerminalType(type);
     const seam = other || this.ended || (type === 'response.created' && this.content);
     if (seam) {
       this.id = '';
