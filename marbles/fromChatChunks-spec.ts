@@ -379,7 +379,7 @@ describe('fromChatChunks: provider dialects', () => {
     });
   });
 
-  it('custom tool call: added, input deltas at the frames of their chunks, done at the finish', () => {
+  it('custom tool call: added with the first input (the name is whole by then), input deltas at the frames of their chunks, done at the finish', () => {
     scheduler().run(({ cold, expectObservable }) => {
       const src = cold('a 4ms b 4ms c 4ms |', {
         a: tools([{ index: 0, id: 'call_c', type: 'custom', custom: { name: 'exec', input: '' } }]),
@@ -388,7 +388,7 @@ describe('fromChatChunks: provider dialects', () => {
       });
       const id = `ctc_${CHAT_ID}_0`;
       const item = { id, type: 'custom_tool_call', status: 'completed', call_id: 'call_c', name: 'exec', input: 'ls' };
-      expectObservable(src.pipe(fromChatChunks())).toBe(at([0, '(abc)'], [5, 'd'], [10, '(ef)'], [15, '(g|)']), {
+      expectObservable(src.pipe(fromChatChunks())).toBe(at([0, '(ab)'], [5, '(cd)'], [10, '(ef)'], [15, '(g|)']), {
         a: expect.objectContaining({ type: 'response.created' }),
         b: expect.objectContaining({ type: 'response.in_progress' }),
         c: { type: 'response.output_item.added', output_index: 0, item: { ...item, status: 'in_progress', input: '' }, sequence_number: 2 },
@@ -412,7 +412,8 @@ describe('fromChatChunks: provider dialects', () => {
     expect(output.map((o) => [o['call_id'], o['name'], o['arguments']])).toEqual([
       ['A', 'f', '{"a":1}'], ['B', 'g', '{}'], [`call_${CHAT_ID}_p2`, 'h', '{"h":2}'],
     ]);
-    expect(ofType(events, 'response.function_call_arguments.delta').map((e) => [e['output_index'], e['delta']])).toEqual([[0, '{"a"'], [0, ':1}'], [1, '{}'], [2, '{"h"'], [2, ':2}']]);
+    // The call without an id waits for one (its item opens when the choice finishes), then sends what it held.
+    expect(ofType(events, 'response.function_call_arguments.delta').map((e) => [e['output_index'], e['delta']])).toEqual([[0, '{"a"'], [0, ':1}'], [1, '{}'], [2, '{"h":2}']]);
   });
 
   it('an index reused with a different id is a new call; an index-less fragment with an indexed call id continues it', () => {

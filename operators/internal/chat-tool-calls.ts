@@ -16,11 +16,13 @@ interface Call {
   callId: string;
   /** Whether `callId` came from the provider (a different id at the same index is then another call). */
   sentId: boolean;
+  /** Whether `callId` is final: the provider's, or one made up for a call that never has one (`delta.function_call`). */
+  idKnown: boolean;
   readonly kind: Kind;
   name: string;
   /** Arguments (function) or input (custom) so far. */
   args: string;
-  /** Whether `response.output_item.added` was sent (the item opens with its first argument fragment, see `pending`). */
+  /** Whether `response.output_item.added` was sent (see `pending`). */
   opened: boolean;
   open: boolean;
   readonly key: number | undefined;
@@ -40,11 +42,13 @@ export class ToolCalls {
   private readonly byId = new Map<string, Call>();
   private last: Call | undefined;
   /**
-   * A call whose fragments so far carried no arguments: its item waits, so that a name streamed in pieces
-   * (`get_`, `weather`) or an id sent on a later fragment is whole in `output_item.added`, as chat clients
-   * downstream (toChatChunks, the SDK) need it on the call's first chunk. It opens with its first argument
-   * fragment, before any other item opens, or when the choice finishes; a first fragment with an id, a name
-   * and an arguments field (OpenAI's shape, the name whole) opens it at once.
+   * A call whose item waits, holding its arguments, so that `output_item.added` carries the whole name and the
+   * provider's id, as chat clients downstream (toChatChunks, the SDK) need them on the call's first chunk and
+   * cannot take them back: a name streamed in pieces (`get_`, `weather`, even after a first fragment in OpenAI's
+   * shape, `arguments: ""`) and an id sent on a later fragment. It opens with the first non-empty argument
+   * fragment once it has a name and the provider's id, else before any other item opens or when the choice
+   * finishes (a call without an id, sent whole by providers that have none, gets a made-up one then). A name
+   * piece after the arguments began still joins the name that `.done` and the closed item carry.
    */
   private pending: Call | undefined;
 
@@ -114,10 +118,7 @@ export class ToolCalls {
     if (!optString(a)) throw chunkError(n, `${path}.${argKey}`, 'not a string');
     let c = found;
     if (c === undefined) {
-      c = this.create(where, kind, name ?? '', sentId && where.id !== undefined);
-      // OpenAI's first fragment (id, whole name, `arguments: ""`) opens the item at once; a name without an
-      // arguments field, or a call without an id, may still be coming in pieces.
-      if (typeof a === 'string' && c.name !== '' && where.id !== undefined) this.flush();
+      c = this.create(where, kind, name ?? '', sentId && where.id !== undefined, !sentId);
     } else {
       if (name && name !== c.name) {
         // A full name resent on every fragment replaces; a name streamed in pieces is appended.
@@ -126,22 +127,27 @@ export class ToolCalls {
       // An id on a later fragment of a call that opened without one is its id (nothing was sent under another yet).
       if (!c.opened && !c.sentId && where.id !== undefined && sentId) {
         c.callId = where.id;
-        c.sentId = true;
+        c.sentId = c.idKnown = true;
         this.byId.set(where.id, c);
       }
     }
-    if (a && !c.opened) this.flush();
-    if (a && c.open) {
-      c.args = grow(c, c.args, a);
-      const type = c.kind === 'custom' ? 'response.custom_tool_call_input.delta' : 'response.function_call_arguments.delta';
-      this.out.next({ type, item_id: c.id, output_index: c.oi, delta: a });
-    }
+    if (!a || !c.open) return;
+    c.args = grow(c, c.args, a);
+    if (c.opened) this.argsDelta(c, a);
+    else if (c.name !== '' && c.idKnown && c === this.pending) this.flush(); // sends what it held
   }
 
-  private create(where: { key: number | undefined; id: string | undefined }, kind: Kind, name: string, sentId: boolean): Call {
+  private argsDelta(c: Call, delta: string): void {
+    const type = c.kind === 'custom' ? 'response.custom_tool_call_input.delta' : 'response.function_call_arguments.delta';
+    this.out.next({ type, item_id: c.id, output_index: c.oi, delta });
+  }
+
+  private create(where: { key: number | undefined; id: string | undefined }, kind: Kind, name: string, sentId: boolean, madeUpId: boolean): Call {
     this.flush();
     this.out.closeText();
-    const c: Call = { oi: -1, id: '', callId: where.id ?? '', sentId, kind, name, args: '', opened: false, open: true, key: where.key, n: 0 };
+    const c: Call = {
+      oi: -1, id: '', callId: where.id ?? '', sentId, idKnown: sentId || madeUpId, kind, name, args: '', opened: false, open: true, key: where.key, n: 0,
+    };
     if (where.key !== undefined) this.byIndex.set(where.key, c);
     if (where.id !== undefined && sentId) this.byId.set(where.id, c);
     this.last = c;
@@ -164,6 +170,7 @@ export class ToolCalls {
     }, () => this.close(c));
     c.oi = oi;
     c.id = id;
+    if (c.args !== '') this.argsDelta(c, c.args); // what it held while it waited
   }
 
   private close(c: Call): void {
