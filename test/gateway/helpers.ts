@@ -56,3 +56,15 @@ export const words = (n: number): string => Array.from({ length: n }, (_, i) => 
 
 /** The sequence numbers of events. */
 export const seqs = (events: ReadonlyArray<{ sequence_number?: unknown }>): number[] => events.map((e) => e.sequence_number as number);
+
+/**
+ * The events a reader got before the terminal `response.cancelled` its stream ended with, after checking that
+ * terminal: the response's id, `cancelled`, numbered one past the last event before it (0 when none).
+ */
+export function beforeCancel<E extends Record<string, unknown>>(events: readonly E[], id: string): E[] {
+  const terminal = events[events.length - 1];
+  const before = events.slice(0, -1);
+  const last = before[before.length - 1]?.['sequence_number'];
+  expect(terminal).toMatchObject({ type: 'response.cancelled', sequence_number: typeof last === 'number' ? last + 1 : 0, response: { id, status: 'cancelled' } });
+  return before;
+}

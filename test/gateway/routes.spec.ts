@@ -7,7 +7,7 @@ import OpenAI from 'openai';
 import { lastValueFrom, toArray } from 'rxjs';
 import { fromResponsesSSE } from '../../lib/decode/responses-sse';
 import { GatewayHttpError } from '../../lib/gateway/index';
-import { closeServer, listen, seqs, startHarness, words, type Harness } from './helpers';
+import { beforeCancel, closeServer, listen, seqs, startHarness, words, type Harness } from './helpers';
 
 jest.setTimeout(60_000);
 
@@ -58,7 +58,7 @@ describe('resume and cancel', () => {
     expect(seqs(rest)[0]).toBe(21);
   });
 
-  it('cancel: upstream cancelled, the live stream and every log reader end, without a terminal event', async () => {
+  it('cancel: upstream cancelled, the live stream and every log reader end with response.cancelled', async () => {
     const client = sdk(h.baseURL);
     const stream = await client.responses.create({ model: 'fake-model', input: 'Hi', stream: true });
     const live: Array<Record<string, unknown>> = [];
@@ -84,8 +84,11 @@ describe('resume and cancel', () => {
     expect(live.length).toBeLessThan(sent.events.length);
     expect(live.some((e) => e['type'] === 'response.completed')).toBe(false);
     expect(read.some((e) => e['type'] === 'response.completed' || e['type'] === 'error')).toBe(false);
-    expect(live).toEqual(sent.events.slice(0, live.length));
-    expect(read).toEqual(sent.events.slice(1, 1 + read.length));
+    // Each ends with the cancel (never a body cut short, which a resuming client would reconnect after).
+    const liveBefore = beforeCancel(live, id);
+    const readBefore = beforeCancel(read, id);
+    expect(liveBefore).toEqual(sent.events.slice(0, liveBefore.length));
+    expect(readBefore).toEqual(sent.events.slice(1, 1 + readBefore.length));
   });
 });
 
