@@ -1,6 +1,5 @@
 import { Observable, type OperatorFunction } from 'rxjs';
 import type { ChatCompletionChunk } from '../lib/events/chat.js';
-import { DecodeError } from '../lib/errors.js';
 import type { ResponseStreamEvent } from '../lib/events/responses.js';
 import { chunkError, elementOf, isRecord, own, type Rec } from './internal/chat-fields.js';
 import { chunkUsage, citations, delta, logprobsOf, usageOf } from './internal/chat-dialects.js';
@@ -95,8 +94,8 @@ export function fromChatChunks(options: FromChatChunksOptions = {}): OperatorFun
             onChunk(chunk);
             n++;
           } catch (err) {
-            // Only the field checks throw here: a malformed chunk ends the stream with its DecodeError.
-            if (!(err instanceof DecodeError)) throw err;
+            // A malformed chunk ends the stream with its DecodeError; what a chunk's getters (a Proxy) throw, with
+            // that error: thrown from here it would escape as an uncaught exception.
             failed = true;
             subscriber.error(err);
           }

@@ -1,6 +1,5 @@
 import { Observable, type OperatorFunction } from 'rxjs';
 import type { ChatCompletionChunk } from '../lib/events/chat.js';
-import { DecodeError } from '../lib/errors.js';
 import type { ResponseStreamEvent } from '../lib/events/responses.js';
 import { isKnownEvent } from '../lib/events/guards.js';
 import { ResponseStreamTracker } from '../lib/decode/tracker.js';
@@ -266,8 +265,8 @@ export function toChatChunks(options: ToChatChunksOptions = {}): OperatorFunctio
             if (!book.admits(e)) return; // aimed at an item of another type
             onEvent(e, type);
           } catch (err) {
-            // Only the field readers throw here: a malformed event ends the stream with its DecodeError.
-            if (!(err instanceof DecodeError)) throw err;
+            // A malformed event ends the stream with its DecodeError; what an event's getters (a Proxy) throw, with
+            // that error: thrown from here it would escape as an uncaught exception.
             done = true;
             subscriber.error(err);
           }
