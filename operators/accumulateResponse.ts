@@ -53,11 +53,12 @@ export type AssembledResponse = Response & { output: ResponseOutputItem[] };
  *
  * Several responses on one stream (`runAgent`'s turns, a WebSocket connection): each value is the current
  * response's snapshot, its output only its own. Another response begins at `response.created`, at a
- * lifecycle event naming another response id, or at the first response event after a terminal event (see
- * `accumulateText`); `agent.*` events between turns change nothing. To keep every turn, collect the value
- * before each new response's first one (e.g. `filter((r) => r.status !== 'in_progress')`). A hosted shell's output (`shell_call_output_content.delta` / `.done`) goes into the
- * `shell_call_output` item's `output`, one content per command.
- * Unknown events are ignored; errors pass through untouched.
+ * `queued` / `in_progress` event naming another response id, or at the first response event after a terminal
+ * event (see `accumulateText`); `agent.*` events between turns change nothing. To keep every turn, collect the
+ * terminal values (e.g. `filter((r) => r.status !== 'in_progress')`).
+ *
+ * A hosted shell's output (`shell_call_output_content.delta` / `.done`) goes into the `shell_call_output`
+ * item's `output`, one content per command. Unknown events are ignored; errors pass through untouched.
  *
  * Events are read without trusting their shape (`validate: 'off'` or a hand-built source): one whose index
  * is not a non-negative safe integer, or whose text / item / part is not of its type, or that is aimed at

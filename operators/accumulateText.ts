@@ -1,6 +1,7 @@
 import { Observable, type OperatorFunction, type Subscription } from 'rxjs';
 import type { ResponseStreamEvent } from '../lib/events/responses.js';
-import { TextAccumulation, WantedKinds } from './internal/text-accumulation.js';
+import { TextAccumulation } from './internal/text-accumulation.js';
+import { WantedKinds } from './internal/text-kinds.js';
 
 /** The streamed text parts of a response, by the name of their delta event. */
 export type TextKind = 'output_text' | 'refusal' | 'reasoning_text' | 'reasoning_summary_text';
@@ -46,7 +47,8 @@ export interface AccumulateTextOptions {
  * An error passes through untouched, without final snapshots.
  *
  * Several responses on one stream (`runAgent`'s turns, a resumed or WebSocket stream): each response's parts
- * are its own. Another response begins at `response.created`, at a lifecycle event naming another response id,
+ * are its own. Another response begins at `response.created`, at a `queued` / `in_progress` event naming another
+ * response id (a terminal event naming another ends the current one: runAgent's `asOneResponse` view does so),
  * or at the first response event after a terminal event (`agent.*` and unknown events never begin one;
  * `sequence_number` is not read, as providers skip numbers). Every part of a response has its final snapshot
  * before the next response's first snapshot, so the snapshots of one (output_index, content_index) after a

@@ -2,7 +2,8 @@ import { Observable, type OperatorFunction } from 'rxjs';
 import type { ResponseStreamEvent } from '../lib/events/responses.js';
 import type { TextSnapshot } from './accumulateText.js';
 import { OrderedText } from './internal/ordered-text.js';
-import { TextAccumulation, WantedKinds, type TextSink } from './internal/text-accumulation.js';
+import { TextAccumulation, type TextSink } from './internal/text-accumulation.js';
+import { WantedKinds } from './internal/text-kinds.js';
 
 /** Between the texts of two responses: each turn reads as its own paragraph. */
 const RESPONSE_SEPARATOR = '\n\n';

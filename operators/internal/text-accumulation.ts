@@ -7,6 +7,7 @@ import { grow } from './grow.js';
 import { ItemBook } from './items.js';
 import { asRecord, field, isIndex, isTerminalType, partText, sortedKeys, stringField } from './parts.js';
 import { ResponseSeams } from './response-seams.js';
+import { contentKind, type WantedKinds } from './text-kinds.js';
 
 /**
  * Where the snapshots go: accumulateText's subscriber, or outputText, which also hears where a response ends
@@ -43,24 +44,6 @@ type Closing = (typeof Closing)[keyof typeof Closing];
 interface ItemParts {
   readonly content: Map<number, Part>;
   readonly summary: Map<number, Part>;
-}
-
-function contentKind(partType: unknown): TextKind | undefined {
-  return partType === 'output_text' || partType === 'refusal' || partType === 'reasoning_text' ? partType : undefined;
-}
-
-/** Which kinds of part one `accumulateText(options)` follows. */
-export class WantedKinds {
-  constructor(
-    readonly output: boolean,
-    readonly refusal: boolean,
-    readonly reasoning: boolean,
-    readonly summary: boolean,
-  ) {}
-
-  has(kind: TextKind | undefined): kind is TextKind {
-    return kind === 'output_text' ? this.output : kind === 'refusal' ? this.refusal : kind === 'reasoning_text' ? this.reasoning : kind === 'reasoning_summary_text' && this.summary;
-  }
 }
 
 /**

@@ -67,6 +67,14 @@ describe('several responses on one stream', () => {
     expect(await last(events)).toBe('Hello');
   });
 
+  test('outputText, accumulateText: a terminal event naming another id (asOneResponse\'s last turn) ends the current response, not doubling it', async () => {
+    const answer = ev.msg('m', [ev.textPart('Hi.')], 'completed');
+    const events = [ev.created('r1'), ev.itemAdded(0, ev.msg('m')), ev.textDelta('m', 0, 0, 'Hi.'), ev.completed([answer], 'r3')];
+    expect(await last(events)).toBe('Hi.');
+    const snaps = await lastValueFrom(from(events).pipe(accumulateText(), toArray()));
+    expect(snaps.filter((s) => s.done).map((s) => s.text)).toEqual(['Hi.']);
+  });
+
   test('outputText: text carried only by each turn\'s terminal output', async () => {
     const answer = (id: string, text: string) => [ev.created(id), ev.completed([ev.msg(`m${id}`, [ev.textPart(text)], 'completed')], id)];
     expect(await last([...answer('r1', 'One.'), ...answer('r2', 'Two.')])).toBe('One.\n\nTwo.');
