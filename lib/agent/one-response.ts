@@ -9,8 +9,8 @@ const isShown = (item: unknown): boolean => !ANSWERED.has(String((item as { type
 
 /**
  * `asOneResponse`: the run as one response of the agent to its reader, for consumers that read a single
- * response (`toChatChunks()` ends at the first terminal event, `outputText()` keys parts by `output_index`,
- * a client of `toResponsesSSE()` ends at the first terminal and drops repeated sequence numbers).
+ * response (`toChatChunks()` ends at the first terminal event, a client of `toResponsesSSE()` ends at the first
+ * terminal and drops repeated sequence numbers).
  * - The first turn's opening events and the last turn's terminal event are kept; those between turns are not.
  * - The calls the agent answers (function, MCP approval, client tools) are left out, with their argument
  *   events: the reader could not answer them anyway (the `agent.*` events report them).
