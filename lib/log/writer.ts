@@ -25,10 +25,15 @@ export interface LogWriterOptions {
 /** What the log's promises are used as: `then(onFulfilled, onRejected)` only, so that a fake log may settle synchronously. */
 type Thenable<T> = { then(ok: (v: T) => void, fail: (e: unknown) => void): unknown };
 
+/**
+ * Calls one of the log's methods: a synchronous throw, or an answer that is not a promise (an EventLog of the
+ * user's that breaks its contract), fails like a rejection instead of escaping from a timer or an emission.
+ */
 function call<T>(f: () => Promise<T>, ok: (v: T) => void, fail: (e: unknown) => void): void {
   let p: Thenable<T>;
   try {
     p = f();
+    if (typeof (p as Partial<Thenable<T>> | null | undefined)?.then !== 'function') throw new TypeError('the event log answered with something that is not a promise');
   } catch (e) {
     fail(e);
     return;

@@ -88,6 +88,30 @@ export function connectResponsesSocket(config: ResponsesSocketConfig = {}): Resp
     else events.error(redactError(new WebSocketClosedError(closeCode, deadReason ?? (closeReason || lastErrorMessage), lastErrorCode), secrets));
   };
 
+  /**
+   * The WebSocket implementation (the caller's, or `ws`) threw where it should not (a listener, a send from the
+   * queue, a ping): the connection is given up, and `events$` errors with it, rather than the throw escaping
+   * from an event listener or a timer as an uncaught exception.
+   */
+  const broke = (e: unknown): void => {
+    closeCode = 1006;
+    deadReason ??= `the WebSocket failed: ${e instanceof Error ? e.message : 'unknown error'}`;
+    try {
+      ws?.close();
+    } catch {
+      /* it is given up either way */
+    }
+    finish();
+  };
+  /** Runs a call into the WebSocket implementation; a throw gives the connection up (see `broke`). */
+  const guarded = (f: () => void): void => {
+    try {
+      f();
+    } catch (e) {
+      broke(e);
+    }
+  };
+
   /** Starts the closing handshake; a peer that never answers it must not keep the process alive. */
   const shutdown = (w: WebSocketLike, code: number, reason: string): void => {
     if (state.value !== 'closing') state.next('closing');
@@ -104,7 +128,7 @@ export function connectResponsesSocket(config: ResponsesSocketConfig = {}): Resp
     }
     if (state.value === 'closed') return; // closed at once, inside close()
     closeFallback ??= timer(closeTimeout).subscribe(() => {
-      if (hasPing(w)) w.terminate();
+      if (hasPing(w)) guarded(() => w.terminate());
       else finish();
     });
   };
@@ -123,14 +147,14 @@ export function connectResponsesSocket(config: ResponsesSocketConfig = {}): Resp
     ws = socket;
     socket.binaryType = 'arraybuffer';
     let alive = true;
-    socket.addEventListener('open', () => {
+    socket.addEventListener('open', () => guarded(() => {
       if (state.value !== 'connecting') return;
       state.next('open');
       for (const frame of buffer) socket.send(frame);
       buffer.length = 0;
       if (hasPing(socket) && heartbeatMs > 0) {
         socket.on('pong', () => { alive = true; });
-        heartbeat = interval(heartbeatMs).subscribe(() => {
+        heartbeat = interval(heartbeatMs).subscribe(() => guarded(() => {
           if (!alive) {
             deadReason = `no answer to a ping within ${heartbeatMs} ms`;
             closeCode = 1006;
@@ -139,9 +163,9 @@ export function connectResponsesSocket(config: ResponsesSocketConfig = {}): Resp
           }
           alive = false;
           socket.ping();
-        });
+        }));
       }
-    });
+    }));
     const onFrame = (data: unknown): void => {
       alive = true;
       if (tooBig) return;
@@ -179,21 +203,22 @@ export function connectResponsesSocket(config: ResponsesSocketConfig = {}): Resp
     });
   };
 
-  if (config.WebSocket) {
+  const given = config.WebSocket;
+  if (given) {
     const global = (globalThis as { WebSocket?: unknown }).WebSocket;
-    attach(config.WebSocket, config.WebSocket !== global);
+    guarded(() => attach(given, given !== global));
   } else if (isNode()) {
     // Dynamic, so browser bundles never load `ws`.
     import('ws').then(
       (mod) => {
         const m = mod as unknown as { WebSocket?: WebSocketConstructorLike; default?: WebSocketConstructorLike };
         const Ctor = m.WebSocket ?? m.default;
-        if (!Ctor) throw new Error('ws has no WebSocket export');
-        attach(Ctor, true);
+        if (!Ctor) return broke(new Error('ws has no WebSocket export'));
+        guarded(() => attach(Ctor, true));
       },
       () => {
         const G = (globalThis as { WebSocket?: WebSocketConstructorLike }).WebSocket;
-        if (G) attach(G, false);
+        if (G) guarded(() => attach(G, false));
         else {
           closeCode = 1006;
           lastErrorMessage = 'no WebSocket implementation: install ws or pass config.WebSocket';
@@ -205,7 +230,7 @@ export function connectResponsesSocket(config: ResponsesSocketConfig = {}): Resp
     const G = (globalThis as { WebSocket?: WebSocketConstructorLike }).WebSocket;
     if (!G) throw new WebSocketConfigError('no global WebSocket: pass config.WebSocket');
     if (config.apiKey) throw new WebSocketConfigError('a browser WebSocket cannot send an API key header: connect through your own authenticating relay (config.url)');
-    attach(G, false);
+    guarded(() => attach(G, false));
   }
 
   const socket: ResponsesSocket = {
