@@ -24,7 +24,13 @@ export async function cancelResponse(responseId: string, config?: ClientConfig, 
   const url = `${resolved.baseURL}/responses/${encodeURIComponent(responseId)}/cancel`;
   // The log is cancelled alongside the upstream request, not after it: the readers end even while the
   // provider is slow to answer (or never does, until the caller's signal gives it up).
-  const cancelled = log?.cancel({ responseId, owner: options.owner });
+  let cancelled: Promise<void> | undefined;
+  try {
+    cancelled = log?.cancel({ responseId, owner: options.owner });
+  } catch (e) {
+    // A log of the user's that throws instead of rejecting: its failure all the same, the upstream is still told.
+    cancelled = Promise.reject(e);
+  }
   cancelled?.catch(() => undefined); // awaited below; not an unhandled rejection while the request runs
   let failure: unknown;
   try {
