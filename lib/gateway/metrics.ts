@@ -66,14 +66,23 @@ export class GatewayMetrics {
 
   /** The log, with its appends timed. */
   measure(log: EventLog): EventLog {
-    const failed = <T>(p: Promise<T>): Promise<T> =>
-      p.catch((e: unknown) => {
+    // A log of the user's that throws instead of rejecting is counted (and settled) like one that rejects.
+    const failed = <T>(call: () => Promise<T>): Promise<T> => {
+      let p: Promise<T>;
+      try {
+        p = call();
+        if (typeof (p as Partial<Promise<T>> | undefined)?.catch !== 'function') throw new TypeError('the event log answered with something that is not a promise');
+      } catch (e) {
+        p = Promise.reject(e);
+      }
+      return p.catch((e: unknown) => {
         this.logErrors++;
         throw e;
       });
+    };
     return {
-      acquire: (s, ms) => failed(log.acquire(s, ms)),
-      renew: (s, t, ms) => failed(log.renew(s, t, ms)),
+      acquire: (s, ms) => failed(() => log.acquire(s, ms)),
+      renew: (s, t, ms) => failed(() => log.renew(s, t, ms)),
       release: (s, t) => log.release(s, t),
       append: (s, t, events) => {
         const id = this.nextAppend++;
@@ -84,12 +93,12 @@ export class GatewayMetrics {
           this.appendLast = Date.now() - at;
           this.appendAvg = this.appendAvg === 0 ? this.appendLast : this.appendAvg * 0.95 + this.appendLast * 0.05;
         };
-        return failed(log.append(s, t, events)).finally(settle);
+        return failed(() => log.append(s, t, events)).finally(settle);
       },
-      read: (s, after, limit) => failed(log.read(s, after, limit)),
+      read: (s, after, limit) => failed(() => log.read(s, after, limit)),
       wait: (s, after, ms, signal) => log.wait(s, after, ms, signal),
-      state: (s) => failed(log.state(s)),
-      cancel: (s) => failed(log.cancel(s)),
+      state: (s) => failed(() => log.state(s)),
+      cancel: (s) => failed(() => log.cancel(s)),
       close: () => log.close(),
     };
   }

@@ -6,7 +6,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ResponsesClientEvent } from '../../lib/events/websocket';
-import { createGateway, type GatewayOptions } from '../../lib/gateway/index';
+import { createGateway, type Gateway, type GatewayOptions } from '../../lib/gateway/index';
+import type { GatewayMetricsSnapshot } from '../../lib/gateway/metrics';
 import { connectResponsesSocket } from '../../lib/ws/socket';
 import type { WebSocketConstructorLike } from '../../lib/ws/types';
 import { body, boom, brokenLog, ending, escaped } from './user-callbacks';
@@ -134,7 +135,7 @@ describe('the gateway', () => {
   });
 
   /** Starts a gateway with `options`, sends one streamed create and one retrieve, and returns their statuses. */
-  async function statuses(options: (baseURL: string) => GatewayOptions): Promise<number[]> {
+  async function statuses(options: (baseURL: string) => GatewayOptions, after?: (g: Gateway) => void): Promise<number[]> {
     const gateway = createGateway(options(baseURL));
     const server = createServer(gateway);
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -145,6 +146,7 @@ describe('the gateway', () => {
       await created.text();
       const got = await fetch(`${url}/responses/resp_cb?stream=true`, { headers });
       await got.text();
+      after?.(gateway);
       return [created.status, got.status];
     } finally {
       server.closeAllConnections();
@@ -181,8 +183,12 @@ describe('the gateway', () => {
     const log = brokenLog(method, 'throws');
     try {
       let got: number[] = [];
-      expect(await escaped(async () => (got = await statuses((upstreamURL) => ({ upstream: upstreamURL, log }))))).toEqual([]);
+      let metrics: GatewayMetricsSnapshot | undefined;
+      expect(await escaped(async () => (got = await statuses((upstreamURL) => ({ upstream: upstreamURL, log }), (g) => (metrics = g.metrics()))))).toEqual([]);
       expect(got).toHaveLength(2);
+      // Counted as a failure of the log, and nothing left "in flight" in /metrics.
+      expect(metrics!.log.appendsInFlight).toBe(0);
+      if (['acquire', 'append', 'state', 'read'].includes(method)) expect(metrics!.log.errors).toBeGreaterThan(0);
     } finally {
       await log.close();
     }
