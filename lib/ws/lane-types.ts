@@ -96,7 +96,8 @@ export const DEFAULT_LANE = '';
 export const NOOP_SINK: LaneSink = { event() {}, fail() {}, done() {} };
 
 const CONTROL_EVENTS = new Set(['response.steer.accepted', 'response.steer.pending', 'response.steer.failed', 'response.inject.created', 'response.inject.failed']);
-const TERMINAL_EVENTS = new Set(['response.completed', 'response.incomplete', 'response.failed']);
+// `response.cancelled` (or `.canceled`): where a server ends a cancelled response with it (see isTerminalType).
+const TERMINAL_EVENTS = new Set(['response.completed', 'response.incomplete', 'response.failed', 'response.cancelled', 'response.canceled']);
 
 export function isControlEvent(type: string): boolean {
   return CONTROL_EVENTS.has(type);

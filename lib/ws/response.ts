@@ -22,7 +22,7 @@ const quiet = { orphan() {}, ended() {}, settled() {} };
  * its terminal event: WebSocket mode as a drop-in for `streamResponse`, so every Responses operator applies.
  * It shares the socket's lanes with every other request and `laneMux` on it (FIFO per `stream_id`, at most
  * 16 in flight). A protocol error or a lost connection errors it with `LaneError`; `response.failed` with
- * `ResponseStreamError`. Unsubscribing before it is sent withdraws it; after, the response runs on unseen
+ * `ResponseStreamError`, a cancelled response (`response.cancelled`) with `ResponseCancelledError`. Unsubscribing before it is sent withdraws it; after, the response runs on unseen
  * and holds its lane until its terminal event.
  *
  * ```ts
@@ -42,7 +42,9 @@ export function streamResponseOverSocket(socket: LaneSocket, body: SocketRespons
       },
       fail: (err) => subscriber.error(err),
       done() {
-        if (last?.type === 'response.failed' && options.errorEvents !== 'value') subscriber.error(new ResponseStreamTracker().errorOf(last));
+        // A cancelled response's own error (not retryable), as over SSE; then a failed one's.
+        const ended = last !== undefined && options.errorEvents !== 'value' ? new ResponseStreamTracker().terminal(last) : undefined;
+        if (ended instanceof Error) subscriber.error(ended);
         else subscriber.complete();
       },
     });

@@ -1,10 +1,13 @@
 // However a server ends a cancelled response's stream (`response.cancelled`, `response.canceled`, or a terminal
 // lifecycle event whose response says `cancelled`), the decoder ends it with ResponseCancelledError, which is
 // not retryable, so resumeFrom passes it through without a reconnect. With `errorEvents: 'value'` it completes.
-import { lastValueFrom, toArray } from 'rxjs';
+// Over a WebSocket too: the lane ends at it, and the response's stream with ResponseCancelledError.
+import { lastValueFrom, Subject, toArray } from 'rxjs';
 import { fromResponsesSSE } from '../../lib/decode/responses-sse';
 import { ResponseCancelledError, ResponseStreamError } from '../../lib/errors';
 import type { ResponseStreamEvent } from '../../lib/events/responses';
+import { streamResponseOverSocket } from '../../lib/ws/response';
+import type { LaneSocket, SocketEvent } from '../../lib/ws/types';
 import { resumeFrom } from '../../operators/resumeFrom';
 
 const resp = (status: string) => ({ id: 'resp_c', object: 'response', created_at: 1, status, model: 'm', output: [] });
@@ -74,4 +77,36 @@ it('the error carries no secrets and says what was cancelled', () => {
   const e = new ResponseCancelledError('response.cancelled', 7, 'resp_x', { type: 'response.cancelled' });
   expect(e.message).toBe('response.cancelled: response_cancelled: the response resp_x was cancelled');
   expect(e.toJSON()).toMatchObject({ name: 'ResponseCancelledError', code: 'response_cancelled', responseId: 'resp_x', sequenceNumber: 7, retryable: false });
+});
+
+describe('over a WebSocket', () => {
+  /** A socket that answers a response.create with created, one delta, then the terminal `type`. */
+  function socketEnding(type: string, status: string): LaneSocket {
+    const events$ = new Subject<SocketEvent>();
+    return {
+      events$,
+      send: () =>
+        queueMicrotask(() => {
+          events$.next({ type: 'response.created', sequence_number: 0, response: resp('in_progress') } as unknown as SocketEvent);
+          events$.next({ type: 'response.output_text.delta', sequence_number: 1, item_id: 'msg_1', output_index: 0, content_index: 0, delta: 'Hi', logprobs: [] } as unknown as SocketEvent);
+          events$.next({ type, sequence_number: 2, response: resp(status) } as unknown as SocketEvent);
+        }),
+    };
+  }
+
+  it.each([
+    ['response.cancelled', 'cancelled'],
+    ['response.failed', 'cancelled'],
+  ])('a response ending with %s (status %s) ends with ResponseCancelledError; errorEvents: value completes', async (type, status) => {
+    const got: string[] = [];
+    const end = await lastValueFrom(streamResponseOverSocket(socketEnding(type, status), { model: 'm', input: 'hi' }).pipe(toArray())).then(
+      () => 'completed',
+      (e: unknown) => e,
+    );
+    expect(end).toBeInstanceOf(ResponseCancelledError);
+    expect(end).toMatchObject({ retryable: false, responseId: 'resp_c' });
+    const values = await lastValueFrom(streamResponseOverSocket(socketEnding(type, status), { model: 'm', input: 'hi' }, { errorEvents: 'value' }).pipe(toArray()));
+    for (const e of values) got.push(e.type);
+    expect(got).toEqual(['response.created', 'response.output_text.delta', type]);
+  });
 });
