@@ -23,7 +23,8 @@ import type { ResolvedGatewayOptions } from './options.js';
  */
 async function cancelledEnd(ctx: GatewayContext, scope: LogScope): Promise<ResponseStreamEvent | undefined> {
   if ((await ctx.log.state(scope))?.end !== 'cancelled') return undefined;
-  const response = await cancelledResponse(ctx, scope);
+  // Cancelled it is: a log that cannot give the response so far still gives the reader the cancel.
+  const response = await cancelledResponse(ctx, scope).catch(() => ({ id: scope.responseId, object: 'response', status: 'cancelled' }));
   return { type: 'response.cancelled', sequence_number: 0, response } as unknown as ResponseStreamEvent;
 }
 

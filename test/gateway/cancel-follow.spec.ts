@@ -125,3 +125,23 @@ it('a reader that comes back after the cancel gets the cancellation at once, not
   const later = await run(retrieveResponseStream(id, { startingAfter: 2 }, config), config).done;
   expectCancelled(later, id);
 });
+
+it('a log that cannot give the response so far still ends the reader with the cancel (the response reduced to its id)', async () => {
+  const inner = memoryEventLog();
+  // The whole-stream read (what was generated, for the cancelled response) fails; paged reads work.
+  const flaky = { ...inner, read: (s: Parameters<typeof inner.read>[0], after?: number, limit?: number) => (after === undefined && limit === undefined ? Promise.reject(new Error('read failed')) : inner.read(s, after, limit)) };
+  const g = createGateway({ upstream: provider.baseURL, log: flaky });
+  const s = await listen(g);
+  try {
+    const config: ResponsesStreamConfig = { baseURL: `http://127.0.0.1:${(s.address() as AddressInfo).port}/v1`, apiKey: 'sk-test-cancel-follow' };
+    const head = await firstValueFrom(streamResponse({ model: 'fake-model', input: 'Hi', background: true }, config).pipe(take(6), toArray()));
+    const id = (head[0] as unknown as { response: { id: string } }).response.id;
+    await cancelResponse(id, config);
+    const later = await run(retrieveResponseStream(id, { startingAfter: 2 }, config), config).done;
+    expectCancelled(later, id);
+  } finally {
+    await closeServer(s);
+    await g.close();
+    await inner.close();
+  }
+});
