@@ -34,7 +34,8 @@ async function instance(): Promise<string> {
 }
 
 beforeAll(async () => {
-  provider = await startFakeProvider({ answer: words(400), eventDelay: 10 });
+  // 30 s of answer at 10 ms an event: however loaded the machine, the cancel comes long before its end.
+  provider = await startFakeProvider({ answer: words(3000), eventDelay: 10 });
   a = await instance();
   b = await instance();
 });

@@ -3,6 +3,7 @@
 // reports a throw inside an observer asynchronously, where nothing can catch it) nor crashes a server.
 // Here the servers' side: a WebSocket implementation of the user's, and the gateway's authorize, upstream fetch
 // and log (an error status for the one request, the gateway serves on).
+import { filter, firstValueFrom } from 'rxjs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ResponsesClientEvent } from '../../lib/events/websocket';
@@ -43,25 +44,29 @@ describe('a WebSocket implementation of the user', () => {
     } as unknown as WebSocketConstructorLike;
   }
 
-  it.each(['constructor', 'send', 'close', 'addEventListener'] as const)('whose %s throws: an error of the socket, never an uncaught one', async (broken) => {
+  it.each([
+    ['constructor', 'WebSocketClosedError'],
+    ['send', 'WebSocketClosedError'],
+    ['addEventListener', 'WebSocketClosedError'],
+    ['close', 'completed'],
+  ] as const)('whose %s throws: events$ ends (%s), never an uncaught exception', async (broken, outcome) => {
+    let end: unknown;
     const seen = await escaped(async () => {
-      let socket: ReturnType<typeof connectResponsesSocket> | undefined;
-      try {
-        socket = connectResponsesSocket({ url: 'ws://127.0.0.1:9/v1/responses', apiKey: 'sk-test-0000', WebSocket: socketClass(broken), heartbeatInterval: 0, closeTimeout: 10 });
-      } catch (e) {
-        return e; // thrown to the caller of connectResponsesSocket: its own stack, not an uncaught one
-      }
-      const end = ending(socket.events$);
+      const socket = connectResponsesSocket({ url: 'ws://127.0.0.1:9/v1/responses', apiKey: 'sk-test-0000', WebSocket: socketClass(broken), heartbeatInterval: 0, closeTimeout: 10 });
+      const ended = ending(socket.events$);
       try {
         socket.send({ type: 'response.create', model: 'm', input: 'hi' } as unknown as ResponsesClientEvent);
       } catch {
         // documented: send throws when it cannot send
       }
-      await new Promise((r) => setTimeout(r, 10));
+      // Past connecting (open, or given up): a send queued before the open has been tried then.
+      await firstValueFrom(socket.state$.pipe(filter((st) => st !== 'connecting')), { defaultValue: 'closed' });
       socket.close();
-      return end;
+      end = await ended;
     });
     expect(seen).toEqual([]);
+    if (outcome === 'completed') expect(end).toBe('completed');
+    else expect(end).toMatchObject({ name: outcome, closeCode: 1006, message: expect.stringContaining(broken === 'constructor' ? 'the callback broke' : 'the WebSocket failed: the callback broke') });
   });
 
   /** A `ws`-style socket (ping, terminate) that opens at once; `broken` throws; a close is never answered. */
@@ -108,7 +113,8 @@ describe('a WebSocket implementation of the user', () => {
     const seen = await escaped(async () => {
       const socket = connectResponsesSocket({ url: 'ws://127.0.0.1:9/v1/responses', apiKey: 'sk-test-0000', WebSocket: nodeStyleClass('terminate'), heartbeatInterval: 0, closeTimeout: 5 });
       const end = ending(socket.events$);
-      await new Promise((r) => setTimeout(r, 10));
+      // Past connecting (open, or given up): a send queued before the open has been tried then.
+      await firstValueFrom(socket.state$.pipe(filter((st) => st !== 'connecting')));
       socket.close();
       await end;
       state = socket.state;
