@@ -7,18 +7,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { LogScope } from '../log/types.js';
 import type { Caller } from './auth.js';
 import type { GatewayContext } from './context.js';
-import { GatewayHttpError } from './errors.js';
-import { fetchUpstream, relay, requestHeaders } from './forward.js';
-
-/** The `id` of a created response's JSON, if it is one. */
-function createdIdOf(text: string): string | undefined {
-  try {
-    const v = JSON.parse(text) as { id?: unknown; object?: unknown };
-    return typeof v.id === 'string' && v.id !== '' && (v.object === undefined || v.object === 'response') ? v.id : undefined;
-  } catch {
-    return undefined;
-  }
-}
+import { recordOwner } from './ownership.js';
+import { forwardRecorded } from './recorded-forward.js';
 
 /**
  * Registers the response: the stream exists (for `state`, the owner check, a resume's 404 test) with no lease,
@@ -34,24 +24,18 @@ async function register(ctx: GatewayContext, scope: LogScope): Promise<void> {
   }
 }
 
-/** Forwards a non-streaming background create, registering the response before the client gets its answer. */
+/**
+ * Forwards a non-streaming background create, registering the response (and, with `authorize`, recording its
+ * conversation's owner) before the client gets its answer.
+ */
 export async function createInBackground(ctx: GatewayContext, req: IncomingMessage, res: ServerResponse, caller: Caller, path: string, body: Uint8Array): Promise<void> {
-  if (res.destroyed) return;
-  const controller = new AbortController();
-  res.on('close', () => {
-    if (!res.writableFinished) controller.abort();
+  return forwardRecorded(ctx, req, res, caller, {
+    path,
+    body,
+    kind: 'response',
+    onCreated: async (kind, id) => {
+      if (kind === 'response') return register(ctx, { responseId: id, owner: caller.owner });
+      if (ctx.options.authorize) await recordOwner(ctx, caller.owner, kind, id);
+    },
   });
-  const up = await fetchUpstream(ctx.options, { method: 'POST', path, headers: requestHeaders(req, caller), body, signal: controller.signal });
-  if (!up.ok) return relay(up, res, controller.signal);
-  let text: string;
-  try {
-    text = await up.text();
-  } catch {
-    if (res.destroyed) return;
-    throw new GatewayHttpError(502, 'The upstream answer broke off.', { code: 'bad_gateway' });
-  }
-  const id = createdIdOf(text);
-  // Registered before the answer goes out: a client that streams it right away finds it.
-  if (id !== undefined) await register(ctx, { responseId: id, owner: caller.owner });
-  await relay(new Response(text, { status: up.status, headers: up.headers }), res, controller.signal);
 }

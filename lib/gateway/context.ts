@@ -1,7 +1,9 @@
 // What every route shares: the options, the (measured) log, the producers and client streams in flight,
 // the metrics, and how an error is answered.
 import type { ServerResponse } from 'node:http';
+import { tap } from 'rxjs';
 import type { EventLog } from '../log/types.js';
+import { countEvent, isLogged, noteResponseId } from './access-log.js';
 import { GatewayHttpError } from './errors.js';
 import type { GatewayMetrics } from './metrics.js';
 import type { ResolvedGatewayOptions } from './options.js';
@@ -52,10 +54,18 @@ export function startPump(ctx: GatewayContext, o: Omit<PumpOptions, 'onDone' | '
   ctx.metrics.clients++;
   let done = false;
   let pump: Pump | undefined;
+  // The access log's response id: a stream's own (its created event) when the route named none.
+  const open: PumpOptions['open'] = isLogged(o.res)
+    ? (after, attempt) => o.open(after, attempt).pipe(tap((e) => e.type === 'response.created' && noteResponseId(o.res, (e as { response?: { id?: string } }).response?.id)))
+    : o.open;
   pump = pumpSSE({
     ...o,
+    open,
     heartbeat: ctx.options.heartbeat,
-    onEvent: () => ctx.metrics.event(),
+    onEvent: () => {
+      ctx.metrics.event();
+      countEvent(o.res);
+    },
     onDone: () => {
       done = true;
       ctx.metrics.clients--;

@@ -5,6 +5,9 @@ import { checkBaseURL, DEFAULT_BASE_URL } from '../http/config.js';
 import { memoryEventLog } from '../log/memory.js';
 import { redisEventLog } from '../log/redis.js';
 import type { EventLog } from '../log/types.js';
+import { ConfigurationError } from '../errors.js';
+import { checkAccessLog, type AccessLogOption } from './access-log.js';
+import { parsePassThrough, type PassThroughPattern } from './routes.js';
 
 /**
  * Who a request is, as `authorize` decides: `owner` scopes its streams in the log (another owner's stream is
@@ -64,13 +67,30 @@ export interface GatewayOptions {
   /**
    * The application's auth: who the request is (its `owner`) and the upstream credentials, or a thrown
    * `GatewayHttpError` (401, 403) to refuse it. Default: the client's `Authorization` is required and
-   * forwarded upstream, and its SHA-256 is the owner.
+   * forwarded upstream, and its SHA-256 is the owner. With `authorize`, callers may share one upstream key, so
+   * the gateway itself answers a response or conversation id (in a path, `previous_response_id`,
+   * `conversation`) only for the owner it recorded it for; without it, the caller's own key goes upstream and
+   * the upstream decides.
    */
   readonly authorize?: (req: IncomingMessage) => GatewayCaller | Promise<GatewayCaller>;
   readonly limits?: GatewayLimits;
   readonly timeouts?: GatewayTimeouts;
   /** The producer's lease in the log, in ms: how soon another instance may take a dead one's stream over. Default 10 000. */
   readonly leaseMs?: number;
+  /**
+   * Routes forwarded to the upstream as they are, beyond the ones the gateway implements (which are the only
+   * ones served by default; any other path is a 404): `'METHOD /v1/path'` patterns, `*` one segment, a last `**`
+   * one or more, e.g. `['GET /v1/files', 'POST /v1/files', 'GET /v1/vector_stores/*']`. **Each one exposes what
+   * the upstream key can reach there, for the whole organisation, to every caller: no ownership checks.**
+   * `/v1/responses/…` and `/v1/conversations/…` are never passed through. Default: none.
+   */
+  readonly passThrough?: readonly string[];
+  /**
+   * One JSON line per request (time, method, route pattern, owner hash, status, response id, events, duration,
+   * bytes out; never a key, a header or a body): `'stdout'`, or a function given each entry (what it throws is
+   * ignored). Default `false`.
+   */
+  readonly accessLog?: AccessLogOption;
 }
 
 export interface ResolvedGatewayOptions {
@@ -89,6 +109,8 @@ export interface ResolvedGatewayOptions {
   readonly heartbeat: number;
   readonly notFoundTimeout: number;
   readonly leaseMs: number;
+  readonly passThrough: readonly PassThroughPattern[];
+  readonly accessLog: AccessLogOption;
 }
 
 function logOf(log: GatewayOptions['log']): { log: EventLog; owned: boolean } {
@@ -106,6 +128,9 @@ export function resolveOptions(options: GatewayOptions): ResolvedGatewayOptions 
   const f = upstream.fetch ?? globalThis.fetch.bind(globalThis);
   const { log, owned } = logOf(options.log);
   const t = options.timeouts ?? {};
+  const accessLog = checkAccessLog(options.accessLog);
+  if (accessLog === undefined) throw new ConfigurationError('accessLog', "expected false, 'stdout' or a function");
+  const passThrough = parsePassThrough(options.passThrough);
   return {
     baseURL,
     upstreamKey: upstream.apiKey ?? (options.authorize ? env('OPENAI_API_KEY') : undefined),
@@ -122,5 +147,7 @@ export function resolveOptions(options: GatewayOptions): ResolvedGatewayOptions 
     heartbeat: positive(t.heartbeat, 15_000),
     notFoundTimeout: positive(t.notFound, 2000),
     leaseMs: positive(options.leaseMs, 10_000),
+    passThrough,
+    accessLog,
   };
 }

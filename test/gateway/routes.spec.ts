@@ -230,7 +230,7 @@ describe('errors', () => {
     }
   });
 
-  it('unknown paths outside /v1 are 404; /healthz and /metrics answer', async () => {
+  it('unknown paths, outside /v1 and under it, are 404; /healthz and /metrics answer', async () => {
     const h = await startHarness();
     try {
       const r = await fetch(`${h.origin}/admin`);
@@ -239,10 +239,11 @@ describe('errors', () => {
       expect(await (await fetch(`${h.origin}/healthz`)).json()).toEqual({ status: 'ok' });
       const m = (await (await fetch(`${h.origin}/metrics`)).json()) as Record<string, unknown>;
       expect(m).toMatchObject({ streams: { clients: 0, producers: 0 }, events: { total: 0 }, log: { appendsInFlight: 0 } });
-      // Under /v1 an unknown path is forwarded: the upstream's own 404 comes back.
+      // Under /v1 a path the gateway does not implement is its own 404 too: nothing is forwarded (issue 24).
       const up = await fetch(`${h.baseURL}/no-such-thing`, { headers: { authorization: `Bearer ${KEY}` } });
       expect(up.status).toBe(404);
-      expect(h.provider.requests.map((x) => x.url)).toEqual(['/v1/no-such-thing']);
+      expect((await up.json()) as unknown).toMatchObject({ error: { type: 'not_found_error', code: 'unknown_url' } });
+      expect(h.provider.requests).toEqual([]);
     } finally {
       await h.close();
     }
