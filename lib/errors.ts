@@ -255,13 +255,16 @@ export class ResponseMismatchError extends OpenAIRxError {
   }
 }
 
-/** The durable event log failed: `reason` says how (see `EventLog`); `retryable` when trying again can help. */
+/**
+ * The durable event log failed: `reason` says how (see `EventLog`; `forbidden`: the store refused a command or
+ * key to the log's user, e.g. a Redis ACL without it); `retryable` when trying again can help.
+ */
 export class EventLogError extends OpenAIRxError {
   override readonly name = 'EventLogError';
   readonly code = 'event_log_error';
   override readonly retryable: boolean;
   constructor(
-    readonly reason: 'lease_held' | 'fenced' | 'limit' | 'unavailable' | 'not_found',
+    readonly reason: 'lease_held' | 'fenced' | 'limit' | 'unavailable' | 'not_found' | 'forbidden',
     message: string,
     readonly responseId?: string,
   ) {

@@ -1,5 +1,6 @@
 import type { Cluster, Redis, RedisOptions } from 'ioredis';
 import { EventLogError } from '../errors.js';
+import { isRefusal, refusal } from './redis-refused.js';
 import { type RedisTail, redisTail } from './redis-tail.js';
 import type { LogScope } from './types.js';
 
@@ -9,6 +10,11 @@ import type { LogScope } from './types.js';
 
 /** Idle blocking connections kept for the next `wait` (on a Cluster; a single Redis shares one tail reader). */
 const POOL = 4;
+/** How long the tail's wake stream outlives its last wake (a process that dies leaves it behind). */
+const WAKE_TTL_MS = 60_000;
+// What every connection of the log's own (and every duplicate) leaves out: the ready check's INFO and the client
+// info's CLIENT SETINFO, which a least-privilege ACL user lacks (ioredis would warn, or Redis log the refusal).
+const QUIET: Partial<RedisOptions> = { enableReadyCheck: false, disableClientInfo: true };
 // A specifier bundlers do not follow: ioredis is loaded (in Node) on first use only, so that the main entry,
 // which exports `redisEventLog`, stays loadable in a browser.
 const IOREDIS = 'ioredis';
@@ -19,8 +25,11 @@ async function loadIORedis(): Promise<IORedisModule['Redis']> {
   return (mod.Redis ?? mod.default?.Redis ?? mod.default) as IORedisModule['Redis'];
 }
 
+/** A failure as the log's error: a refusal (ACL) as `'forbidden'` naming the command, anything else `'unavailable'`. */
 export const unavailable = (e: unknown, scope?: LogScope): EventLogError =>
-  e instanceof EventLogError ? e : new EventLogError('unavailable', `Redis: ${e instanceof Error ? e.message : String(e)}`, scope?.responseId);
+  e instanceof EventLogError
+    ? e
+    : (refusal(e, scope) ?? new EventLogError('unavailable', `Redis: ${e instanceof Error ? e.message : String(e)}`, scope?.responseId));
 
 /**
  * The same failure said of `responseId`: its reason and bare message (the `reason: ` and ` (response …)` its
@@ -44,6 +53,8 @@ export interface RedisConnectionOptions {
   readonly url?: string;
   readonly client?: Redis | Cluster;
   readonly timeoutMs: number;
+  /** The log's key prefix: the tail's wake stream lives under it too (an ACL's `~<keyPrefix>*` covers it). */
+  readonly keyPrefix: string;
 }
 
 export interface RedisConnections {
@@ -75,6 +86,8 @@ export function redisConnections(options: RedisConnectionOptions): RedisConnecti
   let tail: RedisTail | undefined;
   let main: Promise<Redis | Cluster> | undefined;
   let closed = false;
+  // Not a stream key (those have `{` after the prefix); random, so that no other log instance wakes this one's tail.
+  const wakeKey = `${options.keyPrefix}tail:${Date.now().toString(36)}${Math.random().toString(36).slice(2)}`;
 
   const ownOptions: RedisOptions = {
     lazyConnect: true,
@@ -83,6 +96,7 @@ export function redisConnections(options: RedisConnectionOptions): RedisConnecti
     maxRetriesPerRequest: 1,
     // Keeps reconnecting in the background (a restarted Redis is used again); commands wait at most their timeout.
     retryStrategy: (times: number) => Math.min(100 * times, 1000),
+    ...QUIET,
   };
 
   const client = (): Promise<Redis | Cluster> => {
@@ -121,6 +135,7 @@ export function redisConnections(options: RedisConnectionOptions): RedisConnecti
       maxRetriesPerRequest: 0,
       autoResendUnfulfilledCommands: false,
       retryStrategy: () => null,
+      ...QUIET,
     };
     const c = (isCluster(base) ? base.duplicate(undefined, { redisOptions: override }) : base.duplicate(override)) as Redis;
     c.on('error', () => undefined);
@@ -166,7 +181,10 @@ export function redisConnections(options: RedisConnectionOptions): RedisConnecti
     tailOf: (base) =>
       (tail ??= redisTail({
         connect: () => openBlocking(undefined),
-        unblock: (id) => timed(base.client('UNBLOCK', id) as Promise<number>, undefined),
+        wakeKey,
+        // One round trip: both are written before either answers. MAXLEN 1: only the last wake is kept.
+        wake: () => timed(Promise.all([base.xadd(wakeKey, 'MAXLEN', '1', '*', 'w', '1'), base.pexpire(wakeKey, WAKE_TTL_MS)]), undefined),
+        isRefusal,
         timed: (p, ms) => timed(p, undefined, ms),
         failure: (e) => unavailable(e),
         timeoutMs,

@@ -1,5 +1,6 @@
 import type { Cluster, Redis } from 'ioredis';
 import type { RedisConnections } from './redis-connection.js';
+import { refusal } from './redis-refused.js';
 import type { LogScope } from './types.js';
 
 /** Runs one of the log's Lua scripts on the keys given (by default the scope's stream keys); resolves with its reply. */
@@ -45,6 +46,10 @@ export function scriptRunner(conn: RedisConnections, keysOf: (scope: LogScope) =
       // Not known to this node (restarted, flushed, another Cluster node): EVAL caches it there again.
       return c.eval(script, keys.length, ...keys, ...args);
     };
-    return (await conn.timed(call(), scope, 2 * conn.timeoutMs)) as string[];
+    // A call the ACL refuses inside the script: named from the script's line (Redis 7.0 names only the line).
+    const named = call().catch((e: unknown) => {
+      throw refusal(e, scope, script) ?? e;
+    });
+    return (await conn.timed(named, scope, 2 * conn.timeoutMs)) as string[];
   };
 }

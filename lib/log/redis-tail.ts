@@ -4,19 +4,22 @@
 // `XREAD COUNT n BLOCK <≤ 1 s> STREAMS k1 k2 … id1 id2 …` for all of them. The entries of the reply go
 // straight to the followers of their stream (no second read), who stay registered, their ids advanced here:
 // a stream that keeps getting entries costs nothing but its share of the next XREAD. One-shot waiters settle.
-// A consumer the XREAD in flight does not cover interrupts it with `CLIENT UNBLOCK` (sent on the main
-// connection), batched: the new consumers of about a millisecond share one. Only for a single Redis: on a
-// Cluster the keys of different streams live in different slots, and one XREAD cannot span them.
+// A consumer the XREAD in flight does not cover wakes it: every XREAD also names a wake stream of this tail's
+// own (read after the last wake entry it saw), and an XADD there (sent on the main connection) returns it,
+// batched: the new consumers of about a millisecond share one. No `CLIENT UNBLOCK` (an @admin command a
+// least-privilege ACL user lacks) and no race: a wake that lands before the XREAD does returns it at once.
+// Only for a single Redis: on a Cluster the keys of different streams live in different slots, and one XREAD
+// cannot span them.
 import type { Redis } from 'ioredis';
 import { covered as coveredBy, dispatch, type Follower, readPlan, synced, type Waiter } from './redis-tail-consumers.js';
 import { type Id, parseId, type StreamEntry } from './redis-stream-id.js';
 
 export { parseId, type StreamEntry } from './redis-stream-id.js';
 
-/** The longest single XREAD BLOCK, in ms. */
+/** The longest single XREAD BLOCK, in ms, by default. */
 const BLOCK_MS = 1000;
-/** New consumers arriving within this many ms share one CLIENT UNBLOCK. */
-const UNBLOCK_BATCH_MS = 1;
+/** New consumers arriving within this many ms share one wake. */
+const WAKE_BATCH_MS = 1;
 /**
  * The shortest time between two XREADs while entries keep coming: 1 ms, and 1 ms more per 1,000 keys named
  * (at most 4 ms). Every XREAD names every tailed key, so its cost grows with their number: with many streams
@@ -27,8 +30,15 @@ const minCycleMs = (keys: number): number => Math.min(4, 1 + Math.floor(keys / 1
 export interface RedisTailOptions {
   /** A new, connected blocking connection (a duplicate of the main client that fails fast). */
   readonly connect: () => Promise<Redis>;
-  /** Sends `CLIENT UNBLOCK <id>` on another connection; resolves with how many clients it unblocked. */
-  readonly unblock: (clientId: number) => Promise<number>;
+  /** A stream key of this tail's own (no other tail's): every XREAD names it too, after the last entry seen there. */
+  readonly wakeKey: string;
+  /** Adds an entry to `wakeKey` on another connection (returning the XREAD in flight); rejects when Redis refused it. */
+  readonly wake: () => Promise<unknown>;
+  /**
+   * Whether a failed `wake` means Redis refuses it for good (an ACL without XADD or the key): then every consumer
+   * fails with it, rather than each new one waiting out the block. Other failures: the XREAD returns by itself.
+   */
+  readonly isRefusal?: (e: unknown) => boolean;
   /** `p`, or a rejection after `ms`. */
   readonly timed: <T>(p: Promise<T>, ms: number) => Promise<T>;
   /** The error a consumer gets when Redis fails. */
@@ -37,6 +47,8 @@ export interface RedisTailOptions {
   readonly timeoutMs: number;
   /** Most entries one XREAD returns per stream. Default 500. */
   readonly count?: number;
+  /** The longest single XREAD BLOCK, in ms. Default 1000. */
+  readonly blockMs?: number;
 }
 
 export interface RedisTail {
@@ -57,25 +69,27 @@ export interface RedisTail {
 
 export function redisTail(options: RedisTailOptions): RedisTail {
   const count = Math.max(1, options.count ?? 500);
+  const blockMs = Math.max(1, options.blockMs ?? BLOCK_MS);
+  const { wakeKey } = options;
   const waiters = new Set<Waiter>();
   const followers = new Set<Follower>();
   let conn: Redis | undefined;
-  let connId: number | undefined;
   let connecting: Promise<Redis> | undefined;
   let running = false;
   let closed = false;
   /** What the XREAD in flight covers: stream key → the id it reads after (end keys: '0-0'); undefined when none is in flight. */
   let inFlight: Map<string, Id> | undefined;
   let cycle = 0;
-  let unblockTimer: ReturnType<typeof setTimeout> | undefined;
-  let unblocking = false;
+  let wakeTimer: ReturnType<typeof setTimeout> | undefined;
+  let waking = false;
+  /** The last wake entry an XREAD returned: the next one reads after it, so no wake is missed or seen twice. */
+  let wakeSeen = '0-0';
   let pace: ReturnType<typeof setTimeout> | undefined;
   let wakePace: (() => void) | undefined;
 
   const drop = (): void => {
     const c = conn;
     conn = undefined;
-    connId = undefined;
     c?.disconnect();
   };
 
@@ -84,16 +98,12 @@ export function redisTail(options: RedisTailOptions): RedisTail {
     drop();
     connecting ??= (async () => {
       const c = await options.connect();
-      try {
-        const id = await options.timed(c.client('ID') as Promise<number>, options.timeoutMs);
-        if (closed) throw new Error('the log is closed');
-        conn = c;
-        connId = Number(id);
-        return c;
-      } catch (e) {
+      if (closed) {
         c.disconnect();
-        throw e;
+        throw new Error('the log is closed');
       }
+      conn = c;
+      return c;
     })().finally(() => {
       connecting = undefined;
     });
@@ -114,22 +124,20 @@ export function redisTail(options: RedisTailOptions): RedisTail {
   /** Whether the XREAD in flight returns what `c` waits for. */
   const covered = (c: Waiter | Follower): boolean => coveredBy(inFlight, c);
 
-  /** Interrupts the XREAD in flight so that it is re-issued with the consumers added since. */
+  /** Wakes the XREAD in flight so that it is re-issued with the consumers added since. */
   const interrupt = async (): Promise<void> => {
-    if (unblocking) return;
-    unblocking = true;
+    if (waking) return;
+    waking = true;
     const c = cycle;
     try {
-      // The UNBLOCK may reach Redis before the XREAD does (another connection): then it unblocks nothing; try again.
-      for (let attempt = 0; attempt < 20 && !closed && inFlight !== undefined && cycle === c && connId !== undefined; attempt++) {
-        if ((await options.unblock(connId)) > 0) return;
-        await new Promise<void>((r) => setTimeout(r, Math.min(1 + attempt, 10)));
-      }
-    } catch {
-      // the XREAD returns by itself within BLOCK_MS
+      await options.wake();
+    } catch (e) {
+      // Refused for good (an ACL without XADD or the key): said at once, not as a stall per new consumer.
+      if (!closed && options.isRefusal?.(e) === true) failAll(e);
+      // Otherwise the XREAD returns by itself within blockMs.
     } finally {
-      unblocking = false;
-      // Added while this UNBLOCK was under way, for an XREAD issued since:
+      waking = false;
+      // Added while this wake was under way, for an XREAD issued since:
       if (!closed && inFlight !== undefined && cycle !== c && consumers().some((w) => !covered(w))) schedule();
     }
   };
@@ -145,11 +153,11 @@ export function redisTail(options: RedisTailOptions): RedisTail {
       wakePace?.();
       return;
     }
-    if (inFlight === undefined || unblockTimer !== undefined) return;
-    unblockTimer = setTimeout(() => {
-      unblockTimer = undefined;
+    if (inFlight === undefined || wakeTimer !== undefined) return;
+    wakeTimer = setTimeout(() => {
+      wakeTimer = undefined;
       if (!closed && consumers().some((w) => !covered(w))) void interrupt();
-    }, UNBLOCK_BATCH_MS);
+    }, WAKE_BATCH_MS);
   };
 
   const loop = async (): Promise<void> => {
@@ -173,7 +181,8 @@ export function redisTail(options: RedisTailOptions): RedisTail {
         issued = Date.now();
         let got: [string, StreamEntry[]][] | null;
         try {
-          got = (await options.timed(c.xread('COUNT', count, 'BLOCK', BLOCK_MS, 'STREAMS', ...keys, ...ids), BLOCK_MS + options.timeoutMs)) as typeof got;
+          const read = c.xread('COUNT', count, 'BLOCK', blockMs, 'STREAMS', ...keys, wakeKey, ...ids, wakeSeen);
+          got = (await options.timed(read, blockMs + options.timeoutMs)) as typeof got;
         } catch (e) {
           inFlight = undefined;
           if (closed) break;
@@ -182,6 +191,7 @@ export function redisTail(options: RedisTailOptions): RedisTail {
           continue;
         }
         inFlight = undefined;
+        got = withoutWake(got);
         const cut = new Set<string>();
         for (const [key, entries] of got ?? []) if (entries.length >= count) cut.add(key);
         if (got !== null && got.length > 0) dispatch(got, covers, followers, waiters);
@@ -204,6 +214,15 @@ export function redisTail(options: RedisTailOptions): RedisTail {
       running = false;
       inFlight = undefined;
     }
+  };
+
+  /** The reply without the wake stream's entries (the last one remembered in `wakeSeen`). */
+  const withoutWake = (got: [string, StreamEntry[]][] | null): [string, StreamEntry[]][] | null => {
+    const at = got?.findIndex(([key]) => key === wakeKey) ?? -1;
+    if (got === null || at < 0) return got;
+    const entries = got[at]![1];
+    if (entries.length > 0) wakeSeen = entries[entries.length - 1]![0];
+    return got.filter((_, i) => i !== at);
   };
 
   return {
@@ -247,7 +266,7 @@ export function redisTail(options: RedisTailOptions): RedisTail {
     close() {
       if (closed) return;
       closed = true;
-      if (unblockTimer !== undefined) clearTimeout(unblockTimer);
+      if (wakeTimer !== undefined) clearTimeout(wakeTimer);
       wakePace?.();
       for (const w of [...waiters]) w.settle(false);
       followers.clear();

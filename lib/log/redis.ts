@@ -36,7 +36,7 @@ export type { RedisEventLogOptions } from './redis-options.js';
  */
 export function redisEventLog(options: RedisEventLogOptions = {}): EventLog & FollowableEventLog {
   const settings = redisLogSettings(options);
-  const conn = redisConnections({ url: options.url, client: options.client, timeoutMs: settings.timeoutMs });
+  const conn = redisConnections({ url: options.url, client: options.client, timeoutMs: settings.timeoutMs, keyPrefix: settings.keyPrefix });
   const keysOf = (scope: LogScope): string[] => streamKeyList(settings.keyPrefix, scope);
   const run = scriptRunner(conn, keysOf);
   const { acquire, renew, release, flush } = redisLease(conn, run, settings);

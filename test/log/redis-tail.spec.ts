@@ -21,7 +21,13 @@ function deferred(): { promise: Promise<void>; resolve: () => void } {
  * A tail whose blocking connection's XREAD replies wait for `release()` once `hold()` was called; `held`
  * resolves when a reply with entries is being held.
  */
-function controlledTail(opened: Redis[], count?: number): { tail: RedisTail; hold: () => Promise<void>; release: () => void } {
+function controlledTail(
+  opened: Redis[],
+  count?: number,
+  blockMs?: number,
+  hooks: { beforeXread?: () => Promise<void>; wake?: (wakeKey: string) => Promise<unknown>; isRefusal?: (e: unknown) => boolean } = {},
+): { tail: RedisTail; hold: () => Promise<void>; release: () => void } {
+  const wakeKey = `tail-wake${++n}:${process.pid}`;
   let gate: ReturnType<typeof deferred> | undefined;
   let held: ReturnType<typeof deferred> | undefined;
   const tail = redisTail({
@@ -31,6 +37,7 @@ function controlledTail(opened: Redis[], count?: number): { tail: RedisTail; hol
       opened.push(c);
       const xread = c.xread.bind(c) as (...args: unknown[]) => Promise<unknown>;
       (c as unknown as { xread: (...args: unknown[]) => Promise<unknown> }).xread = async (...args: unknown[]) => {
+        await hooks.beforeXread?.();
         const got = await xread(...args);
         if (gate !== undefined && got !== null) {
           held?.resolve();
@@ -40,11 +47,14 @@ function controlledTail(opened: Redis[], count?: number): { tail: RedisTail; hol
       };
       return c;
     },
-    unblock: (id) => redis.admin.client('UNBLOCK', id) as Promise<number>,
+    wakeKey,
+    wake: () => (hooks.wake ?? ((k: string) => redis.admin.xadd(k, 'MAXLEN', '1', '*', 'w', '1')))(wakeKey),
+    isRefusal: hooks.isRefusal,
     timed: (p) => p,
     failure: (e) => (e instanceof Error ? e : new Error(String(e))),
     timeoutMs: 10_000,
     count,
+    blockMs,
   });
   return {
     tail,
@@ -158,4 +168,94 @@ test('a follower is told it is synced after a read that handed it every entry st
     tail.close();
     for (const c of opened) c.disconnect();
   }
+});
+
+/** Resolves once a client of the server is blocked in an XREAD (CLIENT LIST: cmd=xread, flag b). */
+async function xreadBlocked(): Promise<void> {
+  for (let i = 0; i < 3000; i++) {
+    const list = (await redis.admin.client('LIST')) as string;
+    if (list.split('\n').some((l) => / cmd=xread/.test(l) && / flags=\w*b/.test(l))) return;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  throw new Error('no XREAD blocked');
+}
+
+/** Waits (at most 30 s: well under the tests' 60 s block) until `done()`. */
+async function until(done: () => boolean): Promise<void> {
+  for (let i = 0; i < 3000 && !done(); i++) await new Promise((r) => setTimeout(r, 10));
+}
+
+describe('a consumer that joins while the XREAD blocks (block 60 s: only a wake returns it in time)', () => {
+  test('is read at once: the tail wakes its own XREAD with an entry in its wake stream (no CLIENT UNBLOCK)', async () => {
+    const [idle, busy] = [`tail${++n}:${process.pid}`, `tail${++n}:${process.pid}`];
+    for (let i = 1; i <= 3; i++) await add(busy, i);
+    const opened: Redis[] = [];
+    const { tail } = controlledTail(opened, undefined, 60_000);
+    const fail = jest.fn();
+    try {
+      tail.follow(idle, '0-0', () => undefined, fail);
+      await xreadBlocked();
+      const got: string[] = [];
+      tail.follow(busy, '0-0', (e) => got.push(...ids(e)), fail);
+      await until(() => got.length === 3);
+      expect(got).toEqual(['1-1', '2-1', '3-1']);
+      expect(fail).not.toHaveBeenCalled();
+    } finally {
+      tail.close();
+      for (const c of opened) c.disconnect();
+    }
+  });
+
+  test('a wake that reaches Redis before the XREAD it is for still returns it (read after the last wake seen, not "$")', async () => {
+    const [idle, busy] = [`tail${++n}:${process.pid}`, `tail${++n}:${process.pid}`];
+    for (let i = 1; i <= 3; i++) await add(busy, i);
+    let woken!: () => void;
+    const wakeDone = new Promise<void>((r) => (woken = r));
+    let first = true;
+    const opened: Redis[] = [];
+    const { tail } = controlledTail(opened, undefined, 60_000, {
+      // The first XREAD (for `idle` only) is sent only after the wake for `busy` has landed.
+      beforeXread: async () => {
+        if (!first) return;
+        first = false;
+        joined();
+        await wakeDone;
+      },
+      wake: async (k) => {
+        await redis.admin.xadd(k, 'MAXLEN', '1', '*', 'w', '1');
+        woken();
+      },
+    });
+    const fail = jest.fn();
+    const got: string[] = [];
+    const joined = (): void => void tail.follow(busy, '0-0', (e) => got.push(...ids(e)), fail);
+    try {
+      tail.follow(idle, '0-0', () => undefined, fail);
+      await until(() => got.length === 3);
+      expect(got).toEqual(['1-1', '2-1', '3-1']);
+      expect(fail).not.toHaveBeenCalled();
+    } finally {
+      tail.close();
+      for (const c of opened) c.disconnect();
+    }
+  });
+
+  test('a wake Redis refuses (an ACL without it) fails the consumers with that error at once, not a stall per new consumer', async () => {
+    const [idle, busy] = [`tail${++n}:${process.pid}`, `tail${++n}:${process.pid}`];
+    await add(busy, 1);
+    const refused = new Error("NOPERM this user has no permissions to run the 'xadd' command");
+    const opened: Redis[] = [];
+    const { tail } = controlledTail(opened, undefined, 60_000, { wake: () => Promise.reject(refused), isRefusal: (e) => e === refused });
+    const errors: Error[] = [];
+    try {
+      tail.follow(idle, '0-0', () => undefined, (e) => errors.push(e));
+      await xreadBlocked();
+      tail.follow(busy, '0-0', () => undefined, (e) => errors.push(e));
+      await until(() => errors.length === 2);
+      expect(errors).toEqual([refused, refused]);
+    } finally {
+      tail.close();
+      for (const c of opened) c.disconnect();
+    }
+  });
 });
