@@ -5,7 +5,8 @@
 // the edge of a word by a cut. Shapes of credentials (`Bearer …`, `sk-…`) are masked even when the key
 // is not known here (a key the server echoes from elsewhere, a header-given one).
 
-const MASK = '[redacted]';
+/** What a masked credential becomes: no quote nor backslash, so a JSON string stays one. */
+export const MASK = '[redacted]';
 /** Shorter strings are not treated as secrets: replacing them everywhere would mangle ordinary text. */
 const MIN_SECRET = 8;
 /** Any substring of a secret this long is masked wherever it appears. */
@@ -13,10 +14,20 @@ const MIN_RUN = 8;
 /** A secret's first or last characters, this many or more, are masked where a word ends or begins with them. */
 const MIN_EDGE = 4;
 
-/** `Bearer <token>` / `Basic <token>`: the token. */
-const AUTH_SCHEME = /\b(Bearer|Basic)(\s+)[A-Za-z0-9._~+/=-]{8,}/gi;
-/** An `sk-…` key (OpenAI, Anthropic, OpenRouter and others), not part of a longer word. */
-const SK_KEY = /(?<![A-Za-z0-9])sk-[A-Za-z0-9_-]{12,}/g;
+/**
+ * Where a credential shape may begin: not inside a longer word, but after a JSON escape (`\n`, `\t`) as after
+ * any separator, so that a key on the next line of a JSON string is found as surely as after a space.
+ */
+const WORD_START = String.raw`(?<=^|[^A-Za-z0-9]|\\[nrtbf])`;
+/** `Bearer <token>` / `Basic <token>`: the token (group 1) is what gets masked. */
+const AUTH_SCHEME = new RegExp(`${WORD_START}(?:Bearer|Basic)\\s+([A-Za-z0-9._~+/=-]{8,})`, 'gi');
+/**
+ * An `sk-…` key (OpenAI, Anthropic, OpenRouter and others, `sk-proj-`, `sk-admin-`…) or an `sess-…` session
+ * key, whole or in the API's starred echo (`sk-proj-****abcd`).
+ */
+const SK_KEY = new RegExp(`${WORD_START}(?:sk|sess)-[A-Za-z0-9_*-]{12,}`, 'g');
+/** A JWT (or any base64url JSON token): `eyJ…`, with its `.payload.signature` when there. */
+const JWT = new RegExp(`${WORD_START.replace('A-Za-z0-9', 'A-Za-z0-9_-')}eyJ[A-Za-z0-9_-]{12,}(?:\\.[A-Za-z0-9_-]+)*`, 'g');
 
 export type Secrets = readonly string[];
 
@@ -46,34 +57,50 @@ export function headerSecrets(headers: Readonly<Record<string, unknown>> | undef
 
 const isWordChar = (c: number): boolean => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 45 || c === 95;
 
+const B = 131;
+let B_HIGH = 1;
+for (let i = 1; i < MIN_RUN; i++) B_HIGH = Math.imul(B_HIGH, B);
+const slot = (h: number): number => (h ^ (h >>> 16)) & 0xffff;
+const hashOf = (s: string, at: number): number => {
+  let h = 0;
+  for (let i = 0; i < MIN_RUN; i++) h = (Math.imul(h, B) + s.charCodeAt(at + i)) | 0;
+  return h;
+};
+
+/** A secret's MIN_RUN-grams, and a 64 Ki-entry table of their hashes: a cheap first test at every position of a long text. */
+class PreparedSecret {
+  readonly grams = new Set<string>();
+  readonly hashes = new Uint8Array(1 << 16);
+  constructor(readonly secret: string) {
+    for (let i = 0; i + MIN_RUN <= secret.length; i++) {
+      this.grams.add(secret.slice(i, i + MIN_RUN));
+      this.hashes[slot(hashOf(secret, i))] = 1;
+    }
+  }
+}
+
+/** Secrets made ready once for many texts (a stream's pieces): `credentialRanges` takes them as it takes `Secrets`. */
+export class PreparedSecrets {
+  /** @internal */
+  readonly list: readonly PreparedSecret[];
+  constructor(secrets: Secrets) {
+    this.list = secrets.map((s) => new PreparedSecret(s));
+  }
+}
+
 /** Marks, as [start, end) ranges, every place where `text` holds a long run, or an edge-cut start or end, of `secret`. */
-function markSecret(text: string, secret: string, ranges: Array<[number, number]>): void {
+function markSecret(text: string, prepared: PreparedSecret, ranges: Array<[number, number]>, textStart: boolean): void {
+  const { secret, grams, hashes } = prepared;
   const n = text.length;
   const m = secret.length;
   if (n < MIN_EDGE) return;
   // Runs of MIN_RUN characters, found with a rolling hash over the secret's MIN_RUN-grams (linear in the text).
-  const grams = new Set<string>();
-  // A 64 Ki-entry table of the grams' hashes: a cheap first test at every position of a long text.
-  const hashes = new Uint8Array(1 << 16);
-  const slot = (h: number): number => (h ^ (h >>> 16)) & 0xffff;
-  const B = 131;
-  let bHigh = 1;
-  for (let i = 1; i < MIN_RUN; i++) bHigh = Math.imul(bHigh, B);
-  const hashOf = (s: string, at: number): number => {
-    let h = 0;
-    for (let i = 0; i < MIN_RUN; i++) h = (Math.imul(h, B) + s.charCodeAt(at + i)) | 0;
-    return h;
-  };
-  for (let i = 0; i + MIN_RUN <= m; i++) {
-    grams.add(secret.slice(i, i + MIN_RUN));
-    hashes[slot(hashOf(secret, i))] = 1;
-  }
   if (n >= MIN_RUN) {
     let h = hashOf(text, 0);
     for (let i = 0; ; i++) {
       if (hashes[slot(h)] === 1 && grams.has(text.slice(i, i + MIN_RUN))) ranges.push([i, i + MIN_RUN]);
       if (i + MIN_RUN >= n) break;
-      h = (Math.imul((h - Math.imul(text.charCodeAt(i), bHigh)) | 0, B) + text.charCodeAt(i + MIN_RUN)) | 0;
+      h = (Math.imul((h - Math.imul(text.charCodeAt(i), B_HIGH)) | 0, B) + text.charCodeAt(i + MIN_RUN)) | 0;
     }
   }
   // Shorter cut pieces: the secret's start where a word ends, its end where a word begins.
@@ -88,36 +115,86 @@ function markSecret(text: string, secret: string, ranges: Array<[number, number]
       while (l < MIN_RUN && l < m && i + l < n && text.charCodeAt(i + l) === secret.charCodeAt(l)) l++;
       if (l >= MIN_EDGE && l < MIN_RUN && (i + l === n || !isWordChar(text.charCodeAt(i + l)))) ranges.push([i, i + l]);
     }
-    if (endStarts.has(c) && (i === 0 || !isWordChar(text.charCodeAt(i - 1)))) {
+    if (endStarts.has(c) && (i === 0 ? textStart : !isWordChar(text.charCodeAt(i - 1)))) {
       const end = ends.find((e) => text.startsWith(e, i));
       if (end !== undefined) ranges.push([i, i + end.length]);
     }
   }
 }
 
+/** Marks every match of a credential shape; `AUTH_SCHEME` marks its token only (the scheme word stays readable). */
+function markShapes(text: string, ranges: Array<[number, number]>, textStart: boolean): void {
+  const mark = (re: RegExp, tokenOnly: boolean): void => {
+    re.lastIndex = 0;
+    for (let m = re.exec(text); m !== null; m = re.exec(text)) {
+      // At 0 of a window into a longer text, the lookbehind saw no character: not known to start a word.
+      if (m.index === 0 && !textStart) {
+        re.lastIndex = 1;
+        continue;
+      }
+      const end = m.index + m[0].length;
+      ranges.push([tokenOnly ? end - m[1]!.length : m.index, end]);
+    }
+  };
+  if (text.includes('sk-') || text.includes('sess-')) mark(SK_KEY, false);
+  if (text.includes('eyJ')) mark(JWT, false);
+  if (/bearer|basic/i.test(text)) mark(AUTH_SCHEME, true);
+}
+
+/**
+ * The start of the JSON escape (`\n`, `\"`, `\u00e9`) that `pos` falls strictly inside, if any: a mask must take a
+ * whole escape or none of it, or a JSON text would no longer parse (`\[redacted]`).
+ */
+export function escapeAround(text: string, pos: number): number | undefined {
+  for (let p = pos - 1; p >= 0 && p >= pos - 5; p--) {
+    if (text.charCodeAt(p) !== 92) continue;
+    let before = 0;
+    while (p - before - 1 >= 0 && text.charCodeAt(p - before - 1) === 92) before++;
+    // An odd run before it: this backslash is the escaped one, its escape began (and ended) just before pos.
+    if (before % 2 === 1) return undefined;
+    const len = text.charCodeAt(p + 1) === 117 /* u */ ? 6 : 2;
+    return pos < p + len ? p : undefined;
+  }
+  return undefined;
+}
+
+/**
+ * Every place of `text` to mask, as sorted, disjoint [start, end) ranges: each secret whole, in runs of 8 of its
+ * characters and as a start or end of 4 cut at a word's edge; each credential shape. A range never splits a JSON
+ * escape. `textStart: false` when `text` is a window whose index 0 is not the start of the text (a stream's).
+ */
+export function credentialRanges(text: string, secrets: Secrets | PreparedSecrets = [], textStart = true): Array<[number, number]> {
+  const raw: Array<[number, number]> = [];
+  const prepared = secrets instanceof PreparedSecrets ? secrets : new PreparedSecrets(secrets);
+  for (const secret of prepared.list) markSecret(text, secret, raw, textStart);
+  markShapes(text, raw, textStart);
+  if (raw.length === 0) return raw;
+  for (const r of raw) {
+    r[0] = escapeAround(text, r[0]) ?? r[0];
+    const end = escapeAround(text, r[1]);
+    if (end !== undefined) r[1] = end + (text.charCodeAt(end + 1) === 117 ? 6 : 2);
+  }
+  raw.sort((a, b) => a[0] - b[0]);
+  const out: Array<[number, number]> = [];
+  for (const [start, end] of raw) {
+    const last = out[out.length - 1];
+    if (last !== undefined && start <= last[1]) last[1] = Math.max(last[1], end);
+    else out.push([start, end]);
+  }
+  return out;
+}
+
 /** The text with every secret (whole, cut or in long runs) and every credential shape masked; the same string when there is none. */
 export function redactString(s: string, secrets: Secrets = []): string {
-  let out = s;
-  if (secrets.length > 0) {
-    const ranges: Array<[number, number]> = [];
-    for (const secret of secrets) markSecret(out, secret, ranges);
-    if (ranges.length > 0) {
-      ranges.sort((a, b) => a[0] - b[0]);
-      let text = '';
-      let at = 0;
-      for (let i = 0; i < ranges.length; ) {
-        const start = ranges[i]![0];
-        let end = ranges[i]![1];
-        for (i++; i < ranges.length && ranges[i]![0] <= end; i++) end = Math.max(end, ranges[i]![1]);
-        text += out.slice(at, start) + MASK;
-        at = end;
-      }
-      out = text + out.slice(at);
-    }
+  const ranges = credentialRanges(s, secrets);
+  if (ranges.length === 0) return s;
+  let out = '';
+  let at = 0;
+  for (const [start, end] of ranges) {
+    out += s.slice(at, start) + MASK;
+    at = end;
   }
-  if (out.includes('sk-')) out = out.replace(SK_KEY, MASK);
-  if (/bearer|basic/i.test(out)) out = out.replace(AUTH_SCHEME, `$1$2${MASK}`);
-  return out;
+  return out + s.slice(at);
 }
 
 /**

@@ -1,0 +1,122 @@
+// Masking a text that arrives in pieces (a body relayed as it streams): the same masks as `redactString` on the
+// whole, whatever the cuts between pieces, holding back only a bounded tail. A credential cut in two by a chunk
+// boundary is masked as one; a key-shaped token too long for that tail is masked, and what follows of it is
+// dropped, however long it runs.
+import { credentialRanges, escapeAround, MASK, PreparedSecrets, type Secrets } from './redact.js';
+
+/**
+ * Characters held back at the end of each piece: enough to see every bounded match whole (a run of 8 of a secret's
+ * characters, a cut end of one at a word's edge, `Bearer ` and the 8 characters that make its token one, a JSON
+ * escape) before anything of it is let out.
+ */
+const HOLD = 64;
+/** Characters already let out that are kept to look behind (a word's edge, `Bearer `, a key's run crossing the cut). */
+const CONTEXT = 64;
+
+/** A character that may continue a credential token: `[A-Za-z0-9._~+/=*-]`. */
+function continuesToken(c: number): boolean {
+  return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 45 || c === 95 || c === 46 || c === 126 || c === 43 || c === 47 || c === 61 || c === 42;
+}
+
+/** Whether `text` from `at` on holds only token characters (a match reaching that far may go on). */
+function tokenToEnd(text: string, at: number): boolean {
+  for (let i = at; i < text.length; i++) if (!continuesToken(text.charCodeAt(i))) return false;
+  return true;
+}
+
+/**
+ * Masks a text given in pieces: `push` each piece in order and write what it returns, then what `end` returns. The
+ * output is the text with the secrets and credential shapes masked as `redactString` masks them; at most about 128
+ * characters are held at any time. Characters are whatever unit the caller chose (a body's bytes as latin1 chars
+ * keep binary bodies byte for byte).
+ *
+ * ```ts
+ * const r = new StreamRedactor(['sk-proj-abc…']);
+ * for (const piece of pieces) out.write(r.push(piece));
+ * out.end(r.end());
+ * ```
+ */
+export class StreamRedactor {
+  /** The last characters let out (raw): looked behind, never let out again. */
+  private context = '';
+  /** Characters let out or dropped so far: while the context holds them all, its 0 is the text's start. */
+  private consumed = 0;
+  /** Characters not let out yet. */
+  private pending = '';
+  /** What was let out ends inside a mask whose end was not seen: the token's next characters are dropped. */
+  private inMask = false;
+
+  private readonly secrets: PreparedSecrets;
+
+  constructor(secrets: Secrets) {
+    this.secrets = new PreparedSecrets(secrets);
+  }
+
+  /** Characters held now (a bound, whatever the pieces' sizes). */
+  get held(): number {
+    return this.context.length + this.pending.length;
+  }
+
+  /** The masked text that can go out once `piece` is added. */
+  push(piece: string): string {
+    if (piece === '') return '';
+    this.pending += piece;
+    return this.flush(false);
+  }
+
+  /** The masked rest, once the text has ended. */
+  end(): string {
+    const out = this.flush(true);
+    this.context = '';
+    this.pending = '';
+    this.inMask = false;
+    this.consumed = 0;
+    return out;
+  }
+
+  private flush(final: boolean): string {
+    const start = this.context.length;
+    const text = this.context + this.pending;
+    const len = text.length;
+    const ranges = credentialRanges(text, this.secrets, this.consumed === start);
+    let from = start;
+    if (this.inMask) {
+      // The rest of the masked token: the mask already went out.
+      for (const [a, b] of ranges) if (a < start && b > from) from = b;
+      while (from < len && continuesToken(text.charCodeAt(from))) from++;
+      if (from === len && !final) return this.keep(text, len, '');
+      this.inMask = false;
+    }
+    let cut = final ? len : Math.max(from, len - HOLD);
+    // Never between a JSON escape's backslash and its letters, nor inside a UTF-16 pair: a mask may need both.
+    if (!final) {
+      cut = Math.max(from, escapeAround(text, cut) ?? cut);
+      const c = text.charCodeAt(cut - 1);
+      if (cut > from && c >= 0xd800 && c <= 0xdbff) cut--;
+    }
+    let out = '';
+    let at = from;
+    for (const [a, b] of ranges) {
+      if (b <= from) continue;
+      if (a >= cut) break;
+      out += text.slice(at, Math.max(a, from)) + MASK;
+      at = b;
+      if (b < cut) continue;
+      cut = b;
+      // A token running on to the end of what has come may go on in the next piece: masked to its end, wherever.
+      if (!final && tokenToEnd(text, b)) {
+        this.inMask = true;
+        at = cut = len;
+      }
+    }
+    out += text.slice(at, cut);
+    return this.keep(text, cut, out);
+  }
+
+  private keep(text: string, cut: number, out: string): string {
+    this.consumed += cut - this.context.length;
+    this.context = text.slice(Math.max(0, cut - CONTEXT), cut);
+    this.pending = text.slice(cut);
+    return out;
+  }
+}
