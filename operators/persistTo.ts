@@ -13,6 +13,12 @@ export interface PersistToOptions extends LogWriterOptions {
    * the lease is given up and the events go on passing through, without durability.
    */
   readonly onWriteError?: 'error' | 'continue';
+  /**
+   * Told once when a write fails (either mode), before the stream errors or goes on unrecorded: in `'continue'`
+   * mode the only sign that the log stopped holding the stream (the gateway keeps its client's events in memory
+   * from then on instead of reading them back from the log).
+   */
+  readonly onWriteFailed?: (e: EventLogError) => void;
 }
 
 /**
@@ -58,6 +64,7 @@ export function persistTo(log: EventLog, options: PersistToOptions = {}): MonoTy
         writer = undefined;
         durable = false;
         early = [];
+        options.onWriteFailed?.(e);
         if (carryOn) {
           const end = ending;
           ending = undefined;

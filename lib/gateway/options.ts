@@ -36,6 +36,14 @@ export interface GatewayLimits {
   readonly maxBodyBytes?: number;
   /** Most client streams (SSE responses) open at once, and most upstream streams recorded at once; one more is a 429. Default 10 000. */
   readonly maxConcurrentStreams?: number;
+  /**
+   * Most bytes of a live stream kept in memory for one client that reads slower than the upstream sends, where
+   * the event log cannot stand in: a chat stream, a Responses stream whose recording failed (the starting client
+   * gets every event from memory, not the log's shorter copy). Past it the stream ends with an error event,
+   * code `client_too_slow`. A Responses stream the log still records is let go past it and read back from the
+   * log. At most `maxConcurrentStreams` × this in all. Default 1 MiB.
+   */
+  readonly maxPendingBytes?: number;
 }
 
 export interface GatewayTimeouts {
@@ -103,6 +111,7 @@ export interface ResolvedGatewayOptions {
   readonly authorize: GatewayOptions['authorize'];
   readonly maxBodyBytes: number;
   readonly maxConcurrentStreams: number;
+  readonly maxPendingBytes: number;
   readonly upstreamTimeout: number;
   readonly idleTimeout: number | undefined;
   readonly bodyTimeout: number;
@@ -141,6 +150,7 @@ export function resolveOptions(options: GatewayOptions): ResolvedGatewayOptions 
     authorize: options.authorize,
     maxBodyBytes: positive(options.limits?.maxBodyBytes, 16 * 1024 * 1024),
     maxConcurrentStreams: positive(options.limits?.maxConcurrentStreams, 10_000),
+    maxPendingBytes: positive(options.limits?.maxPendingBytes, 1024 * 1024),
     upstreamTimeout: positive(t.upstream, 600_000),
     idleTimeout: t.idle,
     bodyTimeout: positive(t.body, 30_000),

@@ -11,6 +11,11 @@ export class Producer {
   responseId: string | undefined;
   /** Whether the upstream runs the response in the background (from its `response.created`). */
   background = false;
+  /**
+   * Whether the log stopped recording this stream (a write failed): from then on its events exist only as they
+   * pass, so the starting client is kept fed from memory, never from the log's shorter copy.
+   */
+  logFailed = false;
   private sub: Subscription | undefined;
   private done = false;
 

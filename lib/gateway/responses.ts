@@ -2,7 +2,7 @@
 // any instance, taking a dead producer's stream over when the response runs in the background upstream),
 // and cancel.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { from, lastValueFrom, Observable, throwError, timeout, type MonoTypeOperatorFunction } from 'rxjs';
+import { catchError, from, lastValueFrom, Observable, throwError, timeout, type MonoTypeOperatorFunction } from 'rxjs';
 import type { ResponseStreamEvent } from '../events/responses.js';
 import { checkResponseId, streamResponse, type ResponsesStreamConfig } from '../http/transports.js';
 import { fromEventLog } from '../log/from-event-log.js';
@@ -15,6 +15,7 @@ import { admit, sendError, startPump, type GatewayContext } from './context.js';
 import { FirstEventTimeout, GatewayHttpError, invalidRequest, upstreamError } from './errors.js';
 import { fetchUpstream, relay, requestHeaders } from './forward.js';
 import type { ResolvedGatewayOptions } from './options.js';
+import { GatewayStreamError, logUnavailable, orLogUnavailable, readerError } from './stream-errors.js';
 
 /**
  * The terminal event a reader of a cancelled stream ends with: `response.cancelled` carrying the response so far,
@@ -80,19 +81,28 @@ function numbered(): MonoTypeOperatorFunction<ResponseStreamEvent> {
 /** The upstream config of a stream the gateway records: each event keeps its data: text, forwarded as it came. */
 const recordingConfig = (caller: Caller, options: ResolvedGatewayOptions): ResponsesStreamConfig => ({ ...upstreamConfig(caller, options), keepRawData: true });
 
-/** The caller's stream from the log after `after`, continued from `upstream` when given (a background response). */
-function fromLog(ctx: GatewayContext, caller: Caller, id: string, after: number | undefined, upstream: ResponsesStreamConfig | undefined): Observable<ResponseStreamEvent> {
+/**
+ * The caller's stream from the log after `after`, continued from `upstream` when given (a background response).
+ * A failure of the log (or any failure once `logFailed()`: the log stopped recording the stream) reaches the
+ * reader as `log_unavailable`, never in the log's own words.
+ */
+function fromLog(ctx: GatewayContext, caller: Caller, id: string, after: number | undefined, upstream: ResponsesStreamConfig | undefined, logFailed?: () => boolean): Observable<ResponseStreamEvent> {
   const { options } = ctx;
   return fromEventLog(ctx.log, id, {
     owner: caller.owner, startingAfter: after, leaseMs: options.leaseMs, notFoundTimeout: options.notFoundTimeout,
     ...(upstream ? { upstream } : {}),
-  });
+  }).pipe(catchError((e: unknown) => throwError(() => readerError(e, logFailed))));
 }
+
+/** The JSON answer to a stream that failed before its first event: the log's failures as a 503 of the gateway's own. */
+const startError = (e: unknown): GatewayHttpError => (e instanceof GatewayStreamError ? logUnavailable() : upstreamError(e));
 
 /**
  * `POST /v1/responses` with `stream: true`: the upstream stream, recorded (`persistTo`) under the caller's
  * owner, to the client as SSE. The recording runs apart from the client: one that leaves leaves it running.
- * A client too slow for its events is fed again from the log once its socket drains.
+ * A client slower than the upstream has its events kept in memory up to `maxPendingBytes`; past that it is
+ * fed again from the log once its socket drains, if the log records the stream, else its stream ends
+ * (`client_too_slow`). Once the log fails, the client is never sent the log's shorter copy.
  */
 export function createResponse(ctx: GatewayContext, res: ServerResponse, caller: Caller, body: Record<string, unknown>): void {
   admit(ctx);
@@ -114,19 +124,24 @@ export function createResponse(ctx: GatewayContext, res: ServerResponse, caller:
   const recorded = watchCancel(log, () => producer.stop());
   const producer = ctx.producers.start(
     caller.owner,
-    streamResponse(request, config).pipe(firstEvent, numbered(), persistTo(recorded, { owner: caller.owner, leaseMs: options.leaseMs, onWriteError: 'continue' })),
+    streamResponse(request, config).pipe(
+      firstEvent,
+      numbered(),
+      persistTo(recorded, { owner: caller.owner, leaseMs: options.leaseMs, onWriteError: 'continue', onWriteFailed: () => (producer.logFailed = true) }),
+    ),
   );
+  const logFailed = (): boolean => producer.logFailed;
   startPump(ctx, {
     res,
     open: (after, attempt) =>
       attempt === 0
         ? producer.hub
-        : fromLog(ctx, caller, producer.responseId!, after, background ? config : undefined),
-    canPause: () => producer.responseId !== undefined,
+        : fromLog(ctx, caller, producer.responseId!, after, background ? config : undefined, logFailed),
+    live: { maxPendingBytes: options.maxPendingBytes, canReread: () => producer.responseId !== undefined && !producer.logFailed },
     onFailedBeforeStart: (e) => {
       // Nothing written and no id the client could resume with: the upstream request is of no use to anyone.
       if (producer.responseId === undefined) producer.stop();
-      sendError(ctx, res, upstreamError(e));
+      sendError(ctx, res, startError(e));
     },
     cancelled: () => (producer.responseId === undefined ? Promise.resolve(undefined) : cancelledEnd(ctx, { responseId: producer.responseId, owner: caller.owner })),
   });
@@ -186,13 +201,15 @@ export async function resumeResponse(ctx: GatewayContext, req: IncomingMessage, 
   const startingAfter = cursorOf(req, query);
   admit(ctx);
   const scope: LogScope = { responseId: id, owner: caller.owner };
-  await existing(ctx, scope);
-  const upstream = (await backgroundOf(ctx, scope)) !== false ? recordingConfig(caller, ctx.options) : undefined;
+  await orLogUnavailable(() => existing(ctx, scope));
+  const upstream = (await orLogUnavailable(() => backgroundOf(ctx, scope))) !== false ? recordingConfig(caller, ctx.options) : undefined;
+  // A stream this instance records and whose recording failed: what the log lacks is this instance's failure.
+  const logFailed = (): boolean => ctx.producers.get(caller.owner, id)?.logFailed === true;
   startPump(ctx, {
     res,
     startingAfter,
-    open: (after) => fromLog(ctx, caller, id, after, upstream),
-    onFailedBeforeStart: (e) => sendError(ctx, res, upstreamError(e)),
+    open: (after) => fromLog(ctx, caller, id, after, upstream, logFailed),
+    onFailedBeforeStart: (e) => sendError(ctx, res, startError(e)),
     cancelled: () => cancelledEnd(ctx, scope),
   });
 }
@@ -206,14 +223,14 @@ export async function resumeResponse(ctx: GatewayContext, req: IncomingMessage, 
 export async function cancelResponse(ctx: GatewayContext, req: IncomingMessage, res: ServerResponse, caller: Caller, id: string): Promise<void> {
   checkId(id);
   const scope: LogScope = { responseId: id, owner: caller.owner };
-  const state = await ctx.log.state(scope);
+  const state = await orLogUnavailable(() => ctx.log.state(scope));
   if (state === undefined) throw notFound(id);
   // Read before the cancel clears the lease. This instance's own producer knows from its created event.
   const local = ctx.producers.get(caller.owner, id);
   const background = local !== undefined ? local.background : await backgroundOf(ctx, scope);
   // The log first: every reader, here and in other instances, then sees the end as a cancel (not as the
   // interruption the upstream's cut would look like), and the producer's next append is fenced off.
-  await ctx.log.cancel(scope);
+  await orLogUnavailable(() => ctx.log.cancel(scope));
   local?.stop();
   // A foreground response is cancelled by closing its request, which the gateway has just done (here, or
   // through the log on the instance streaming it); the upstream would refuse the cancel (400: background

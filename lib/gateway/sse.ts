@@ -1,12 +1,15 @@
 // Writing a Responses stream to a client as SSE, `id: <sequence_number>` on every event, with backpressure:
-// when the socket's buffer is full the source is let go (not buffered), and on 'drain' the events after the
-// last one written are read again, from the event log. A slow client costs one socket buffer, never a queue.
+// a source read from the event log is let go when the socket's buffer is full, and read again after the last
+// event written on 'drain' (a slow reader of the log costs one socket buffer). The live source of the client that
+// started a stream cannot be read again unless the log holds it: its events wait for the client in memory, up to
+// a bound; past it the source is let go for the log when the log records the stream, else the stream ends.
 import type { ServerResponse } from 'node:http';
 import type { Observable, Subscription } from 'rxjs';
 import { rawDataOf } from '../decode/raw-data.js';
 import { isTerminalType } from '../events/guards.js';
 import type { ResponseStreamEvent } from '../events/responses.js';
 import { errorFrame } from '../../operators/internal/error-frame.js';
+import { GatewayStreamError } from './stream-errors.js';
 
 export const SSE_HEADERS = {
   'content-type': 'text/event-stream; charset=utf-8',
@@ -37,8 +40,8 @@ export interface PumpOptions {
    * backpressure (they must read from the log).
    */
   readonly open: (after: number | undefined, attempt: number) => Observable<ResponseStreamEvent>;
-  /** Whether the source may be let go now (a POST can only once its response id is known). Default: always. */
-  readonly canPause?: () => boolean;
+  /** The first source (attempt 0) is live: what it sent and was not written yet exists nowhere else but the log. */
+  readonly live?: LiveSource;
   /** Milliseconds between `: keep-alive` comments; 0 for none. */
   readonly heartbeat: number;
   /** The source failed before anything was written: answer with a JSON error. */
@@ -56,6 +59,17 @@ export interface PumpOptions {
   readonly onDone: () => void;
 }
 
+/** How the live source of a stream's starting client is held for a client that reads slower than it sends. */
+export interface LiveSource {
+  /** Most bytes waiting for the client (written, not yet taken by its socket) before the source is let go or the stream ends. */
+  readonly maxPendingBytes: number;
+  /**
+   * Whether the events not yet sent can be read from the log instead: then, past `maxPendingBytes`, the source is
+   * let go and the log read from the socket's 'drain' on; else the stream ends with `client_too_slow`.
+   */
+  readonly canReread: () => boolean;
+}
+
 /** A running pump: `stop()` ends it (the gateway closing). */
 export interface Pump {
   stop(): void;
@@ -70,6 +84,8 @@ export function pumpSSE(o: PumpOptions): Pump {
   let last = o.startingAfter;
   let attempt = 0;
   let sub: Subscription | undefined;
+  /** Whether the current source is the live one (o.live, attempt 0). */
+  let live = false;
   let started = false;
   let paused = false;
   let ended = false;
@@ -121,11 +137,30 @@ export function pumpSSE(o: PumpOptions): Pump {
     const ok = res.write(text);
     // Never after the terminal event: the source completes next, and a reader that took a stream over only
     // completes once its last appends are acknowledged (let go now, they would be dropped).
-    if (!ok && !paused && !terminalSeen && (o.canPause?.() ?? true)) {
-      paused = true;
-      sub?.unsubscribe();
-      res.once('drain', resume);
+    if (paused || terminalSeen) return;
+    if (!live || o.live === undefined) {
+      if (!ok) letGo();
+      return;
     }
+    // The socket's buffer is the memory the live events wait in: bytes written and not yet taken by the client.
+    if (res.writableLength <= o.live.maxPendingBytes) return;
+    if (o.live.canReread()) letGo();
+    else tooSlow();
+  };
+
+  /** Lets the source go until the socket drains; then the events after the last one written come from the log. */
+  const letGo = (): void => {
+    paused = true;
+    sub?.unsubscribe();
+    res.once('drain', resume);
+  };
+
+  /** The live events waiting for the client went past the bound, and the log cannot hold them: a typed end. */
+  const tooSlow = (): void => {
+    paused = true;
+    sub?.unsubscribe();
+    res.end(errorFrame(new GatewayStreamError('client_too_slow'), last));
+    finish();
   };
 
   const next = (e: ResponseStreamEvent): void => {
@@ -161,6 +196,7 @@ export function pumpSSE(o: PumpOptions): Pump {
   };
 
   const subscribe = (): void => {
+    live = o.live !== undefined && attempt === 0;
     const current = o.open(last, attempt++).subscribe({
       next,
       error: (err: unknown) => {

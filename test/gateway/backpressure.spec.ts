@@ -1,13 +1,19 @@
 // A slow client: the gateway's memory for it stays bounded. A client that stops reading makes the socket push
-// back; the gateway then lets the live stream go (it goes on into the log) instead of queueing it, and feeds
-// the client again from the log once the socket drains. Checked on the gateway's side of the socket: when the
-// whole ~30 MB answer is in the log, what the gateway holds for the client is at most one socket buffer and
-// one event, and the client, reading again, still gets every event once, in order.
+// back; past `limits.maxPendingBytes` waiting for it, the gateway lets the live stream go (it goes on into the
+// log) instead of queueing it, and feeds the client again from the log once the socket drains. Checked on the
+// gateway's side of the socket: when the whole ~30 MB answer is in the log, what the gateway holds for the client
+// is at most the bound, one write and one event, and the client, reading again, still gets every event once, in
+// order. A chat stream, which no log holds, ends past the bound with a typed error chunk.
 import { request, type IncomingMessage, type ServerResponse } from 'node:http';
 import { memoryEventLog } from '../../lib/log/memory';
+import { expectNoInternals } from './slow-client';
 import { startHarness, type Harness } from './helpers';
 
 jest.setTimeout(180_000);
+
+const BOUND = 64 * 1024;
+/** What one flush of the pump joins at most before it writes (FLUSH_AT in sse.ts). */
+const FLUSH_AT = 16 * 1024;
 
 const WORDS = 60_000;
 const word = (i: number): string => `${String(i).padStart(6, '0')}${'x'.repeat(54)} `;
@@ -19,7 +25,7 @@ const chatServed: ServerResponse[] = [];
 beforeAll(async () => {
   h = await startHarness({
     provider: { answer },
-    gateway: { log: memoryEventLog({ maxEvents: 200_000, maxBytes: 512 * 1024 * 1024 }) },
+    gateway: { log: memoryEventLog({ maxEvents: 200_000, maxBytes: 512 * 1024 * 1024 }), limits: { maxPendingBytes: BOUND } },
   });
   h.server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     if (req.url === '/v1/responses') served.push(res);
@@ -35,7 +41,7 @@ const until = async (ok: () => boolean, what: string): Promise<void> => {
   }
 };
 
-it('a client that stops reading costs one socket buffer, not the stream; reading again it gets every event once', async () => {
+it('a client that stops reading costs at most maxPendingBytes, not the stream; reading again it gets every event once', async () => {
   const url = new URL(`${h.baseURL}/responses`);
   const body = JSON.stringify({ model: 'fake-model', input: 'Hi', stream: true });
   const res = await new Promise<IncomingMessage>((resolve, reject) => {
@@ -55,7 +61,7 @@ it('a client that stops reading costs one socket buffer, not the stream; reading
   const largest = Math.max(...frames);
   expect(total).toBeGreaterThan(25 * 1024 * 1024);
   const held = served[0]!.writableLength;
-  expect(held).toBeLessThanOrEqual(64 * 1024 + largest);
+  expect(held).toBeLessThanOrEqual(BOUND + FLUSH_AT + 2 * largest);
 
   // Reading again: everything, each event once, in order (the rest read back from the log).
   res.setEncoding('utf8');
@@ -68,7 +74,7 @@ it('a client that stops reading costs one socket buffer, not the stream; reading
   expect(text.endsWith(`data: ${JSON.stringify(sent[sent.length - 1])}\n\n`)).toBe(true);
 });
 
-it('a chat client that stops reading (its stream cannot be re-read) is cut off past MAX_CHAT_BUFFER (4 MiB), not buffered without bound', async () => {
+it('a chat client that stops reading (its stream cannot be re-read) is ended past maxPendingBytes with client_too_slow, not buffered without bound', async () => {
   const url = new URL(`${h.baseURL}/chat/completions`);
   const body = JSON.stringify({ model: 'fake-model', messages: [{ role: 'user', content: 'Hi' }], stream: true });
   const res = await new Promise<IncomingMessage>((resolve, reject) => {
@@ -79,13 +85,18 @@ it('a chat client that stops reading (its stream cannot be re-read) is cut off p
   expect(res.statusCode).toBe(200);
   res.pause();
   const gatewaySide = chatServed[0]!;
-  // The gateway gives the client up (its ~15 MB of chunks do not fit): the response is destroyed, its slot freed.
-  await until(() => gatewaySide.destroyed, 'the slow chat client to be cut off');
+  // The gateway gives the client up (its ~15 MB of chunks do not fit): the response is ended, its slot freed,
+  // and what waits for the client stays within the bound (and one chunk, and the error chunk).
+  await until(() => gatewaySide.writableEnded, 'the slow chat client to be ended');
   await until(() => h.gateway.metrics().streams.clients === 0, 'the slot to be freed');
+  expect(gatewaySide.writableLength).toBeLessThanOrEqual(BOUND + 2048);
   res.setEncoding('utf8');
   let text = '';
   res.on('data', (c: string) => (text += c));
   res.resume();
-  await new Promise<void>((resolve) => res.on('close', resolve));
+  await new Promise<void>((resolve) => res.on('end', resolve));
   expect(text).not.toContain('data: [DONE]');
+  const last = text.trimEnd().split('\n\n').pop()!;
+  expect(JSON.parse(last.slice('data: '.length))).toMatchObject({ error: { type: 'server_error', code: 'client_too_slow' } });
+  expectNoInternals(last);
 });
