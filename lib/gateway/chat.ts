@@ -10,6 +10,7 @@ import { toChatChunks } from '../../operators/toChatChunks.js';
 import { toChatSSE } from '../../operators/toChatSSE.js';
 import { upstreamConfig, type Caller } from './auth.js';
 import { chatRequestToResponses } from './chat-request.js';
+import { countEvent } from './access-log.js';
 import { admit, sendError, type GatewayContext } from './context.js';
 import { GatewayHttpError, upstreamError } from './errors.js';
 import { SSE_HEADERS } from './sse.js';
@@ -74,6 +75,7 @@ export function chatCompletion(ctx: GatewayContext, res: ServerResponse, caller:
           res.writeHead(200, SSE_HEADERS);
         }
         metrics.event();
+        countEvent(res);
         write(text);
       },
       error: (e: unknown) => {
