@@ -1,3 +1,4 @@
+import { asyncScheduler } from 'rxjs';
 import { EventLogError, StreamInterruptedError } from '../lib/errors';
 import type { ResponseStreamEvent } from '../lib/events/responses';
 import { persistTo } from '../operators/persistTo';
@@ -82,6 +83,22 @@ describe('persistTo', () => {
       flush();
       expect(f.calls).toEqual(['acquire@1', 'append@2:0', 'release@5']);
     });
+  });
+
+  test("onWriteFailed is told of the failure once, at its frame, in 'continue' mode (and in 'error' mode, before the error)", () => {
+    const boom = new EventLogError('unavailable', 'store down', 'resp_1');
+    for (const mode of ['continue', 'error'] as const) {
+      const f = fakeLog({ appendDelay: 3, failAppend: { call: 1, error: boom } });
+      const told: Array<[number, EventLogError]> = [];
+      marbleScheduler().run(({ cold, expectObservable, flush }) => {
+        const onWriteFailed = (e: EventLogError): void => void told.push([asyncScheduler.now(), e]);
+        const out = cold('-a-b-c-d|', values).pipe(persistTo(f.log, { maxBatchDelay: 1, onWriteError: mode, onWriteFailed }));
+        if (mode === 'continue') expectObservable(out).toBe('-a-b-c-d|', values);
+        else expectObservable(out).toBe('-a-b-(c#)', values, boom);
+        flush();
+        expect(told).toEqual([[5, boom]]);
+      });
+    }
   });
 
   test("'continue' with the source already complete: completion comes with the failure", () => {
