@@ -64,7 +64,7 @@ export async function get(url: string, auth: string): Promise<{ status: number; 
 export const frameOf = (e: Record<string, unknown>): string => `id: ${String(e['sequence_number'])}\nevent: ${String(e['type'])}\ndata: ${JSON.stringify(e)}\n\n`;
 
 /** What an outage of the log's store says: Redis's own words, which no client may ever see. */
-export const REDIS_WORDS = ['ECONNREFUSED', 'Connection is closed', 'OOM', 'Redis', 'redis', '127.0.0.1:', 'maxEvents', 'maxBytes', 'would hold', 'event_log_error', 'unavailable:', 'limit:'];
+export const REDIS_WORDS = ['ECONNREFUSED', 'maxRetriesPerRequest', 'Connection is closed', 'OOM', 'Redis', 'redis', '127.0.0.1:', 'maxEvents', 'maxBytes', 'would hold', 'event_log_error', 'unavailable:', 'limit:'];
 
 /** Fails the test if any of {@link REDIS_WORDS} is in `text` (an error event, a JSON error body). */
 export function expectNoInternals(text: string): void {
@@ -85,13 +85,14 @@ export interface Outage {
 
 /**
  * `inner`, until an append would take it past `afterEvents` events in all (or `when()` says so at an append):
- * from then on every call fails, as a Redis that went away does, with Redis's words in the error.
+ * from then on every call fails (`only: 'appends'`: every append), as a Redis that went away (or refuses
+ * writes: OOM) does, with Redis's words in the error.
  */
-export function outageAfter(inner: EventLog, afterEvents: number, when: () => boolean = () => false): Outage {
+export function outageAfter(inner: EventLog, afterEvents: number, when: () => boolean = () => false, only?: 'appends'): Outage {
   let failed = false;
   let stored = 0;
   const error = (): EventLogError => new EventLogError('unavailable', 'Redis: connect ECONNREFUSED 127.0.0.1:6379; Connection is closed.; OOM command not allowed');
-  const guard = <T>(f: () => Promise<T>): Promise<T> => (failed ? Promise.reject(error()) : f());
+  const guard = <T>(f: () => Promise<T>): Promise<T> => (failed && only === undefined ? Promise.reject(error()) : f());
   const log: EventLog = {
     acquire: (s, ms) => guard(() => inner.acquire(s, ms)),
     renew: (s, t, ms) => guard(() => inner.renew(s, t, ms)),
