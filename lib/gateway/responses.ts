@@ -203,12 +203,10 @@ export async function resumeResponse(ctx: GatewayContext, req: IncomingMessage, 
   const scope: LogScope = { responseId: id, owner: caller.owner };
   await orLogUnavailable(() => existing(ctx, scope));
   const upstream = (await orLogUnavailable(() => backgroundOf(ctx, scope))) !== false ? recordingConfig(caller, ctx.options) : undefined;
-  // A stream this instance records and whose recording failed: what the log lacks is this instance's failure.
-  const logFailed = (): boolean => ctx.producers.get(caller.owner, id)?.logFailed === true;
   startPump(ctx, {
     res,
     startingAfter,
-    open: (after) => fromLog(ctx, caller, id, after, upstream, logFailed),
+    open: (after) => fromLog(ctx, caller, id, after, upstream),
     onFailedBeforeStart: (e) => sendError(ctx, res, startError(e)),
     cancelled: () => cancelledEnd(ctx, scope),
   });
