@@ -10,8 +10,11 @@ import type { LogScope } from './types.js';
 
 /** Idle blocking connections kept for the next `wait` (on a Cluster; a single Redis shares one tail reader). */
 const POOL = 4;
-/** How long the tail's wake stream outlives its last wake (a process that dies leaves it behind). */
-const WAKE_TTL_MS = 60_000;
+/**
+ * How long the tail's wake stream outlives its last wake (a process that dies leaves it behind; `close()`
+ * deletes it). It is needed only until the XREAD in flight has read it: one that finds it gone re-reads anyway.
+ */
+const WAKE_TTL_MS = 10_000;
 // What every connection of the log's own (and every duplicate) leaves out: the ready check's INFO and the client
 // info's CLIENT SETINFO, which a least-privilege ACL user lacks (ioredis would warn, or Redis log the refusal).
 const QUIET: Partial<RedisOptions> = { enableReadyCheck: false, disableClientInfo: true };
@@ -84,6 +87,8 @@ export function redisConnections(options: RedisConnectionOptions): RedisConnecti
   const blocking: Redis[] = []; // idle blocking connections
   const busy = new Set<Redis>();
   let tail: RedisTail | undefined;
+  /** The client the tail's wakes go through, once one was sent (`close()` deletes the wake stream through it). */
+  let woke: Redis | undefined;
   let main: Promise<Redis | Cluster> | undefined;
   let closed = false;
   // Not a stream key (those have `{` after the prefix); random, so that no other log instance wakes this one's tail.
@@ -183,7 +188,10 @@ export function redisConnections(options: RedisConnectionOptions): RedisConnecti
         connect: () => openBlocking(undefined),
         wakeKey,
         // One round trip: both are written before either answers. MAXLEN 1: only the last wake is kept.
-        wake: () => timed(Promise.all([base.xadd(wakeKey, 'MAXLEN', '1', '*', 'w', '1'), base.pexpire(wakeKey, WAKE_TTL_MS)]), undefined),
+        wake: () => {
+          woke = base;
+          return timed(Promise.all([base.xadd(wakeKey, 'MAXLEN', '1', '*', 'w', '1'), base.pexpire(wakeKey, WAKE_TTL_MS)]), undefined);
+        },
         isRefusal,
         timed: (p, ms) => timed(p, undefined, ms),
         failure: (e) => unavailable(e),
@@ -194,6 +202,9 @@ export function redisConnections(options: RedisConnectionOptions): RedisConnecti
       if (closed) return;
       closed = true;
       tail?.close();
+      // The wake stream goes now, not after its TTL (PEXPIRE 0 deletes: no DEL for the ACL user to be granted);
+      // sent before the QUIT below, on the same connection, so not awaited.
+      woke?.pexpire(wakeKey, 0).catch(() => undefined);
       for (const c of [...blocking, ...busy]) c.disconnect();
       blocking.length = 0;
       busy.clear();

@@ -6,13 +6,29 @@ import type { LogScope } from './types.js';
 /** Runs one of the log's Lua scripts on the keys given (by default the scope's stream keys); resolves with its reply. */
 export type RunScript = (script: string, scope: LogScope, args: (string | number)[], keys?: string[]) => Promise<string[]>;
 
+// Each script's SHA-1, computed here (Web Crypto: Node 20+ and browsers) rather than asked of Redis with
+// SCRIPT LOAD: one command fewer for the log's ACL user to be granted.
+const digests = new Map<string, Promise<string>>();
+const shaOf = (script: string): Promise<string> => {
+  let sha = digests.get(script);
+  if (sha === undefined) {
+    sha = globalThis.crypto.subtle
+      .digest('SHA-1', new TextEncoder().encode(script))
+      .then((d) => Array.from(new Uint8Array(d), (b) => b.toString(16).padStart(2, '0')).join(''));
+    digests.set(script, sha);
+  }
+  return sha;
+};
+
 /**
- * Runs scripts by their SHA, loading one (EVAL) when Redis does not know it (first use, restart, another node).
- * Each script's SHA is kept once Redis returned it, with the one SCRIPT LOAD per script under way or done.
+ * Runs scripts by their SHA (EVALSHA), sending one whole (EVAL, which caches it in Redis) on its first use
+ * and whenever Redis does not know it (restarted, flushed, another Cluster node).
  */
 export function scriptRunner(conn: RedisConnections, keysOf: (scope: LogScope) => string[]): RunScript {
+  /** The SHA-1 of each script an EVAL of this runner has cached in Redis: the calls after it go by it. */
   const shas = new Map<string, string>();
-  const loading = new Map<string, Promise<void>>();
+  /** The EVAL of a script not known by SHA yet, while under way: the calls until it answered wait for it. */
+  const sending = new Map<string, Promise<void>>();
 
   // The client, once known: the log's client never changes, so later calls need not wait a turn for it.
   let known: Redis | Cluster | undefined;
@@ -20,31 +36,40 @@ export function scriptRunner(conn: RedisConnections, keysOf: (scope: LogScope) =
   return async (script, scope, args, keys = keysOf(scope)) => {
     conn.ensureOpen(scope);
     const c = known ?? (known = await conn.timed(conn.client(), scope));
-    const call = async (): Promise<unknown> => {
-      let sha = shas.get(script);
-      if (sha === undefined) {
-        const pending = loading.get(script);
-        if (pending === undefined) {
-          // The first call loads it, once, sent with its EVAL (no extra round trip before it).
-          const load = (c.script('LOAD', script) as Promise<unknown>).then((v) => {
-            shas.set(script, String(v));
-          });
-          loading.set(script, load);
-          load.catch(() => loading.delete(script));
-          return c.eval(script, keys.length, ...keys, ...args);
-        }
-        // The calls until its SHA is known wait for it (a burst of first calls would each send the whole script).
-        await pending.catch(() => undefined);
-        sha = shas.get(script);
-        if (sha === undefined) return c.eval(script, keys.length, ...keys, ...args);
-      }
+    const evaluate = (): Promise<unknown> => c.eval(script, keys.length, ...keys, ...args);
+    const bySha = async (sha: string): Promise<unknown> => {
       try {
         return await c.evalsha(sha, keys.length, ...keys, ...args);
       } catch (e) {
         if (!(e instanceof Error && e.message.startsWith('NOSCRIPT'))) throw e;
       }
       // Not known to this node (restarted, flushed, another Cluster node): EVAL caches it there again.
-      return c.eval(script, keys.length, ...keys, ...args);
+      return evaluate();
+    };
+    const call = async (): Promise<unknown> => {
+      const sha = shas.get(script);
+      // Sent in this very turn, as every call not waiting for a first EVAL (a release not awaited precedes `close`).
+      if (sha !== undefined) return bySha(sha);
+      const pending = sending.get(script);
+      if (pending !== undefined) {
+        // A burst of first calls would each send the whole script: they wait for the first one.
+        await pending;
+        const now = shas.get(script);
+        return now === undefined ? evaluate() : bySha(now);
+      }
+      // Sent whole (one round trip, as a call by SHA); its SHA is known once both it answered and the digest.
+      const first = evaluate();
+      const answered = first.then(
+        () => undefined,
+        () => undefined,
+      );
+      sending.set(script, answered);
+      void answered.then(() => sending.delete(script));
+      void Promise.all([first, shaOf(script)]).then(
+        ([, digest]) => void shas.set(script, digest),
+        () => undefined,
+      );
+      return first;
     };
     // A call the ACL refuses inside the script: named from the script's line (Redis 7.0 names only the line).
     const named = call().catch((e: unknown) => {

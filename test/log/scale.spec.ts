@@ -56,7 +56,10 @@ const paced = (events: ResponseStreamEvent[], i: number, gate: Promise<void>): O
 /** Per stream, as one script sees the keys (so, at one instant for the expiry): which exist, their PTTLs, the meta fields. */
 interface Snapshot {
   readonly now: number;
+  /** Keys in Redis, but for the log's tail wake streams (`<prefix>tail:…`). */
   readonly dbsize: number;
+  /** The PTTLs of the tail's wake streams (one per log instance, while it lives): each must expire. */
+  readonly wakes: number[];
   readonly streams: { readonly pttl: [number, number, number]; readonly end: string | null; readonly last: string | null; readonly holder: string | null }[];
 }
 const SNAPSHOT = `
@@ -65,18 +68,21 @@ for i = 1, #KEYS, 3 do
   local m = redis.call('HMGET', KEYS[i], 'end', 'last', 'holder')
   out[#out + 1] = {redis.call('PTTL', KEYS[i]), redis.call('PTTL', KEYS[i + 1]), redis.call('PTTL', KEYS[i + 2]), m[1] or '', m[2] or '', m[3] or ''}
 end
+local wakes = {}
+for _, k in ipairs(redis.call('KEYS', ARGV[1])) do wakes[#wakes + 1] = redis.call('PTTL', k) end
 local t = redis.call('TIME')
-return {tostring(tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)), redis.call('DBSIZE'), out}
+return {tostring(tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)), redis.call('DBSIZE') - #wakes, out, wakes}
 `;
 async function snapshot(ids: readonly string[]): Promise<Snapshot> {
   const keys = ids.flatMap((id) => {
     const k = redisStreamKeys(PREFIX, { responseId: id });
     return [k.meta, k.events, k.end];
   });
-  const [now, dbsize, rows] = (await redis.admin.eval(SNAPSHOT, keys.length, ...keys)) as [string, number, [number, number, number, string, string, string][]];
+  const [now, dbsize, rows, wakes] = (await redis.admin.eval(SNAPSHOT, keys.length, ...keys, `${PREFIX}tail:*`)) as [string, number, [number, number, number, string, string, string][], number[]];
   return {
     now: Number(now),
     dbsize,
+    wakes,
     streams: rows.map(([a, b, c, end, last, holder]) => ({ pttl: [a, b, c], end: end || null, last: last || null, holder: holder || null })),
   };
 }
@@ -129,6 +135,7 @@ test(`${STREAMS} concurrent streams persisted and tailed in one process: all cor
     live = await snapshot(ids);
     peakMemory = await usedMemory();
     expect(live.dbsize).toBe(2 * STREAMS);
+    expect(live.wakes.filter((p) => expiresWithin(p, 10_000))).toEqual(live.wakes);
     expect(live.streams.filter((st) => expiresWithin(st.pttl[0], LIVE_TTL_MS) && expiresWithin(st.pttl[1], LIVE_TTL_MS) && st.pttl[2] === -2)).toHaveLength(STREAMS);
     expect(live.streams.filter((st) => st.end === null && st.last === String(DELTAS) && st.holder !== null)).toHaveLength(STREAMS);
 
@@ -152,6 +159,7 @@ test(`${STREAMS} concurrent streams persisted and tailed in one process: all cor
       const gone = ended.streams.filter((st) => st.pttl.every((p) => p === -2));
       expect(whole.length + gone.length).toBe(STREAMS);
       expect(ended.dbsize).toBe(3 * whole.length);
+      expect(ended.wakes.filter((p) => expiresWithin(p, 10_000))).toEqual(ended.wakes);
       if (gone.length > 0) expect(ended.now).toBeGreaterThanOrEqual(releasedAt + TTL_MS);
       const held = whole.filter((st) => st.holder !== null).length;
       if (held === 0) break;
