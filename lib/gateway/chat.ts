@@ -58,7 +58,7 @@ export function chatCompletion(ctx: GatewayContext, res: ServerResponse, caller:
 
   // The socket's buffer is the memory chunks wait in (the stream cannot be read again): bounded, then a typed end.
   const write = (text: string): void => {
-    res.write(text);
+    res.write(Buffer.from(text)); // as bytes: the socket counts a string's characters
     if (res.writableLength <= options.maxPendingBytes) return;
     finish();
     res.end(errorChunk(new GatewayStreamError('client_too_slow')));

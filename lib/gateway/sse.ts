@@ -134,7 +134,8 @@ export function pumpSSE(o: PumpOptions): Pump {
     if (ended || pending === '') return;
     const text = pending;
     pending = '';
-    const ok = res.write(text);
+    // As bytes: the socket counts a string's characters, and maxPendingBytes is about memory (UTF-8 text is up to 3×).
+    const ok = res.write(Buffer.from(text));
     // Never after the terminal event: the source completes next, and a reader that took a stream over only
     // completes once its last appends are acknowledged (let go now, they would be dropped).
     if (paused || terminalSeen) return;
