@@ -14,7 +14,7 @@ import type { EventLog, LogScope } from '../../lib/log/types';
 import { created, delta, describeEventLogContract } from './contract';
 import { aclPassword, aclUser, documentedCommands, refusedTo } from './redis-acl';
 import { describeRedisFollow } from './redis-follow-suite';
-import { type RedisServer, redisForSuite, startRedisServer } from './redis-server';
+import { type RedisServer, redisForSuite, startRedisServer, xreadBlocked } from './redis-server';
 
 jest.setTimeout(60_000);
 
@@ -92,17 +92,6 @@ describe('as the documented user, with an ioredis Cluster client (one node ownin
 let n = 0;
 const scope = (): LogScope => ({ responseId: `resp_acl_${process.pid}_${++n}` });
 
-/** Resolves once a client of the server is blocked in an XREAD (CLIENT LIST: cmd=xread, flag b); `check` may throw first. */
-async function xreadBlocked(check: () => void): Promise<void> {
-  for (let i = 0; i < 3000; i++) {
-    check();
-    const list = (await redis.admin.client('LIST')) as string;
-    if (list.split('\n').some((l) => / cmd=xread/.test(l) && / flags=\w*b/.test(l))) return;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  throw new Error('no XREAD blocked');
-}
-
 /** `follow` until its first events or its error. */
 function followed(log: EventLog, s: LogScope): { done: Promise<void>; stop: () => void } {
   let stop = (): void => undefined;
@@ -130,7 +119,7 @@ async function everyCall(writer: EventLog, reader: EventLog): Promise<void> {
   let refused: { e: unknown } | undefined;
   idle.done.catch((e: unknown) => (refused = { e }));
   try {
-    await xreadBlocked(() => {
+    await xreadBlocked(redis.admin, () => {
       if (refused) throw refused.e;
     });
     const busy = followed(reader, s);

@@ -171,3 +171,14 @@ export function redisForSuite(options: RedisServerOptions = {}): RedisSuite {
     },
   };
 }
+
+/** Resolves once a client of `admin`'s server is blocked in an XREAD (CLIENT LIST: cmd=xread, flag b); `check` may throw first. */
+export async function xreadBlocked(admin: Redis, check: () => void = () => undefined): Promise<void> {
+  for (let i = 0; i < 3000; i++) {
+    check();
+    const list = (await admin.client('LIST')) as string;
+    if (list.split('\n').some((l) => / cmd=xread/.test(l) && / flags=\w*b/.test(l))) return;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  throw new Error('no XREAD blocked');
+}

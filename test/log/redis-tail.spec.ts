@@ -3,7 +3,7 @@
 // XREAD read after, not only on the follower's own cursor.
 import Redis from 'ioredis';
 import { redisTail, type RedisTail, type StreamEntry } from '../../lib/log/redis-tail';
-import { redisForSuite } from './redis-server';
+import { redisForSuite, xreadBlocked } from './redis-server';
 
 jest.setTimeout(60_000);
 
@@ -170,16 +170,6 @@ test('a follower is told it is synced after a read that handed it every entry st
   }
 });
 
-/** Resolves once a client of the server is blocked in an XREAD (CLIENT LIST: cmd=xread, flag b). */
-async function xreadBlocked(): Promise<void> {
-  for (let i = 0; i < 3000; i++) {
-    const list = (await redis.admin.client('LIST')) as string;
-    if (list.split('\n').some((l) => / cmd=xread/.test(l) && / flags=\w*b/.test(l))) return;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  throw new Error('no XREAD blocked');
-}
-
 /** Waits (at most 30 s: well under the tests' 60 s block) until `done()`. */
 async function until(done: () => boolean): Promise<void> {
   for (let i = 0; i < 3000 && !done(); i++) await new Promise((r) => setTimeout(r, 10));
@@ -194,7 +184,7 @@ describe('a consumer that joins while the XREAD blocks (block 60 s: only a wake 
     const fail = jest.fn();
     try {
       tail.follow(idle, '0-0', () => undefined, fail);
-      await xreadBlocked();
+      await xreadBlocked(redis.admin);
       const got: string[] = [];
       tail.follow(busy, '0-0', (e) => got.push(...ids(e)), fail);
       await until(() => got.length === 3);
@@ -249,7 +239,7 @@ describe('a consumer that joins while the XREAD blocks (block 60 s: only a wake 
     const errors: Error[] = [];
     try {
       tail.follow(idle, '0-0', () => undefined, (e) => errors.push(e));
-      await xreadBlocked();
+      await xreadBlocked(redis.admin);
       tail.follow(busy, '0-0', () => undefined, (e) => errors.push(e));
       await until(() => errors.length === 2);
       expect(errors).toEqual([refused, refused]);
