@@ -2,7 +2,7 @@
 // with an application `authorize` and one shared upstream key, two users, and a loopback upstream that records
 // everything it receives. Each attack test asks: what did the attacker get, and what reached the upstream?
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { join } from 'node:path';
 import { startFakeProvider, type FakeProvider, type FakeProviderOptions } from '../../../lib/testing/index';
@@ -25,6 +25,11 @@ export interface ScriptedAnswer {
   readonly status: number;
   readonly headers?: Readonly<Record<string, string>>;
   readonly body: string;
+  /**
+   * The body as these pieces instead (text, or bytes that need not be UTF-8), each written once the one before has
+   * gone out, a few ms apart: a body whose secrets are cut across chunks (the client may still get them joined).
+   */
+  readonly chunks?: ReadonlyArray<string | Uint8Array>;
 }
 
 export interface RecordingUpstream {
@@ -46,14 +51,18 @@ export async function startRecordingUpstream(
   const fake: FakeProvider = await startFakeProvider({ apiKey: SHARED_KEY, ...provider });
   const requests: RecordedRequest[] = [];
   const server = await listen(async (req, res) => {
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    const rec: RecordedRequest = { method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
+    let body = '';
+    req.setEncoding('utf8');
+    for await (const c of req) body += c as string;
+    const rec: RecordedRequest = { method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, body };
     requests.push(rec);
     const scripted = script?.(rec);
     if (scripted) {
       res.writeHead(scripted.status, { 'content-type': 'application/json', ...scripted.headers });
-      res.end(scripted.body);
+      for (const piece of scripted.chunks ?? []) {
+        await new Promise<void>((resolve) => res.write(piece, () => setTimeout(resolve, 2)));
+      }
+      res.end(scripted.chunks ? undefined : scripted.body);
       return;
     }
     await relay(fake.baseURL.replace(/\/v1$/, ''), rec, res);
@@ -80,7 +89,8 @@ async function relay(origin: string, rec: RecordedRequest, res: ServerResponse):
       if (k !== 'content-length' && k !== 'transfer-encoding' && k !== 'connection') out[k] = v;
     });
     res.writeHead(answer.status, out);
-    if (answer.body) for await (const chunk of answer.body) res.write(chunk);
+    const reader = answer.body?.getReader();
+    for (let r = await reader?.read(); r && !r.done; r = await reader!.read()) res.write(r.value);
     res.end();
   } catch {
     res.destroy();
@@ -199,4 +209,42 @@ async function closeServer(server: Server): Promise<void> {
   server.closeAllConnections();
   for (const s of (server as Server & { sockets?: Set<Socket> }).sockets ?? []) s.destroy();
   await stopped;
+}
+
+/**
+ * A request sent with its path exactly as given (no URL parsing on the way: `fetch` would resolve `..`, `\` and
+ * `%2e` itself, and the gateway would never see them), as a user.
+ */
+export function rawCall(
+  origin: string,
+  user: 'alice' | 'bob',
+  method: string,
+  rawPath: string,
+  body?: string,
+): Promise<{ status: number; text: string }> {
+  const { hostname, port } = new URL(origin);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: hostname, port: Number(port), method, path: rawPath, headers: { ...auth(user), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (d: string) => (text += d));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/**
+ * The attacker's answer is the unknown id's: the same status and the same body once each id is replaced by a
+ * placeholder (the only difference allowed is the id the request itself named).
+ */
+export function expectSameAsUnknown(
+  attack: { status: number; text: string },
+  unknown: { status: number; text: string },
+  ids: { attacked: string; unknown: string },
+): void {
+  const norm = (text: string, id: string): string => text.split(id).join('<id>');
+  expect({ status: attack.status, body: norm(attack.text, ids.attacked) }).toEqual({ status: unknown.status, body: norm(unknown.text, ids.unknown) });
 }
