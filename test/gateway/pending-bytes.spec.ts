@@ -32,7 +32,7 @@ class StuckResponse extends EventEmitter {
   flushHeaders(): void {}
   write(chunk: string | Buffer): boolean {
     this.writableLength += chunk.length;
-    this.bytes += Buffer.byteLength(chunk);
+    this.bytes += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.byteLength;
     this.text += chunk.toString();
     return this.writableLength < 16 * 1024;
   }
