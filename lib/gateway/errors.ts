@@ -17,12 +17,13 @@ export interface OpenAIErrorBody {
 export type GatewayErrorStatus = 400 | 401 | 403 | 404 | 405 | 408 | 409 | 413 | 429 | 500 | 502 | 503 | 504;
 
 const MAX_MESSAGE = 500;
+const MAX_FIELD = 200;
 
 /**
  * An error the gateway answers a request with: `status` and an OpenAI-style `body`. Thrown or returned by
  * routes, `authorize` and the chat request mapping; the handler writes it as JSON (or as a final SSE `error`
- * event once a stream has started). The message is cut and credential shapes masked, so an echo of a key
- * never reaches a client or a log.
+ * event once a stream has started). The message and every field are cut and credential shapes masked, so an
+ * echo of a key never reaches a client or a log.
  */
 export class GatewayHttpError extends Error {
   override readonly name = 'GatewayHttpError';
@@ -35,8 +36,10 @@ export class GatewayHttpError extends Error {
   ) {
     const safe = redactThenCut(message, MAX_MESSAGE);
     super(safe);
+    // Every field may come from an upstream's error (passed through): each is masked and cut like the message.
+    const field = (v: string | null | undefined): string | null => (typeof v === 'string' ? redactThenCut(v, MAX_FIELD) : null);
     this.body = {
-      error: { message: safe, type: options.type ?? defaultType(status), param: options.param ?? null, code: options.code ?? null },
+      error: { message: safe, type: field(options.type) ?? defaultType(status), param: field(options.param), code: field(options.code) },
     };
   }
   toJSON(): OpenAIErrorBody {

@@ -1,7 +1,9 @@
 // Requests the gateway does not stream itself go to the upstream as they are: same method, path under the
-// base URL, query and body; the answer comes back with its status, headers and body, the body piped with the
-// socket's backpressure. The caller's credentials replace whatever the client sent.
+// base URL, query and body; the answer comes back with its status, allow-listed headers and body, masked
+// (answer-masking.ts), the body piped with the socket's backpressure. The caller's credentials replace whatever
+// the client sent.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { answerSecrets, maskedAnswer } from './answer-masking.js';
 import type { Caller } from './auth.js';
 import { GatewayHttpError } from './errors.js';
 import type { ResolvedGatewayOptions } from './options.js';
@@ -25,7 +27,9 @@ export function requestHeaders(req: IncomingMessage, caller: Caller): Record<str
 
 /**
  * `fetch` of `{baseURL}{path}` with the upstream timeout: a `GatewayHttpError` 504 when no answer (headers)
- * comes in time, 502 when the upstream cannot be reached. `signal` aborts it (the client left).
+ * comes in time, 502 when the upstream cannot be reached. `signal` aborts it (the client left). The answer is
+ * masked: the gateway's key and the request's credentials, and anything shaped like a key, in its headers (only
+ * allow-listed ones are kept) and its body, so that no route can relay an echo of them.
  */
 export async function fetchUpstream(
   options: ResolvedGatewayOptions,
@@ -40,13 +44,14 @@ export async function fetchUpstream(
     controller.abort();
   }, options.upstreamTimeout);
   try {
-    return await options.fetch(`${options.baseURL}${init.path}`, {
+    const up = await options.fetch(`${options.baseURL}${init.path}`, {
       method: init.method,
       headers: init.headers,
       body: init.body === undefined || init.body.length === 0 ? undefined : (init.body as Uint8Array<ArrayBuffer>),
       signal: controller.signal,
       redirect: 'manual',
     });
+    return maskedAnswer(up, answerSecrets(options.upstreamKey, init.headers));
   } catch (e) {
     if (timedOut) throw new GatewayHttpError(504, `The upstream did not answer within ${options.upstreamTimeout} ms.`, { code: 'gateway_timeout' });
     const code = (e as { cause?: { code?: unknown } }).cause?.code;
