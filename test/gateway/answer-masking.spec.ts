@@ -1,7 +1,10 @@
 // What of an upstream's answer reaches a client (lib/gateway/answer-masking.ts): allow-listed headers, masked;
 // a body masked as it streams, wherever the chunks are cut; the gateway's own errors masked in every field.
+import type { AddressInfo } from 'node:net';
 import { maskedAnswer, answerSecrets, isKeptHeader } from '../../lib/gateway/answer-masking';
 import { GatewayHttpError } from '../../lib/gateway/errors';
+import { createGateway } from '../../lib/gateway/index';
+import { closeServer, listen } from './helpers';
 import { fragmentIn } from '../reliability/leaks';
 
 const KEY = 'sk-proj-GATEWAYSECRETgatewaysecret0123456789abcdef';
@@ -82,5 +85,38 @@ describe('GatewayHttpError', () => {
     expect(fragmentIn(text, CALLER_KEY)).toBeUndefined();
     expect(text).not.toContain('ZZZZZZZZ');
     expect(e.body.error.param).toBe('[redacted]');
+  });
+});
+
+describe('a caller-specific key from authorize', () => {
+  test("an upstream echoing the caller's own key (no key shape, only its characters) and the gateway key: neither reaches the client", async () => {
+    // The upstream answers with what it was sent: the caller's key, cut, in the body and in an allow-listed header.
+    const upstreamFetch = async (_url: string | URL | Request, init?: RequestInit): Promise<Response> => {
+      const sent = new Headers(init?.headers).get('authorization') ?? '';
+      const key = sent.replace(/^Bearer /, '');
+      return new Response(JSON.stringify({ error: { message: `key ${key.slice(3)} refused; not ${KEY.slice(12)}`, code: null } }), {
+        status: 401,
+        headers: { 'content-type': 'application/json', 'x-request-id': `req-${key.slice(5, 25)}`, 'x-echo': sent },
+      });
+    };
+    const gateway = createGateway({
+      upstream: { baseURL: 'http://upstream.invalid/v1', apiKey: KEY, fetch: upstreamFetch as typeof fetch },
+      authorize: () => ({ owner: 'u1', apiKey: CALLER_KEY }),
+    });
+    const server = await listen(gateway);
+    try {
+      const res = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/models`, { headers: { authorization: 'Bearer anything' } });
+      const text = await res.text();
+      const all = `${[...res.headers].map(([k, v]) => `${k}: ${v}`).join('\n')}\n${text}`;
+      expect(res.status).toBe(401);
+      expect(fragmentIn(all, CALLER_KEY)).toBeUndefined();
+      expect(fragmentIn(all, KEY.slice(8))).toBeUndefined();
+      expect(JSON.parse(text)).toEqual({ error: { message: 'key [redacted] refused; not [redacted]', code: null } });
+      expect(res.headers.get('x-request-id')).toBe('req-[redacted]');
+      expect(res.headers.get('x-echo')).toBeNull();
+    } finally {
+      await closeServer(server);
+      await gateway.close();
+    }
   });
 });
