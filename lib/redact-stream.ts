@@ -5,9 +5,9 @@
 import { credentialRanges, escapeAround, MASK, PreparedSecrets, type Secrets } from './redact.js';
 
 /**
- * Characters held back at the end of each piece: enough to see every bounded match whole (a run of 8 of a secret's
- * characters, a cut end of one at a word's edge, `Bearer ` and the 8 characters that make its token one, a JSON
- * escape) before anything of it is let out.
+ * Characters held back at the end of each piece, after its last line break: enough to see every bounded match
+ * whole (a run of 8 of a secret's characters, a cut end of one at a word's edge, `Bearer ` and the 8 characters
+ * that make its token one, a JSON escape) before anything of it is let out.
  */
 const HOLD = 64;
 /** Characters already let out that are kept to look behind (a word's edge, `Bearer `, a key's run crossing the cut). */
@@ -87,7 +87,9 @@ export class StreamRedactor {
       if (from === len && !final) return this.keep(text, len, '');
       this.inMask = false;
     }
-    let cut = final ? len : Math.max(from, len - HOLD);
+    // Up to a line break nothing is held back: no mask spans one, and no match before it needs what follows
+    // (an SSE event goes out whole as soon as its blank line has come).
+    let cut = final ? len : Math.max(from, len - HOLD, text.lastIndexOf('\n') + 1);
     // Never between a JSON escape's backslash and its letters, nor inside a UTF-16 pair: a mask may need both.
     if (!final) {
       cut = Math.max(from, escapeAround(text, cut) ?? cut);

@@ -84,7 +84,10 @@ export class PreparedSecrets {
   /** @internal */
   readonly list: readonly PreparedSecret[];
   constructor(secrets: Secrets) {
-    this.list = secrets.map((s) => new PreparedSecret(s));
+    // Each line of a secret on its own (a key or a header value has one): no mask spans a line break, which a
+    // stream relies on to let out everything up to its last one.
+    const lines = secrets.flatMap((s) => s.split(/[\r\n]+/)).filter((s) => s.length >= MIN_SECRET);
+    this.list = [...new Set(lines)].map((s) => new PreparedSecret(s));
   }
 }
 

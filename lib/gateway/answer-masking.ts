@@ -74,3 +74,13 @@ export function maskedAnswer(up: Response, secrets: Secrets): Response {
   const body = up.body === null || NO_BODY.has(up.status) ? null : maskedBody(up.body, secrets);
   return new Response(body, { status: up.status, statusText: '', headers: maskedHeaders(up.headers, secrets) });
 }
+
+/**
+ * `fetch` whose every answer is {@link maskedAnswer}: for the library's transports, which read the upstream's event
+ * streams themselves (streamed creates, chats, a background stream taken over), so that what they decode, record
+ * and relay is masked too. Line breaks are never held back: an SSE event is not delayed.
+ */
+export function maskingFetch(f: typeof fetch, secrets: Secrets): typeof fetch {
+  const masking = async (...args: Parameters<typeof fetch>): Promise<Response> => maskedAnswer(await f(...args), secrets);
+  return masking as typeof fetch;
+}

@@ -3,6 +3,7 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { ResponsesStreamConfig } from '../http/transports.js';
+import { answerSecrets, maskingFetch } from './answer-masking.js';
 import { GatewayHttpError, isGatewayHttpError } from './errors.js';
 import type { GatewayCaller, ResolvedGatewayOptions } from './options.js';
 
@@ -62,7 +63,8 @@ export function upstreamConfig(caller: Caller, options: ResolvedGatewayOptions):
     // '' rather than undefined: the transports would otherwise fall back to this process's OPENAI_API_KEY.
     apiKey: '',
     headers: { ...caller.headers },
-    fetch: options.fetch,
+    // The upstream's answers masked before the transports read them: an echo of a key is never decoded or recorded.
+    fetch: maskingFetch(options.fetch, answerSecrets(options.upstreamKey, caller.headers)),
     validate: 'off',
     errorEvents: 'value',
     ...(options.idleTimeout !== undefined ? { idleTimeout: options.idleTimeout } : {}),

@@ -156,3 +156,19 @@ describe('redactString: the shapes of a credential, the key known or not', () =>
     }
   });
 });
+
+describe('StreamRedactor: nothing held past a line break', () => {
+  test('an SSE event goes out whole as soon as its blank line has come, masked', () => {
+    const r = new StreamRedactor([KEY]);
+    const event = `event: error\ndata: {"type":"error","message":"Incorrect API key provided: ${KEY}"}\n\n`;
+    expect(r.push(event)).toBe('event: error\ndata: {"type":"error","message":"Incorrect API key provided: [redacted]"}\n\n');
+    expect(r.push('event: response.output_text.delta\ndata: {"delta":"hi"}\n\n')).toBe('event: response.output_text.delta\ndata: {"delta":"hi"}\n\n');
+    expect(r.end()).toBe('');
+  });
+
+  test('Bearer and its token on either side of a line break at a piece\'s end: the token is still masked', () => {
+    const r = new StreamRedactor([]);
+    const out = r.push('auth: Bearer\n') + r.push(`${'x'.repeat(3)} Bearer `) + r.push('abcdefgh12345678 tail\n') + r.end();
+    expect(out).toBe('auth: Bearer\nxxx Bearer [redacted] tail\n');
+  });
+});

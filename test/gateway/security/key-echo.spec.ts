@@ -33,6 +33,19 @@ const sse = (...events: object[]): ScriptedAnswer => ({
   body: events.map((e) => `event: ${(e as { type: string }).type}\ndata: ${JSON.stringify(e)}\n\n`).join(''),
 });
 
+/** A stream whose success events quote the key: the created response, a delta, the completed response. */
+function sseEcho(): ScriptedAnswer {
+  const response = { id: 'resp_sse_echo', object: 'response', status: 'in_progress', instructions: ECHO, output: [] };
+  const item = { id: 'msg_1', type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: ECHO, annotations: [] }] };
+  return sse(
+    { type: 'response.created', sequence_number: 0, response },
+    { type: 'response.output_item.added', sequence_number: 1, output_index: 0, item: { ...item, status: 'in_progress', content: [] } },
+    { type: 'response.output_text.delta', sequence_number: 2, item_id: 'msg_1', output_index: 0, content_index: 0, delta: ECHO },
+    { type: 'response.output_item.done', sequence_number: 3, output_index: 0, item },
+    { type: 'response.completed', sequence_number: 4, response: { ...response, status: 'completed', output: [item] } },
+  );
+}
+
 /** A large listing with the key in it many times, in chunks cut inside the key (a passed-through route). */
 function bigListing(): ScriptedAnswer {
   const item = (i: number): string => JSON.stringify({ id: `file-${i}`, object: 'file', purpose: 'assistants', filename: `notes-${i}.txt`, note: i % 50 === 0 ? ECHO : 'x'.repeat(200) });
@@ -58,6 +71,7 @@ function script(req: RecordedRequest): ScriptedAnswer | undefined {
   const body = (req.body ? JSON.parse(req.body) : {}) as { stream?: boolean; background?: boolean; input?: string };
   if (path === '/v1/responses' && req.method === 'POST') {
     if (body.stream) {
+      if (req.body.includes('sse-echo')) return sseEcho();
       if (body.input !== 'sse-error') return apiError();
       return sse({ type: 'response.created', sequence_number: 0, response: { id: 'resp_sse', object: 'response', status: 'in_progress' } }, { type: 'error', sequence_number: 1, code: 'invalid_api_key', message: ECHO, param: null });
     }
@@ -178,8 +192,18 @@ test.each([
   ['streamed create, the upstream refusing with the echo', '/v1/responses', { model: 'm', input: 'x', stream: true }],
   ['streamed create, an error event echoing the key', '/v1/responses', { model: 'm', input: 'sse-error', stream: true }],
   ['streamed chat, the upstream refusing with the echo', '/v1/chat/completions', { model: 'm', messages: [{ role: 'user', content: 'x' }], stream: true }],
+  ['streamed create, success events quoting the key', '/v1/responses', { model: 'm', input: 'sse-echo', stream: true }],
+  ['streamed chat, success events quoting the key', '/v1/chat/completions', { model: 'm', messages: [{ role: 'user', content: 'sse-echo' }], stream: true }],
 ])('%s: the key never reaches the client', async (_name, path, body) => {
   const got = await send('POST', path, body);
   expectNoKey(got);
   expect(got.bytes.toString('latin1')).toContain('[redacted]');
+}, 60_000);
+
+test('resuming the stream whose events quoted the key: the log holds them masked, the reader gets no key', async () => {
+  const got = await send('GET', '/v1/responses/resp_sse_echo?stream=true&starting_after=0');
+  expect(got.status).toBe(200);
+  expectNoKey(got);
+  expect(got.bytes.toString('utf8')).toContain('event: response.completed');
+  expect(got.bytes.toString('utf8')).toContain('[redacted]');
 }, 60_000);
