@@ -94,10 +94,37 @@ export function idsInBody(body: Record<string, unknown>): BodyId[] {
   return out;
 }
 
-/** Every id the body names must be the caller's (with `authorize`); else the unknown id's 404, nothing sent upstream. */
+/**
+ * The first item reference in a body's `input` or `items` (`{ type: 'item_reference', id }`, or a bare `{ id }`,
+ * which the API reads alike): the upstream resolves it in the whole organisation, and the gateway records
+ * no item ids, so it cannot tell whose item it is.
+ */
+function itemReference(body: Record<string, unknown>): { id: string; param: string } | undefined {
+  for (const field of ['input', 'items']) {
+    const list = own(body, field);
+    if (!Array.isArray(list)) continue;
+    for (let i = 0; i < list.length; i++) {
+      const item: unknown = list[i];
+      if (typeof item !== 'object' || item === null) continue;
+      const type = own(item as Record<string, unknown>, 'type');
+      const id = own(item as Record<string, unknown>, 'id');
+      const bare = type === undefined && own(item as Record<string, unknown>, 'role') === undefined && own(item as Record<string, unknown>, 'content') === undefined;
+      if ((type === 'item_reference' || bare) && id !== undefined) return { id: String(id), param: `${field}[${i}].id` };
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Every id the body names must be the caller's (with `authorize`); else the unknown id's 404, nothing sent
+ * upstream. An item reference is refused alike (404): no item is recorded for anyone.
+ */
 export async function checkBody(ctx: GatewayContext, caller: Caller, body: Record<string, unknown>): Promise<void> {
   const ids = idsInBody(body);
+  if (!ctx.options.authorize) return;
   for (const { kind, id, param } of ids) await checkOwner(ctx, caller, kind, id, param);
+  const ref = itemReference(body);
+  if (ref) throw new GatewayHttpError(404, `No item found with id '${ref.id.slice(0, 64)}'.`, { type: 'invalid_request_error', param: ref.param });
 }
 
 /**

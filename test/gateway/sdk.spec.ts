@@ -73,7 +73,7 @@ describe('the official SDK through the gateway', () => {
 });
 
 describe('non-streaming requests are forwarded as they are', () => {
-  it('chat.completions.create without stream: the body byte for byte to the upstream\'s /chat/completions, its answer back', async () => {
+  it('chat.completions.create without stream: the body (the JSON the gateway read, serialised again) to the upstream\'s /chat/completions, its answer back', async () => {
     const seen: Array<{ method?: string; url?: string; body: string; authorization?: string }> = [];
     const completion = {
       id: 'chatcmpl-1', object: 'chat.completion', created: 1, model: 'gpt-x',
