@@ -8,7 +8,7 @@ import { parseJSONObject } from './body.js';
 import { chatCompletion } from './chat.js';
 import type { GatewayContext } from './context.js';
 import { forward } from './forward.js';
-import { checkBody, checkOwner } from './ownership.js';
+import { checkBody, checkOwner, checkQuery } from './ownership.js';
 import { forwardRecorded } from './recorded-forward.js';
 import { cancelResponse, createResponse, resumeResponse } from './responses.js';
 import type { MatchedRoute } from './routes.js';
@@ -30,6 +30,7 @@ export async function dispatch(ctx: GatewayContext, req: IncomingMessage, res: S
   const path = route.upstreamPath;
   const method = req.method ?? 'GET';
   const id = route.params['response_id'];
+  await checkQuery(ctx, caller, route.query);
 
   switch (route.name) {
     case 'responses.create': {

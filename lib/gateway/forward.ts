@@ -12,6 +12,10 @@ import type { ResolvedGatewayOptions } from './options.js';
 const DROPPED_REQUEST = new Set([
   'host', 'connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'te', 'trailer', 'proxy-authorization', 'proxy-connection',
   'authorization', 'api-key', 'x-api-key', 'cookie', 'content-length', 'accept-encoding', 'expect', 'last-event-id',
+  // Headers some servers and proxies read as another method or path than the request's: the route the gateway
+  // checked must be the one the upstream serves.
+  'x-http-method-override', 'x-http-method', 'x-method-override', 'x-original-method', 'x-original-url', 'x-rewrite-url',
+  'x-original-uri', 'x-forwarded-uri', 'x-forwarded-path', 'x-forwarded-prefix', 'x-envoy-original-path',
 ]);
 /** Upstream headers never passed back: hop-by-hop ones, and the body's framing and encoding (fetch decoded it). */
 const DROPPED_RESPONSE = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-encoding', 'content-length', 'set-cookie', 'upgrade', 'trailer']);

@@ -128,6 +128,20 @@ export async function checkBody(ctx: GatewayContext, caller: Caller, body: Recor
 }
 
 /**
+ * Query parameters named like those fields (`?previous_response_id=…`, `?conversation[id]=…`, each value of a
+ * repeated one): no route of the API takes them, but a lenient upstream might read them as the body's. Checked
+ * alike (with `authorize`), on every route.
+ */
+export async function checkQuery(ctx: GatewayContext, caller: Caller, query: URLSearchParams): Promise<void> {
+  if (!ctx.options.authorize) return;
+  for (const [key, value] of query) {
+    const base = key.replace(/\[.*$/, '');
+    const kind: OwnedKind | undefined = RESPONSE_FIELDS.includes(base) ? 'response' : CONVERSATION_FIELDS.includes(base) ? 'conversation' : undefined;
+    if (kind) await checkOwner(ctx, caller, kind, value, key);
+  }
+}
+
+/**
  * What a create's answer made: the `kind` it creates (its `id`, when `object` is that kind or absent), and for a
  * response the conversation it belongs to.
  */

@@ -113,6 +113,23 @@ describe('a body naming another owner\'s conversation', () => {
   });
 });
 
+describe('a query naming another owner\'s id (a lenient upstream may read it as the body\'s)', () => {
+  it.each([
+    ['POST', '/v1/responses?previous_response_id={id}', { model: 'fake-model', input: 'Hi' }],
+    ['POST', '/v1/responses?stream=true&response_id={id}', { model: 'fake-model', input: 'Hi', stream: true }],
+    ['POST', '/v1/chat/completions?previous_response_id=x&previous_response_id={id}', { model: 'fake-model', messages: [{ role: 'user', content: 'Hi' }] }],
+    ['GET', '/v1/models?previous_response_id[0]={id}', undefined],
+  ] as const)('%s %s: the unknown id\'s 404, nothing forwarded', async (method, path, body) => {
+    await attack((x) => call(gateway.origin, 'bob', method, path.replace('{id}', x), body), alice.plain, UNKNOWN_RESPONSE);
+  });
+
+  it('a conversation named in the query, on a route of bob\'s own', async () => {
+    const bobs = /"id":"(conv_[^"]+)"/.exec((await call(gateway.origin, 'bob', 'POST', '/v1/conversations', {})).text)![1]!;
+    await attack((x) => call(gateway.origin, 'bob', 'GET', `/v1/conversations/${bobs}/items?conversation[id]=${x}`), alice.conversation, UNKNOWN_CONVERSATION);
+    expect((await call(gateway.origin, 'alice', 'GET', `/v1/models?conversation=${alice.conversation}`)).status).toBe(200);
+  });
+});
+
 describe('an item reference (the upstream resolves it organisation-wide; the gateway records no item ids)', () => {
   const refs: Array<[string, string, (id: string) => Record<string, unknown>]> = [
     ['POST', '/v1/responses', (id) => ({ model: 'fake-model', input: [{ type: 'item_reference', id }] })],

@@ -67,6 +67,20 @@ describe('without passThrough', () => {
   });
 });
 
+it('headers that name another method or path (method overrides, original-URL headers) never reach the upstream', async () => {
+  const before = upstream.requests.length;
+  const overrides = {
+    'x-http-method-override': 'DELETE', 'x-http-method': 'DELETE', 'x-method-override': 'DELETE', 'x-original-method': 'DELETE',
+    'x-original-url': '/v1/files', 'x-rewrite-url': '/v1/files', 'x-original-uri': '/v1/files', 'x-forwarded-uri': '/v1/files',
+    'x-forwarded-path': '/v1/files', 'x-forwarded-prefix': '/v1/files', 'x-envoy-original-path': '/v1/files',
+  };
+  const r = await fetch(`${closed.origin}/v1/models/fake-model`, { headers: { authorization: 'Bearer user-bob', ...overrides } });
+  await r.text();
+  const sent = upstream.requests.slice(before);
+  expect(sent.map((q) => `${q.method} ${q.url}`)).toEqual(['GET /v1/models/fake-model']);
+  for (const name of Object.keys(overrides)) expect([name, sent[0]!.headers[name]]).toEqual([name, undefined]);
+});
+
 describe('with passThrough', () => {
   it('forwards exactly what the patterns name, on the normalised path', async () => {
     for (const [method, path, sent] of [
