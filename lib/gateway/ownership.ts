@@ -76,6 +76,9 @@ const own = (o: Record<string, unknown>, k: string): unknown => (Object.prototyp
  * (never forwarded for an upstream to read in its own way).
  */
 export function idsInBody(body: Record<string, unknown>): BodyId[] {
+  // A `__proto__` key is an own property once parsed, but a JavaScript upstream merging the body could make its
+  // fields the body's own: refused, as in no API body.
+  if (Object.prototype.hasOwnProperty.call(body, '__proto__')) throw invalidRequest("Unrecognized request argument supplied: __proto__", '__proto__', 'unknown_parameter');
   const out: BodyId[] = [];
   for (const param of RESPONSE_FIELDS) {
     const v = own(body, param);

@@ -83,6 +83,13 @@ describe('a body naming another owner\'s response', () => {
     expect(JSON.parse(sent[0]!.body)).toMatchObject({ previous_response_id: bobs });
   });
 
+  it('a __proto__ key (its fields the body\'s own to an upstream that merges it) is a 400, never forwarded', async () => {
+    const before = upstream.requests.length;
+    const r = await call(gateway.origin, 'bob', 'POST', '/v1/responses', `{"model":"fake-model","input":"Hi","__proto__":{"previous_response_id":"${alice.plain}"}}`);
+    expect(r.status).toBe(400);
+    expect(upstream.requests.slice(before)).toEqual([]);
+  });
+
   it('an id that is not a string is a 400, never forwarded', async () => {
     const before = upstream.requests.length;
     for (const v of [[alice.plain], { id: alice.plain }, 42]) {
