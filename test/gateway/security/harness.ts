@@ -6,7 +6,7 @@ import { createServer, request as httpRequest, type IncomingMessage, type Server
 import type { AddressInfo, Socket } from 'node:net';
 import { join } from 'node:path';
 import { startFakeProvider, type FakeProvider, type FakeProviderOptions } from '../../../lib/testing/index';
-import { ensureBuilt, ROOT } from '../../package/helpers';
+import { ROOT, run } from '../../package/helpers';
 
 /** The gateway's own upstream key, shared by every user: it must never reach a client. */
 export const SHARED_KEY = 'sk-proj-GATEWAYSECRETgatewaysecret0123456789abcdef';
@@ -119,7 +119,8 @@ export interface GatewayProcess {
  * user `<name>` (its owner), anything else a 401; every user goes upstream with {@link SHARED_KEY}.
  */
 export async function startGatewayProcess(options: GatewayProcessOptions): Promise<GatewayProcess> {
-  await ensureBuilt();
+  // The process runs dist/: rebuilt when older than the sources (atomic, so suites may race), never a stale one.
+  await run(process.execPath, [join(ROOT, 'scripts', 'build.mjs'), '--if-stale'], { cwd: ROOT, maxBuffer: 64 * 1024 * 1024 });
   const entry = join(ROOT, 'dist', 'cjs', 'lib', 'gateway', 'index.js');
   const script = `
     const { createServer } = require('node:http');
