@@ -13,7 +13,7 @@ import { outFor, paint } from './style.js';
 export async function runGateway(argv: readonly string[], io: IO): Promise<number> {
   const a = parse(
     argv,
-    { port: 'string', host: 'string', upstream: 'string', redis: 'string', background: 'boolean', fake: 'boolean', 'lease-ms': 'string', 'fake-delay': 'string' },
+    { port: 'string', host: 'string', upstream: 'string', redis: 'string', background: 'boolean', fake: 'boolean', 'lease-ms': 'string', 'fake-delay': 'string', 'pass-through': 'string', 'access-log': 'boolean' },
     0,
   );
   const port = a.flags.port === undefined ? 8080 : a.int('port', { max: 65535, what: '0 picks a free port' });
@@ -24,6 +24,8 @@ export async function runGateway(argv: readonly string[], io: IO): Promise<numbe
   if (a.flags['fake-delay'] !== undefined && !a.flags.fake) throw usage('--fake-delay applies to --fake only');
   const redis = typeof a.flags.redis === 'string' ? a.flags.redis : undefined;
   if (redis !== undefined && !/^rediss?:\/\//.test(redis)) throw usage('--redis takes a redis:// or rediss:// URL');
+  // Comma-separated "METHOD /v1/path" patterns: createGateway's passThrough (checked there, named here).
+  const passThrough = typeof a.flags['pass-through'] === 'string' ? a.flags['pass-through'].split(',').map((p) => p.trim()).filter(Boolean) : undefined;
 
   const out = outFor(io.stdout, io.env);
   const log = (t: string): void => void io.stdout.write(`${t}\n`);
@@ -36,10 +38,15 @@ export async function runGateway(argv: readonly string[], io: IO): Promise<numbe
 
   let gateway;
   try {
-    gateway = createGateway({ upstream, ...(redis ? { log: redis } : {}), background: a.flags.background === true, ...(leaseMs !== undefined ? { leaseMs } : {}) });
+    gateway = createGateway({
+      upstream, ...(redis ? { log: redis } : {}), background: a.flags.background === true, ...(leaseMs !== undefined ? { leaseMs } : {}),
+      ...(passThrough ? { passThrough } : {}), ...(a.flags['access-log'] === true ? { accessLog: 'stdout' as const } : {}),
+    });
   } catch (e) {
     await provider?.close();
-    throw new CLIError(`${flag !== undefined ? '--upstream' : 'OPENAI_BASE_URL'}: ${e instanceof Error ? e.message : String(e)}`, 2);
+    const message = e instanceof Error ? e.message : String(e);
+    const option = /passThrough/.test(message) ? '--pass-through' : flag !== undefined ? '--upstream' : 'OPENAI_BASE_URL';
+    throw new CLIError(`${option}: ${message}`, 2);
   }
   const server = createServer(gateway);
   const sockets = new Set<Socket>();

@@ -54,6 +54,9 @@ export const COMMAND_HELP = {
     --lease-ms N            how soon another instance may take a dead one's stream over (default 10000)
     --fake                  serve the built-in fake provider as the upstream (offline, no key)
     --fake-delay MS         milliseconds between the fake provider's events (default 20)
+    --pass-through LIST     forward these routes too, unchecked ("GET /v1/files,POST /v1/files";
+                            default none: routes the gateway does not implement are a 404)
+    --access-log            one JSON line per request on stdout (never a key or a body)
 `,
   },
 } as const satisfies Record<string, CommandHelp>;

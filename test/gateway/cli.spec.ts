@@ -2,6 +2,8 @@
 // no key), the official SDK streams through it, SIGTERM / SIGINT stop it cleanly (exit 0), bad flags are usage errors.
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import OpenAI from 'openai';
 
@@ -104,6 +106,39 @@ describe('openai-rx gateway', () => {
     expect(await run.exited).toBe(0);
   });
 
+  it('--pass-through forwards the listed routes only, and --access-log writes a JSON line per request with no key', async () => {
+    const seen: string[] = [];
+    const upstream = createServer((req, res) => {
+      seen.push(`${req.method} ${req.url}`);
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{"object":"list","data":[]}');
+    });
+    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+    try {
+      const origin = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
+      const run = cli(['gateway', '--port', '0', '--upstream', `${origin}/v1`, '--pass-through', 'GET /v1/files, GET /v1/batches/*', '--access-log']);
+      const baseURL = await baseURLOf(run);
+      const get = async (path: string): Promise<number> => {
+        const r = await fetch(`${baseURL}${path}`, { headers: { authorization: 'Bearer sk-user-key-0123456789abcdef' } });
+        await r.text();
+        return r.status;
+      };
+      expect(await get('/files')).toBe(200);
+      expect(await get('/batches/batch_1')).toBe(200);
+      expect(await get('/vector_stores')).toBe(404);
+      expect(seen).toEqual(['GET /v1/files', 'GET /v1/batches/batch_1']);
+      run.child.kill('SIGTERM');
+      expect(await run.exited).toBe(0);
+      const lines = run.out().split('\n').filter((l) => l.startsWith('{'));
+      expect(lines.length).toBeGreaterThanOrEqual(3);
+      expect(lines.map((l) => (JSON.parse(l) as { status: number }).status)).toEqual(expect.arrayContaining([200, 200, 404]));
+      expect(run.out()).not.toContain('sk-user-key');
+    } finally {
+      upstream.closeAllConnections();
+      await new Promise<void>((resolve) => upstream.close(() => resolve()));
+    }
+  });
+
   it('a bad OPENAI_BASE_URL is a usage error naming OPENAI_BASE_URL', async () => {
     const run = cli(['gateway', '--port', '0'], { OPENAI_BASE_URL: 'localhost:8000' });
     expect(await run.exited).toBe(2);
@@ -116,6 +151,7 @@ describe('openai-rx gateway', () => {
     [['gateway', '--redis', 'localhost:6379'], /--redis takes a redis:\/\/ or rediss:\/\/ URL/],
     [['gateway', '--upstream', 'ftp://example.com/v1'], /unsupported scheme/],
     [['gateway', '--bogus'], /Unknown option '--bogus'/],
+    [['gateway', '--pass-through', 'GET /v1/responses/*'], /^openai-rx: --pass-through: /],
   ])('%j is a usage error (status 2, one line)', async (args, message) => {
     const run = cli(args);
     expect(await run.exited).toBe(2);
