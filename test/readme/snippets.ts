@@ -36,6 +36,7 @@ declare const userId: string;
 declare const responseId: string;
 declare const saved: number;
 declare const config: { apiKey?: string; baseURL?: string };
+declare function authorize(req: IncomingMessage): Promise<{ owner: string }>;
 // The `declare` lines of the docs' snippets, as they print them.
 declare function userOfSession(sessionId: string | undefined): Promise<string | undefined>; // your sign-in's sessions
 declare function serveApp(req: IncomingMessage, res: ServerResponse): void; // the Angular build, the sign-in page
@@ -188,6 +189,9 @@ const gateway = createGateway({
 createServer(gateway).listen(8080);
 process.on('SIGTERM', () => void gateway.close());
 // clients: new OpenAI({ baseURL: 'http://localhost:8080/v1' })
+}
+{
+createGateway({ authorize, passThrough: ['GET /v1/files', 'POST /v1/files', 'GET /v1/vector_stores/*'] });
 }
 {
 const gateway = createGateway({
