@@ -257,14 +257,16 @@ export class ResponseMismatchError extends OpenAIRxError {
 
 /**
  * The durable event log failed: `reason` says how (see `EventLog`; `forbidden`: the store refused a command or
- * key to the log's user, e.g. a Redis ACL without it); `retryable` when trying again can help.
+ * key to the log's user, e.g. a Redis ACL without it; `lost`: the log holds less than was already acknowledged
+ * or delivered, events lost when a Redis master died before its replica had them; `corrupt`: a stream's keys
+ * are not what the log wrote, e.g. overwritten with another type); `retryable` when trying again can help.
  */
 export class EventLogError extends OpenAIRxError {
   override readonly name = 'EventLogError';
   readonly code = 'event_log_error';
   override readonly retryable: boolean;
   constructor(
-    readonly reason: 'lease_held' | 'fenced' | 'limit' | 'unavailable' | 'not_found' | 'forbidden',
+    readonly reason: 'lease_held' | 'fenced' | 'limit' | 'unavailable' | 'not_found' | 'forbidden' | 'lost' | 'corrupt',
     message: string,
     readonly responseId?: string,
   ) {

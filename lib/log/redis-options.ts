@@ -26,6 +26,22 @@ export interface RedisEventLogOptions {
    * Default 5000.
    */
   readonly commandTimeoutMs?: number;
+  /**
+   * How long a call keeps trying again through a transient failure (a Cluster failover's MOVED, ASK, TRYAGAIN,
+   * CLUSTERDOWN, a restarted Redis's LOADING, a closed connection, a timeout) before it fails with
+   * `EventLogError('unavailable')`, in ms. A replica's promotion takes a few seconds. Default 20 000.
+   */
+  readonly retryBudgetMs?: number;
+  /**
+   * How many replicas must confirm an append (`WAIT`) before it counts as stored: with 1 or more, what an append
+   * acknowledged survives its master's death. Default 0 (acknowledged once the master has it; see
+   * docs/durable-log.md for what a failover can lose then).
+   */
+  readonly replicas?: number;
+  /** How long one `WAIT` for `replicas` may take before the append is tried again, in ms. Default 1000. */
+  readonly replicaTimeoutMs?: number;
+  /** Where the log's warnings go (an eviction policy that can drop its keys). Default `console.warn`. */
+  readonly warn?: (message: string) => void;
 }
 
 /** The options with their defaults filled in, as the parts of the log use them. */
@@ -36,6 +52,10 @@ export interface RedisLogSettings {
   readonly maxEvents: number;
   readonly maxBytes: number;
   readonly timeoutMs: number;
+  readonly retryBudgetMs: number;
+  readonly replicas: number;
+  readonly replicaTimeoutMs: number;
+  readonly warn: (message: string) => void;
 }
 
 const DAY = 24 * 60 * 60 * 1000;
@@ -52,5 +72,9 @@ export function redisLogSettings(options: RedisEventLogOptions): RedisLogSetting
     maxEvents: options.maxEvents ?? 100_000,
     maxBytes: options.maxBytes ?? 64 * 1024 * 1024,
     timeoutMs: options.commandTimeoutMs ?? 5000,
+    retryBudgetMs: Math.max(0, options.retryBudgetMs ?? 20_000),
+    replicas: Math.max(0, Math.floor(options.replicas ?? 0)),
+    replicaTimeoutMs: Math.max(1, Math.round(options.replicaTimeoutMs ?? 1000)),
+    warn: options.warn ?? ((message: string) => console.warn(message)),
   };
 }

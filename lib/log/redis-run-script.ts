@@ -1,6 +1,7 @@
 import type { Cluster, Redis } from 'ioredis';
 import type { RedisConnections } from './redis-connection.js';
 import { refusal } from './redis-refused.js';
+import { exhausted, withRetry } from './redis-retry.js';
 import type { LogScope } from './types.js';
 
 /** Runs one of the log's Lua scripts on the keys given (by default the scope's stream keys); resolves with its reply. */
@@ -24,7 +25,7 @@ const shaOf = (script: string): Promise<string> => {
  * Runs scripts by their SHA (EVALSHA), sending one whole (EVAL, which caches it in Redis) on its first use
  * and whenever Redis does not know it (restarted, flushed, another Cluster node).
  */
-export function scriptRunner(conn: RedisConnections, keysOf: (scope: LogScope) => string[]): RunScript {
+export function scriptRunner(conn: RedisConnections, keysOf: (scope: LogScope) => string[], retryBudgetMs = 0): RunScript {
   /** The SHA-1 of each script an EVAL of this runner has cached in Redis: the calls after it go by it. */
   const shas = new Map<string, string>();
   /** The EVAL of a script not known by SHA yet, while under way: the calls until it answered wait for it. */
@@ -72,9 +73,18 @@ export function scriptRunner(conn: RedisConnections, keysOf: (scope: LogScope) =
       return first;
     };
     // A call the ACL refuses inside the script: named from the script's line (Redis 7.0 names only the line).
-    const named = call().catch((e: unknown) => {
-      throw refusal(e, scope, script) ?? e;
-    });
-    return (await conn.timed(named, scope, 2 * conn.timeoutMs)) as string[];
+    const once = (): Promise<string[]> => {
+      const named = call().catch((e: unknown) => {
+        throw refusal(e, scope, script) ?? e;
+      });
+      return conn.timed(named, scope, 2 * conn.timeoutMs) as Promise<string[]>;
+    };
+    if (retryBudgetMs <= 0) return once();
+    // Every script of the log can run twice to the same effect (lib/log/redis-retry.ts).
+    try {
+      return await withRetry(once, { budgetMs: retryBudgetMs, stopped: conn.isClosed });
+    } catch (e) {
+      throw exhausted(e, retryBudgetMs, scope);
+    }
   };
 }

@@ -38,7 +38,7 @@ export function redisEventLog(options: RedisEventLogOptions = {}): EventLog & Fo
   const settings = redisLogSettings(options);
   const conn = redisConnections({ url: options.url, client: options.client, timeoutMs: settings.timeoutMs, keyPrefix: settings.keyPrefix });
   const keysOf = (scope: LogScope): string[] => streamKeyList(settings.keyPrefix, scope);
-  const run = scriptRunner(conn, keysOf);
+  const run = scriptRunner(conn, keysOf, settings.retryBudgetMs);
   const { acquire, renew, release, flush } = redisLease(conn, run, settings);
   const { read, wait, state } = redisRead(conn, run, settings);
 
