@@ -259,14 +259,15 @@ export class ResponseMismatchError extends OpenAIRxError {
  * The durable event log failed: `reason` says how (see `EventLog`; `forbidden`: the store refused a command or
  * key to the log's user, e.g. a Redis ACL without it; `lost`: the log holds less than was already acknowledged
  * or delivered, events lost when a Redis master died before its replica had them; `corrupt`: a stream's keys
- * are not what the log wrote, e.g. overwritten with another type); `retryable` when trying again can help.
+ * are not what the log wrote, e.g. overwritten with another type; `invalid`: what was given cannot be recorded, e.g.
+ * an event without a sequence number, or a stream with no response id); `retryable` when trying again can help.
  */
 export class EventLogError extends OpenAIRxError {
   override readonly name = 'EventLogError';
   readonly code = 'event_log_error';
   override readonly retryable: boolean;
   constructor(
-    readonly reason: 'lease_held' | 'fenced' | 'limit' | 'unavailable' | 'not_found' | 'forbidden' | 'lost' | 'corrupt',
+    readonly reason: 'lease_held' | 'fenced' | 'limit' | 'unavailable' | 'not_found' | 'forbidden' | 'lost' | 'corrupt' | 'invalid',
     message: string,
     readonly responseId?: string,
   ) {

@@ -1,11 +1,17 @@
 import { Observable, type MonoTypeOperatorFunction, type Subscription } from 'rxjs';
-import { EventLogError } from '../lib/errors.js';
+import { EventLogError, ResponseMismatchError } from '../lib/errors.js';
 import { responseIdOf } from '../lib/events/guards.js';
 import type { ResponseStreamEvent } from '../lib/events/responses.js';
 import type { EventLog } from '../lib/log/types.js';
 import { LogWriter, type LogWriterOptions } from '../lib/log/writer.js';
 
 export interface PersistToOptions extends LogWriterOptions {
+  /**
+   * The response the stream belongs to, for a stream that does not start with `response.created` (a resumed one:
+   * `retrieveResponseStream(id, { startingAfter })`, a takeover): its events are recorded under this id from
+   * the first one. A lifecycle event naming another response ends the stream with `ResponseMismatchError`.
+   */
+  readonly responseId?: string;
   /** The application's owner of the stream (e.g. a hash of the caller's credentials). Default `''`. */
   readonly owner?: string;
   /**
@@ -23,7 +29,7 @@ export interface PersistToOptions extends LogWriterOptions {
 
 /**
  * Records every event of a Responses stream in an {@link EventLog} and passes the events on unchanged, at
- * once. The key is the id of `response.created` (and `owner`); the lease is acquired there, renewed every
+ * once. The key is the id of `response.created` or the `responseId` option (and `owner`); the lease is acquired at the first event to record, renewed every
  * third of `leaseMs` and released at the end or on unsubscribe. Writes are batched: while one append is in
  * flight the next events queue and go together, and a lone event goes at the end of the turn it came in
  * (with every event of that turn; on Redis, every stream's in one script call), or after `maxBatchDelay` ms
@@ -32,6 +38,18 @@ export interface PersistToOptions extends LogWriterOptions {
  * `EventLogError` (unless `onWriteError: 'continue'`). Completion (and a source error) waits until the
  * last append is acknowledged: "completed" means "durable". Readers follow the stream with
  * {@link fromEventLog}, from this process or another one connected to the same store.
+ *
+ * Nothing is skipped in silence, so "completed" never means "nothing stored":
+ * - A stream that does not start with `response.created` (a resumed one) is recorded under the `responseId`
+ *   option. Without it, events before `response.created` wait for it (up to `maxPending`); a stream that ends
+ *   without one has no id to be recorded under, and instead of completing it fails with
+ *   `EventLogError('invalid')` (a write failure: in `'continue'` mode `onWriteFailed` is told and it completes).
+ *   With `responseId`, a stream with no event at all completes (nothing to record).
+ * - An event whose `sequence_number` is not an integer ≥ 0 cannot be placed in the log: `EventLogError('invalid')`
+ *   naming its type and position (0 first), a write failure like any other.
+ * - A lifecycle event (`response.created`, …) naming another response than the `responseId` option (or than
+ *   the first `response.created`) ends the stream with `ResponseMismatchError` naming both, whatever
+ *   `onWriteError` says: the source is another answer, not a log that failed.
  *
  * ```
  * source:   -a-b-c|          (a = response.created; an append takes 3 frames)
@@ -47,6 +65,10 @@ export interface PersistToOptions extends LogWriterOptions {
  *   .subscribe();
  * // a reader elsewhere:
  * fromEventLog(log, responseId, { owner: userId }).pipe(outputText()).subscribe(render);
+ * // the rest of an interrupted stream, recorded after what the log holds:
+ * retrieveResponseStream(responseId, { startingAfter: lastStored }, config)
+ *   .pipe(persistTo(log, { owner: userId, responseId }))
+ *   .subscribe();
  * ```
  */
 export function persistTo(log: EventLog, options: PersistToOptions = {}): MonoTypeOperatorFunction<ResponseStreamEvent> {
@@ -55,8 +77,9 @@ export function persistTo(log: EventLog, options: PersistToOptions = {}): MonoTy
   return (source) =>
     new Observable<ResponseStreamEvent>((subscriber) => {
       let writer: LogWriter | undefined;
-      let durable = true; // false once a write failed in 'continue' mode (or the stream has no id)
-      let early: ResponseStreamEvent[] = []; // events before response.created
+      let durable = true; // false once a write failed in 'continue' mode
+      let early: ResponseStreamEvent[] = []; // events before response.created (without the responseId option)
+      let recordedId = options.responseId; // the id the stream is recorded under, once known
       let ending: (() => void) | undefined;
       let upstream: Subscription | undefined;
 
@@ -84,27 +107,48 @@ export function persistTo(log: EventLog, options: PersistToOptions = {}): MonoTy
         });
       };
 
+      const mismatch = (carried: string, e: ResponseStreamEvent): void => {
+        writer?.stop(true);
+        writer = undefined;
+        durable = false;
+        upstream?.unsubscribe();
+        subscriber.error(new ResponseMismatchError(recordedId!, carried, e.type));
+      };
+
       upstream = source.subscribe({
         next(e) {
           subscriber.next(e);
-          if (!durable || subscriber.closed) return;
+          if (subscriber.closed) return;
+          const carried = responseIdOf(e);
+          // Another answer than the one recorded: not a failure of the log, so never carried on past.
+          if (carried !== undefined && recordedId !== undefined && carried !== recordedId) return mismatch(carried, e);
+          if (!durable) return;
           if (!writer) {
-            const id = e.type === 'response.created' ? responseIdOf(e) : undefined;
-            if (id === undefined) {
+            if (recordedId === undefined && e.type === 'response.created') recordedId = carried;
+            if (recordedId === undefined) {
               early.push(e);
               if (early.length > maxPending) onWriteError(new EventLogError('limit', `more than ${maxPending} events before response.created (maxPending)`));
               return;
             }
-            writer = new LogWriter(log, { responseId: id, owner: options.owner }, options, onWriteError);
-            writer.acquire();
+            const w = new LogWriter(log, { responseId: recordedId, owner: options.owner }, options, onWriteError);
+            writer = w;
+            w.acquire();
             const before = early;
             early = [];
-            for (const x of before) writer?.push(x);
+            for (const x of before) w.push(x);
           }
           writer?.push(e);
         },
         error: (err: unknown) => end(() => subscriber.error(err)),
-        complete: () => end(() => subscriber.complete()),
+        complete: () => {
+          if (!writer && durable && recordedId === undefined) {
+            // Nothing could be recorded: completing would tell the subscriber that the stream is durable.
+            const n = early.length;
+            onWriteError(new EventLogError('invalid', `the stream ended after ${n} event${n === 1 ? '' : 's'} without response.created and without the responseId option: nothing was recorded`));
+            return subscriber.complete(); // 'continue' mode: told, then completed (after the error: nothing)
+          }
+          end(() => subscriber.complete());
+        },
       });
       // Downstream may have unsubscribed during a synchronous emission, before `upstream` was set.
       if (subscriber.closed) upstream.unsubscribe();

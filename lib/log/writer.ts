@@ -48,11 +48,24 @@ export function asEventLogError(e: unknown, responseId: string): EventLogError {
   return new EventLogError('unavailable', message, responseId);
 }
 
+/** Whether an event can be placed in a log: a `sequence_number` that is an integer ≥ 0 (what the stores key it by). */
+export const isPlaceable = (e: ResponseStreamEvent): boolean => Number.isSafeInteger(e.sequence_number) && (e.sequence_number as number) >= 0;
+
+/** The error for an event no log can place, naming its type and its position among the events pushed (0 first). */
+export function unplaceable(e: ResponseStreamEvent, position: number, responseId: string): EventLogError {
+  const type = typeof e.type === 'string' ? JSON.stringify(e.type.slice(0, 64)) : 'without a type';
+  const n = e.sequence_number;
+  const seq = n === undefined ? 'no sequence_number' : `sequence_number ${typeof n === 'number' ? String(n) : `of type ${typeof n}`}`;
+  return new EventLogError('invalid', `event ${position} of the stream (type ${type}) has ${seq} where an integer ≥ 0 was expected: it cannot be placed in the log`, responseId);
+}
+
 /**
  * Writes one stream's events to a log under a lease: acquires it, renews it every third of `leaseMs`,
  * appends in batches (while one append is in flight the next events queue and go together; a lone event
  * goes at the end of the turn, or after `maxBatchDelay` when set), and releases it at the end. Every failure goes once to `onError` as an
- * `EventLogError`, after which the writer is stopped. The log's promises are only ever `then`ed (never
+ * `EventLogError`, after which the writer is stopped; so does an event pushed without a `sequence_number` that is an
+ * integer ≥ 0 (`'invalid'`, naming its type and position): the logs cannot place it, and skipping it would leave
+ * a gap nobody is told about. The log's promises are only ever `then`ed (never
  * awaited), so a test's fake log may settle them on the TestScheduler's clock.
  */
 export class LogWriter {
@@ -70,6 +83,8 @@ export class LogWriter {
   private renewal: Subscription | undefined;
   private onIdle: (() => void) | undefined;
   private stopped = false;
+  /** Events pushed so far: the position an unplaceable one is named by. */
+  private pushed = 0;
 
   constructor(
     private readonly log: EventLog,
@@ -108,6 +123,11 @@ export class LogWriter {
   /** Queues an event for the next append. */
   push(e: ResponseStreamEvent): void {
     if (this.stopped) return;
+    const position = this.pushed++;
+    if (!isPlaceable(e)) {
+      this.fail(unplaceable(e, position, this.scope.responseId));
+      return;
+    }
     this.queue.push(e);
     if (this.queue.length > this.maxPending) {
       this.fail(new EventLogError('limit', `more than ${this.maxPending} events wait for the log (maxPending)`, this.scope.responseId));
