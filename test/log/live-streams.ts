@@ -121,7 +121,10 @@ export function summary(wrong: readonly string[]): string[] {
   if (wrong.length <= 10) return [...wrong];
   const kinds = new Map<string, number>();
   for (const w of wrong) {
-    const k = w.replace(/resp_[\w-]+/g, '<id>').replace(/\d+ of \d+ events/, 'n of m events');
+    const k = w
+      .replace(/resp_[\w-]+/g, '<id>')
+      .replace(/differs at index \d+ \(got [^)]*\)/, 'differs at index i')
+      .replace(/\d+ of \d+ events/, 'n of m events');
     kinds.set(k, (kinds.get(k) ?? 0) + 1);
   }
   return [`${wrong.length} wrong:`, ...[...kinds].map(([k, n]) => `${n} × ${k}`)];

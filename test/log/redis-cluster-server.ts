@@ -36,8 +36,13 @@ export interface RedisCluster {
   masterOf(key: string): Promise<number>;
   /** SIGKILLs the master on `port`, then waits until one of its replicas serves its slots and the survivors are ready again. */
   killMaster(port: number): Promise<{ readonly promoted: number; readonly ms: number }>;
-  /** SIGKILLs any node (no wait for the cluster to settle). */
+  /** SIGKILLs any node (no wait for the cluster to settle); the signal is sent before the first await. */
   kill(port: number): Promise<void>;
+  /** SIGSTOPs a node (it hangs: its sockets stay open, it answers nothing); `resume` continues it. */
+  pause(port: number): void;
+  resume(port: number): void;
+  /** The ports of the live replicas of the master on `port`, as a live node sees them. */
+  replicasOf(port: number): Promise<number[]>;
   /** Starts a killed node again on its ports (it rejoins, as a replica when its slots moved) and waits until all is ready. */
   restartNode(port: number): Promise<void>;
   /** Waits until the cluster is ready (see above) and updates `nodes`. */
@@ -247,10 +252,18 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
   const killProc = async (p: Proc): Promise<void> => {
     const c = p.child;
     if (!c) return;
-    c.kill('SIGKILL');
+    c.kill('SIGKILL'); // (a stopped process dies of it too)
     await closed(c);
     p.child = undefined;
     p.role = 'down';
+  };
+
+  const replicasOf = async (port: number): Promise<number[]> => {
+    const survivor = alive().find((q) => q.port !== port);
+    if (!survivor) throw new Error('no other node is alive');
+    const me = (await nodesSeenBy(port)).find((n) => n.flags.includes('myself'));
+    if (!me?.flags.includes('master') || me.slots === 0) throw new Error(`the node on port ${port} is not a master serving slots`);
+    return (await nodesSeenBy(survivor.port)).filter((n) => n.masterId === me.id && !n.flags.some((f) => f.startsWith('fail'))).map((n) => n.port);
   };
 
   const stop = async (): Promise<void> => {
@@ -289,22 +302,19 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
     },
     async killMaster(port) {
       const p = byPort(port);
-      const survivor = alive().find((q) => q !== p);
-      if (!survivor) throw new Error('no other node is alive');
-      const me = (await nodesSeenBy(port)).find((n) => n.flags.includes('myself'));
-      if (!me?.flags.includes('master') || me.slots === 0) throw new Error(`the node on port ${port} is not a master serving slots`);
-      const replicas = (await nodesSeenBy(survivor.port)).filter((n) => n.masterId === me.id && !n.flags.some((f) => f.startsWith('fail')));
+      const replicas = await replicasOf(port);
       if (replicas.length === 0) throw new Error(`the master on port ${port} has no live replica to take over`);
       const killed = Date.now();
       await killProc(p);
       await settle(`after killing the master on port ${port}`);
-      const promoted = replicas.find((r) => byPort(r.port).role === 'master');
-      if (!promoted) throw new Error(`none of ${replicas.map((r) => r.port).join(',')} took over from ${port}`);
-      return { promoted: promoted.port, ms: Date.now() - killed };
+      const promoted = replicas.find((r) => byPort(r).role === 'master');
+      if (promoted === undefined) throw new Error(`none of ${replicas.join(',')} took over from ${port}`);
+      return { promoted, ms: Date.now() - killed };
     },
-    async kill(port) {
-      await killProc(byPort(port));
-    },
+    kill: (port) => killProc(byPort(port)),
+    pause: (port) => void byPort(port).child?.kill('SIGSTOP'),
+    resume: (port) => void byPort(port).child?.kill('SIGCONT'),
+    replicasOf,
     async restartNode(port) {
       const p = byPort(port);
       if (p.child) throw new Error(`the node on port ${port} is running: kill it first`);
