@@ -1,5 +1,6 @@
 // What `GET /metrics` reports: streams in flight, events per second, and how far the event log lags behind
 // (appends in flight, the age of the oldest, their latency).
+import { followOf } from '../log/follow.js';
 import type { EventLog } from '../log/types.js';
 
 export interface GatewayMetricsSnapshot {
@@ -64,7 +65,7 @@ export class GatewayMetrics {
     clearInterval(this.timer);
   }
 
-  /** The log, with its appends timed. */
+  /** The log, with its appends timed; with `follow` when `log` has it (else every reader would poll it). */
   measure(log: EventLog): EventLog {
     // A log of the user's that throws instead of rejecting is counted (and settled) like one that rejects.
     const failed = <T>(call: () => Promise<T>): Promise<T> => {
@@ -100,6 +101,13 @@ export class GatewayMetrics {
       state: (s) => failed(() => log.state(s)),
       cancel: (s) => failed(() => log.cancel(s)),
       close: () => log.close(),
+      ...followOf(log, (h) => ({
+        ...h,
+        error: (e) => {
+          this.logErrors++;
+          h.error(e);
+        },
+      })),
     };
   }
 

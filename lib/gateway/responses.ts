@@ -6,6 +6,7 @@ import { catchError, from, lastValueFrom, Observable, throwError, timeout, type 
 import type { ResponseStreamEvent } from '../events/responses.js';
 import { checkResponseId, streamResponse, type ResponsesStreamConfig } from '../http/transports.js';
 import { fromEventLog } from '../log/from-event-log.js';
+import { followOf } from '../log/follow.js';
 import type { EventLog, LogScope } from '../log/types.js';
 import { EventLogError } from '../errors.js';
 import { accumulateResponse } from '../../operators/accumulateResponse.js';
@@ -53,6 +54,7 @@ function watchCancel(log: EventLog, onCancelled: (scope: LogScope) => void): Eve
     state: (s) => log.state(s),
     cancel: (s) => log.cancel(s),
     close: () => log.close(),
+    ...followOf(log),
   };
 }
 

@@ -1,4 +1,4 @@
-export type { EventLog, Lease, LogEnd, LogScope, LogState } from './types.js';
+export type { EventLog, FollowHandlers, Lease, LogEnd, LogScope, LogState } from './types.js';
 export { memoryEventLog, type MemoryEventLogOptions } from './memory.js';
 export { fromEventLog, type FromEventLogOptions } from './from-event-log.js';
 export { cancelResponse } from './cancel.js';

@@ -1,3 +1,4 @@
+import type { EventLogError } from '../errors.js';
 import type { ResponseStreamEvent } from '../events/responses.js';
 
 // The contract of a durable event log: the events of response streams, keyed by response id (and the
@@ -30,6 +31,22 @@ export interface LogState {
   readonly end: LogEnd | undefined;
   /** The current lease, `undefined` when none is held or it lapsed. */
   readonly lease: Lease | undefined;
+}
+
+/** Where a follower's news goes (`EventLog.follow`). */
+export interface FollowHandlers {
+  /** The next stored events after the last ones handed over (in order, each once; a batch is never empty). */
+  readonly events: (batch: ResponseStreamEvent[]) => void;
+  /** The stream ended (terminal event stored or cancelled); the events before it may still be in flight. */
+  readonly end: () => void;
+  /** The log failed; nothing more is called. */
+  readonly error: (e: EventLogError) => void;
+  /**
+   * Every event stored before `at` (a `Date.now()`) has been handed to `events`, the follower is caught up as
+   * of then. A log may call it after each read of the stream; the reader uses it to tell a follow that is
+   * slow (keep waiting) from one that has stalled (read the log itself).
+   */
+  readonly synced?: (at: number) => void;
 }
 
 export interface EventLog {
@@ -70,4 +87,12 @@ export interface EventLog {
   cancel(scope: LogScope): Promise<void>;
   /** Releases the log's own resources (connections it opened, timers). */
   close(): Promise<void>;
+  /**
+   * Optional: hands the events stored after `after` (all when `undefined`) to `handlers.events` as they are
+   * appended, until the returned function is called, and calls `handlers.end` once when the stream ends. Throws
+   * `InvalidParameterError` at once for an `after` that `read` refuses. A log that has it spares each reader a
+   * `wait` then `read` per wake-up (`fromEventLog` uses it when present: `canFollow`). A wrapper of a log must
+   * pass it through when the wrapped log has it (and only then), or its readers fall back to polling.
+   */
+  follow?(scope: LogScope, after: number | undefined, handlers: FollowHandlers): () => void;
 }
