@@ -10,7 +10,7 @@ import type { LogScope } from './types.js';
 
 /** What Redis or ioredis says of a failure that the same call can get past a moment later. */
 const TRANSIENT =
-  /^(?:[a-z]+: )?(?:Redis: )?(?:MOVED|ASK|TRYAGAIN|CLUSTERDOWN|LOADING|MASTERDOWN|READONLY|UNBLOCKED)\b|Connection is closed|Too many Cluster redirections|Reached the max retries per request|ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|EHOSTUNREACH|Stream isn't writeable|None of startup nodes is available|Failed to refresh slots cache|did not answer within|Command timed out|Connection in subscriber mode|Cluster isn't ready|replicas confirmed/;
+  /^(?:[a-z]+: )?(?:Redis: )?(?:MOVED|ASK|TRYAGAIN|CLUSTERDOWN|LOADING|MASTERDOWN|READONLY|UNBLOCKED)\b|Connection is closed|Command aborted due to connection close|Too many Cluster redirections|Reached the max retries per request|ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|EHOSTUNREACH|Stream isn't writeable|None of startup nodes is available|Failed to refresh slots cache|did not answer within|Command timed out|Connection in subscriber mode|Cluster isn't ready|replicas confirmed/;
 
 /** Whether `e` is a failure the same call may get past by trying again (see above). */
 export function isTransient(e: unknown): boolean {
