@@ -23,24 +23,26 @@
 // p99 steady: the p99 of the events sent after the run's first second and before its last (whole-run p99 is the target;
 // '—' for runs under 3 s, as --quick's latency runs are).
 // CPU s: the producer's from the start of the run (not its module loading and setup); Redis's from INFO.
+// bench/durable-cluster.mjs imports measure() and the helpers below to run the same rows on a Redis Cluster.
 import { fork, spawn } from 'node:child_process';
 import { createServer, Socket } from 'node:net';
 import { cpus, loadavg } from 'node:os';
 import { existsSync, writeFileSync } from 'node:fs';
-import { delimiter, join } from 'node:path';
+import { delimiter, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Subject, lastValueFrom, merge, tap, count as rxCount } from 'rxjs';
+import { Cluster, Redis } from 'ioredis';
 
 const argv = process.argv.slice(2);
 const flag = (n) => argv.includes(n);
 const opt = (n, d) => (argv.includes(n) ? argv[argv.indexOf(n) + 1] : d);
 const QUICK = flag('--quick');
 const STATS = flag('--stats'); // Redis INFO commandstats per run: commands and Redis µs per event
-const nowMs = () => Number(process.hrtime.bigint()) / 1e6;
+export const nowMs = () => Number(process.hrtime.bigint()) / 1e6;
 const gc = globalThis.gc ?? (() => {});
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-async function loadRx() {
+export async function loadRx() {
   const root = process.env.OPENAI_RX_DIST ? new URL(`file://${process.env.OPENAI_RX_DIST.replace(/\/?$/, '/')}`) : new URL('../dist/', import.meta.url);
   return import(new URL('esm/lib/index.js', root).href);
 }
@@ -54,12 +56,27 @@ function eventOf(id, seq, total) {
   return { type: 'response.output_text.delta', item_id: `msg_${id}`, output_index: 0, content_index: 0, delta: `${WORDS[seq % WORDS.length]} `, logprobs: [], sequence_number: seq };
 }
 
+/**
+ * A log on `target`: a redis:// URL, or `{ cluster: [{ host, port }, …] }` (an ioredis Cluster of the
+ * application's, passed as `client`); `close` closes the log and that client.
+ */
+export function openLog(rx, target, options = {}) {
+  if (typeof target === 'string') {
+    const log = rx.redisEventLog({ url: target, ...options });
+    return { log, close: () => log.close() };
+  }
+  const client = new Cluster(target.cluster);
+  const log = rx.redisEventLog({ client, ...options });
+  const quit = () => Promise.race([client.quit().catch(() => undefined), sleep(5000)]).finally(() => client.disconnect());
+  return { log, close: () => log.close().finally(quit) };
+}
+
 // =====================================================================================================
 // The producer (child process): `node bench/durable.mjs --child`, driven over IPC.
 // =====================================================================================================
 async function child() {
+  process.once('disconnect', () => process.exit(1)); // the bench is gone
   const job = await new Promise((r) => process.once('message', r));
-  const { Redis } = await import('ioredis');
   const ids = Array.from({ length: job.streams }, (_, i) => `resp_${job.run}_${i}`);
   const total = job.events; // per stream, created and completed included
   let sent = 0;
@@ -115,7 +132,7 @@ async function child() {
 
   const rx = await loadRx();
   // The full run puts 200,000 events in one stream: above the default per-stream limits (100,000 events, 64 MiB).
-  const base = rx.redisEventLog({ url: job.url, maxEvents: 10_000_000, maxBytes: 1024 * 1024 * 1024 });
+  const { log: base, close } = openLog(rx, job.url, { maxEvents: 10_000_000, maxBytes: 1024 * 1024 * 1024 });
   // Counts acknowledged events, so that the producer keeps at most `window` of them unacknowledged.
   const log = {
     ...base,
@@ -161,13 +178,13 @@ async function child() {
   }
   await done;
   await new Promise((r) => process.send({ done: true, t0, sent, ms: nowMs() - t0, cpu: process.cpuUsage(cpu0) }, r));
-  await base.close();
+  await close();
 }
 
 // =====================================================================================================
 // The bench (parent): redis-server, the readers, the table.
 // =====================================================================================================
-async function freePort() {
+export async function freePort() {
   return new Promise((resolve, reject) => {
     const s = createServer();
     s.on('error', reject);
@@ -178,7 +195,7 @@ async function freePort() {
   });
 }
 
-async function ping(port) {
+export async function ping(port) {
   return new Promise((resolve) => {
     const socket = new Socket();
     let data = '';
@@ -196,10 +213,11 @@ async function ping(port) {
   });
 }
 
-async function startRedis() {
+export async function startRedis() {
   const port = await freePort();
   const bin = process.env.REDIS_SERVER ?? 'redis-server';
   const proc = spawn(bin, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no', '--loglevel', 'warning', '--maxclients', '10000'], { stdio: ['ignore', 'ignore', 'inherit'] });
+  process.once('exit', () => proc.kill('SIGKILL')); // no redis-server outlives a bench that crashed
   const deadline = Date.now() + 20_000;
   while (!(await ping(port))) {
     if (proc.exitCode !== null) throw new Error(`${bin} exited (${proc.exitCode})`);
@@ -217,108 +235,158 @@ async function startRedis() {
   };
 }
 
-const pct = (sorted, p) => (sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]);
+export const pct = (sorted, p) => (sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]);
 
 let runs = 0;
-/** One run: a producer child with `job`, the readers here; events/s and latencies. */
-async function measure(rx, url, job) {
+/** Redis's CPU seconds (user + sys) from INFO: the one server's, or the sum over a cluster's nodes (NaN once one is killed). */
+async function redisCpu(url) {
+  const one = async (c) => {
+    c.on('error', () => undefined); // a node killed by the failover run
+    try {
+      const info = await c.info('cpu');
+      return Number(/used_cpu_user:([\d.]+)/.exec(info)[1]) + Number(/used_cpu_sys:([\d.]+)/.exec(info)[1]);
+    } catch {
+      return NaN;
+    } finally {
+      c.disconnect();
+    }
+  };
+  if (typeof url === 'string') return one(new Redis(url));
+  const cpu = await Promise.all(url.cluster.map((n) => one(new Redis({ ...n, retryStrategy: () => null, maxRetriesPerRequest: 0, connectTimeout: 1000 }))));
+  return cpu.reduce((a, b) => a + b, 0);
+}
+
+/**
+ * One run: a producer child with `job`, the readers here; events/s and latencies, and whether every reader was
+ * exact (each sequence_number once, in order). `url`: a redis:// URL or `{ cluster: [{ host, port }, …] }`.
+ * `job.deadlineMs`: fail the run (producer killed, readers stopped) when it has not ended by then;
+ * `job.samples`: keep each event's send time and latency (`samples`); `hooks.go(ids)`: called as the producer starts.
+ * Throws when the producer or a reader fails.
+ */
+export async function measure(rx, url, job, hooks = {}) {
   const run = `${job.design}${job.mode[0]}${job.streams}_${++runs}_${process.pid}`;
   const ids = Array.from({ length: job.streams }, (_, i) => `resp_${run}_${i}`);
   const expected = job.streams * job.events;
   const lat = new Float64Array(expected);
   const sentAt = new Float64Array(expected); // each event's send time, to tell the steady state from the start and end
+  const nextSeq = new Int32Array(job.streams);
   let n = 0;
-  const onEvent = (e) => {
-    sentAt[n] = e.t;
+  let faults = 0;
+  let firstFault;
+  const onEvent = (e, i) => {
+    if (e.sequence_number !== nextSeq[i]) {
+      faults++;
+      firstFault ??= `${ids[i]} delivered sequence_number ${e.sequence_number} where ${nextSeq[i]} was due`;
+    }
+    nextSeq[i] = Math.max(nextSeq[i], e.sequence_number + 1);
+    sentAt[n] = e.t; // past `expected` (a repeat), typed arrays ignore the write
     lat[n++] = nowMs() - e.t;
   };
   gc();
   const producer = fork(fileURLToPath(import.meta.url), ['--child'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv: process.env.DURABLE_CHILD_ARGS ? process.env.DURABLE_CHILD_ARGS.split(' ') : [] });
   const messages = [];
   let notify;
+  let childError;
   producer.on('message', (m) => {
-    messages.push(m);
+    if (m.error) childError = m.error;
+    else messages.push(m);
     notify?.();
   });
   const nextMessage = async () => {
     while (messages.length === 0) await new Promise((r) => (notify = r));
     return messages.shift();
   };
-  const failed = new Promise((_, reject) => producer.once('exit', (code) => code !== 0 && reject(new Error(`producer exited ${code}`))));
+  const failed = new Promise((_, reject) => producer.once('exit', (code) => code !== 0 && reject(new Error(`producer exited ${code}${childError ? `: ${childError}` : ''}`))));
   failed.catch(() => undefined);
-  producer.send({ ...job, run, url });
-  await Promise.race([nextMessage(), failed]); // ready
-
+  let timer;
+  const timedOut = new Promise((_, reject) => {
+    if (job.deadlineMs) timer = setTimeout(() => reject(new Error(`no end after ${job.deadlineMs / 1000} s: the readers had ${n} of ${expected} events`)), job.deadlineMs);
+  });
+  timedOut.catch(() => undefined);
   let reading;
   let cleanup = async () => undefined;
-  if (job.design === 'pubsub') {
-    const { Redis } = await import('ioredis');
-    const sub = new Redis(url);
-    let ended = 0;
-    let allEnded;
-    const finished = new Promise((r) => (allEnded = r));
-    // As resumable-stream's subscriber does: one connection, a channel of its own per reader, one handler each.
-    const handlers = new Map();
-    sub.on('message', (ch, msg) => handlers.get(ch)?.(msg));
-    const onMessage = (msg) => {
-      const e = JSON.parse(msg);
-      onEvent(e);
-      if (e.type === 'response.completed' && ++ended === job.streams) allEnded(nowMs());
+  try {
+    producer.send({ ...job, run, url });
+    await Promise.race([nextMessage(), failed, timedOut]); // ready
+
+    if (job.design === 'pubsub') {
+      const sub = new Redis(url);
+      let ended = 0;
+      let allEnded;
+      const finished = new Promise((r) => (allEnded = r));
+      // As resumable-stream's subscriber does: one connection, a channel of its own per reader, one handler each.
+      const handlers = new Map();
+      sub.on('message', (ch, msg) => handlers.get(ch)?.(msg));
+      const onMessage = (msg, i) => {
+        const e = JSON.parse(msg);
+        onEvent(e, i);
+        if (e.type === 'response.completed' && ++ended === job.streams) allEnded(nowMs());
+      };
+      ids.forEach((id, i) => handlers.set(`bench:${id}`, (msg) => onMessage(msg, i)));
+      await sub.subscribe(...handlers.keys());
+      reading = finished;
+      cleanup = async () => sub.quit();
+    } else {
+      const { log, close } = openLog(rx, url);
+      await log.state({ responseId: 'warm' });
+      let subscription;
+      reading = new Promise((resolve, reject) => {
+        subscription = merge(...ids.map((id, i) => rx.fromEventLog(log, id, { notFoundTimeout: 60_000 }).pipe(tap((e) => onEvent(e, i))))).subscribe({
+          error: (e) => reject(new Error(`a reader failed: ${e?.message ?? e}`)),
+          complete: () => resolve(nowMs()),
+        });
+      });
+      reading.catch(() => undefined); // a reader failing before the run is awaited: reported by the race below
+      cleanup = async () => {
+        subscription.unsubscribe();
+        await close();
+      };
+    }
+    const commandstats = async () => {
+      const c = new Redis(url);
+      const info = await c.info('commandstats');
+      await c.quit();
+      const m = new Map();
+      for (const [, cmd, calls, usec] of info.matchAll(/cmdstat_([\w|]+):calls=(\d+),usec=(\d+)/g)) m.set(cmd, [Number(calls), Number(usec)]);
+      return m;
     };
-    for (const id of ids) handlers.set(`bench:${id}`, onMessage);
-    await sub.subscribe(...handlers.keys());
-    reading = finished;
-    cleanup = async () => sub.quit();
-  } else {
-    const log = rx.redisEventLog({ url });
-    await log.state({ responseId: 'warm' });
-    reading = lastValueFrom(merge(...ids.map((id) => rx.fromEventLog(log, id, { notFoundTimeout: 60_000 }).pipe(tap(onEvent)))), { defaultValue: undefined }).then(() => nowMs());
-    cleanup = async () => log.close();
+    const stats0 = STATS && typeof url === 'string' ? await commandstats() : undefined;
+    const redis0 = await redisCpu(url);
+    const cpu0 = process.cpuUsage();
+    producer.send({ go: true });
+    hooks.go?.(ids);
+    const [end, report] = await Promise.race([Promise.all([reading, nextMessage()]), failed, timedOut]);
+    const cpu = process.cpuUsage(cpu0);
+    const redisSec = (await redisCpu(url)) - redis0;
+    if (stats0) {
+      // Redis commands per event (and Redis µs per event) in this run, the busiest first.
+      const stats1 = await commandstats();
+      const rows = [...stats1].map(([cmd, [calls, usec]]) => [cmd, calls - (stats0.get(cmd)?.[0] ?? 0), usec - (stats0.get(cmd)?.[1] ?? 0)]).filter((r) => r[1] > 0).sort((a, b) => b[2] - a[2]);
+      process.stderr.write(rows.map(([cmd, calls, usec]) => `    ${cmd.padEnd(16)} ${String(calls).padStart(8)} calls  ${(calls / expected).toFixed(3).padStart(7)}/event  ${(usec / expected).toFixed(2).padStart(7)} µs/event  ${(usec / calls).toFixed(1).padStart(7)} µs/call\n`).join(''));
+    }
+    await cleanup();
+    cleanup = async () => undefined;
+    await new Promise((r) => (producer.exitCode !== null ? r() : producer.once('exit', r)));
+    // Exact: every reader delivered each sequence_number once, in order, up to its stream's last.
+    const exact = faults === 0 && n === expected && nextSeq.every((s) => s === job.events);
+    const inexact = exact ? undefined : `${run}: the readers got ${n} of ${expected} events${firstFault ? `, ${faults} out of order or repeated (first: ${firstFault})` : ''}`;
+    const sorted = Array.from(lat).sort((a, b) => a - b);
+    // Steady state: the events sent after the run's first second and before its last second of sending (the streams'
+    // starts and ends excluded); none when that leaves under a second (--quick's 2 s latency runs: use the full run).
+    let lastSent = -Infinity;
+    for (const t of sentAt) lastSent = Math.max(lastSent, t);
+    const steady = Array.from(lat).filter((_, i) => lastSent - report.t0 >= 3000 && sentAt[i] >= report.t0 + 1000 && sentAt[i] <= lastSent - 1000).sort((a, b) => a - b);
+    return { ...job, events: expected, exact, inexact, samples: job.samples ? { lat, sentAt, t0: report.t0 } : undefined, eventsPerSec: expected / ((end - report.t0) / 1000), p50: pct(sorted, 0.5), p99: pct(sorted, 0.99), p99steady: pct(steady, 0.99), max: sorted[sorted.length - 1], ms: end - report.t0,
+      cpuReader: (cpu.user + cpu.system) / 1e6, cpuProducer: (report.cpu.user + report.cpu.system) / 1e6, cpuRedis: redisSec };
+  } finally {
+    clearTimeout(timer);
+    if (producer.exitCode === null && producer.signalCode === null) producer.kill('SIGKILL'); // a failed run's
+    await cleanup().catch(() => undefined);
   }
-  const redisCpu = async () => {
-    const { Redis } = await import('ioredis');
-    const c = new Redis(url);
-    const info = await c.info('cpu');
-    await c.quit();
-    return Number(/used_cpu_user:([\d.]+)/.exec(info)[1]) + Number(/used_cpu_sys:([\d.]+)/.exec(info)[1]);
-  };
-  const commandstats = async () => {
-    const { Redis } = await import('ioredis');
-    const c = new Redis(url);
-    const info = await c.info('commandstats');
-    await c.quit();
-    const m = new Map();
-    for (const [, cmd, calls, usec] of info.matchAll(/cmdstat_([\w|]+):calls=(\d+),usec=(\d+)/g)) m.set(cmd, [Number(calls), Number(usec)]);
-    return m;
-  };
-  const stats0 = STATS ? await commandstats() : undefined;
-  const redis0 = await redisCpu();
-  const cpu0 = process.cpuUsage();
-  producer.send({ go: true });
-  const [end, report] = await Promise.race([Promise.all([reading, nextMessage()]), failed]);
-  const cpu = process.cpuUsage(cpu0);
-  const redisSec = (await redisCpu()) - redis0;
-  if (stats0) {
-    // Redis commands per event (and Redis µs per event) in this run, the busiest first.
-    const stats1 = await commandstats();
-    const rows = [...stats1].map(([cmd, [calls, usec]]) => [cmd, calls - (stats0.get(cmd)?.[0] ?? 0), usec - (stats0.get(cmd)?.[1] ?? 0)]).filter((r) => r[1] > 0).sort((a, b) => b[2] - a[2]);
-    process.stderr.write(rows.map(([cmd, calls, usec]) => `    ${cmd.padEnd(16)} ${String(calls).padStart(8)} calls  ${(calls / expected).toFixed(3).padStart(7)}/event  ${(usec / expected).toFixed(2).padStart(7)} µs/event  ${(usec / calls).toFixed(1).padStart(7)} µs/call\n`).join(''));
-  }
-  await cleanup();
-  await new Promise((r) => (producer.exitCode !== null ? r() : producer.once('exit', r)));
-  if (n !== expected) throw new Error(`${run}: the readers got ${n} of ${expected} events`);
-  const sorted = Array.from(lat).sort((a, b) => a - b);
-  // Steady state: the events sent after the run's first second and before its last second of sending (the streams'
-  // starts and ends excluded); none when that leaves under a second (--quick's 2 s latency runs: use the full run).
-  let lastSent = -Infinity;
-  for (const t of sentAt) lastSent = Math.max(lastSent, t);
-  const steady = Array.from(lat).filter((_, i) => lastSent - report.t0 >= 3000 && sentAt[i] >= report.t0 + 1000 && sentAt[i] <= lastSent - 1000).sort((a, b) => a - b);
-  return { ...job, events: expected, eventsPerSec: expected / ((end - report.t0) / 1000), p50: pct(sorted, 0.5), p99: pct(sorted, 0.99), p99steady: pct(steady, 0.99), max: sorted[sorted.length - 1], ms: end - report.t0,
-    cpuReader: (cpu.user + cpu.system) / 1e6, cpuProducer: (report.cpu.user + report.cpu.system) / 1e6, cpuRedis: redisSec };
 }
 
 /** The redis-server binary, or undefined when there is none (REDIS_SERVER, else `redis-server` on the PATH). */
-function redisServerBin() {
+export function redisServerBin() {
   if (process.env.REDIS_SERVER) return existsSync(process.env.REDIS_SERVER) ? process.env.REDIS_SERVER : undefined;
   for (const dir of (process.env.PATH ?? '').split(delimiter)) {
     if (dir && existsSync(join(dir, 'redis-server'))) return join(dir, 'redis-server');
@@ -356,7 +424,9 @@ async function main() {
       ];
       for (const job of jobs.filter((j) => RUNS_ON.includes(j.design === 'pubsub' && j.mode === 'throughput' ? 'pubsub' : j.mode))) {
         process.stderr.write(`  ${job.design} ${job.mode} × ${streams} streams (${job.streams * job.events} events)…\n`);
-        rows.push(await measure(rx, redis.url, job));
+        const row = await measure(rx, redis.url, job);
+        if (!row.exact) throw new Error(row.inexact);
+        rows.push(row);
       }
     }
   } finally {
@@ -408,10 +478,11 @@ if (flag('--child')) {
     () => process.exit(0),
     (e) => {
       console.error(e);
-      process.exit(1);
+      // the parent reports it with the run
+      process.send({ error: e instanceof Error ? e.message : String(e) }, () => process.exit(1));
     },
   );
-} else {
+} else if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   main().catch((e) => {
     console.error(e);
     process.exit(1);
