@@ -1,85 +1,70 @@
+import { streamFailure } from './redis-corrupt.js';
+import type { RedisLogSettings } from './redis-options.js';
+import type { SendScript } from './redis-script-send.js';
+import { APPEND } from './redis-scripts.js';
+import { isolated, type Outcome } from './redis-slot-batch.js';
 import type { LogScope } from './types.js';
 
-// Gathers the appends `redisEventLog` is asked for within one turn of the event loop (every stream's writer
-// whose batch delay ended in that turn) and sends them as one script call: one round trip and one script
-// run for all of them, instead of one per stream. Each append still gets its own result.
+// The appends of one batch (the streams of one turn, of one Cluster slot) as one APPEND call: every stream's
+// JSON in one argument (joined once, into one flat string), its keys in KEYS and three arguments per stream,
+// a few arguments instead of one per event. Each append still gets its own reply; a call that fails midway
+// (a script error after it wrote the streams before the failing one) is sent again stream by stream.
 
 export interface PendingAppend {
   readonly scope: LogScope;
+  /** The stream's meta, events and end keys. */
+  readonly keys: readonly string[];
   readonly token: number;
-  /** The events' sequence numbers as the APPEND script takes them ('4,5,6t'). */
+  /** The events' sequence numbers as APPEND takes them ('4,5,6t'). */
   readonly seqs: string;
   /** Their JSON, to be joined by '\n' (once, for the whole call). */
   readonly jsons: readonly string[];
   /** The length of their JSON. */
   readonly bytes: number;
+  /** The highest sequence number this log was told is stored on this stream ('' for none). */
+  readonly acked: string;
 }
 
-interface Waiting {
-  readonly append: PendingAppend;
-  readonly resolve: (r: string[]) => void;
-  readonly reject: (e: unknown) => void;
-}
+/** What APPEND answered for one stream: ['ok'], or its failure ('fenced' | 'limit' | 'lost' | 'corrupt', then two more). */
+export type AppendReply = readonly string[];
 
 /** Most events one call carries, and most bytes of JSON: a longer script blocks Redis longer. */
-const MAX_EVENTS = 2000;
-const MAX_BYTES = 1 << 20;
+export const MAX_EVENTS = 2000;
+export const MAX_BYTES = 1 << 20;
 
-export interface AppendBatcher {
-  /** Resolves with what APPEND returned for this stream. */
-  add(append: PendingAppend): Promise<string[]>;
-}
+const OK: AppendReply = ['ok'];
 
-const OK: readonly string[] = ['ok'];
+/** Sends one batch, resolving with each append's reply or failure. */
+export function appendSender(send: SendScript, settings: RedisLogSettings): (batch: readonly PendingAppend[]) => Promise<readonly Outcome<AppendReply>[]> {
+  const { liveTtlMs, ttlMs, maxEvents, maxBytes } = settings;
 
-/**
- * `send` gets one batch (never empty) and resolves with APPEND's result for a batch of one, or, for a longer
- * batch, with APPEND_MANY's: four elements for each append that failed (its position from 1, then APPEND's).
- */
-export function appendBatcher(send: (batch: readonly PendingAppend[]) => Promise<string[]>): AppendBatcher {
-  let queue: Waiting[] = [];
-  let scheduled = false;
-
-  const flush = (): void => {
-    scheduled = false;
-    const all = queue;
-    queue = [];
-    for (let i = 0; i < all.length; ) {
-      let events = 0;
-      let bytes = 0;
-      let j = i;
-      do {
-        const a = all[j]!.append;
-        events += a.jsons.length;
-        bytes += a.bytes;
-        j++;
-      } while (j < all.length && events < MAX_EVENTS && bytes < MAX_BYTES);
-      const batch = all.slice(i, j);
-      i = j;
-      send(batch.map((w) => w.append)).then(
-        (r) => {
-          if (batch.length === 1) return batch[0]!.resolve(r);
-          // APPEND_MANY answers only for the appends that failed: position (from 1), then APPEND's reply.
-          const failed = new Map<number, string[]>();
-          for (let k = 0; k + 3 < r.length; k += 4) failed.set(Number(r[k]) - 1, r.slice(k + 1, k + 4));
-          batch.forEach((a, k) => a.resolve(failed.get(k) ?? (OK as string[])));
-        },
-        (e: unknown) => {
-          for (const a of batch) a.reject(e);
-        },
-      );
+  const call = async (batch: readonly PendingAppend[]): Promise<readonly AppendReply[]> => {
+    const keys: string[] = [];
+    const jsons: string[] = [];
+    const args: (string | number)[] = [liveTtlMs, ttlMs, maxEvents, maxBytes, ''];
+    for (const a of batch) {
+      keys.push(a.keys[0]!, a.keys[1]!, a.keys[2]!);
+      for (const j of a.jsons) jsons.push(j);
+      args.push(a.token, a.seqs, a.acked);
     }
+    args[4] = jsons.join('\n');
+    const r = (await send({ script: APPEND, keys, args, durable: true }, batch[0]!.scope)) as string[];
+    // Only the appends that failed: position (from 1), then APPEND_ONE's reply.
+    const replies: AppendReply[] = batch.map(() => OK);
+    for (let k = 0; k + 3 < r.length; k += 4) replies[Number(r[k]) - 1] = r.slice(k + 1, k + 4);
+    return replies;
   };
 
-  return {
-    add(append) {
-      return new Promise<string[]>((resolve, reject) => {
-        queue.push({ append, resolve, reject });
-        if (!scheduled) {
-          scheduled = true;
-          setImmediate(flush);
+  return (batch) =>
+    isolated(
+      batch,
+      async (all) => (await call(all)).map((value) => ({ ok: true as const, value })),
+      async (one) => {
+        try {
+          return (await call([one]))[0]!;
+        } catch (e) {
+          throw streamFailure(e, one.scope, one.keys, APPEND);
         }
-      });
-    },
-  };
+      },
+    );
 }

@@ -1,97 +1,99 @@
-import type { Cluster, Redis } from 'ioredis';
 import { EventLogError } from '../errors.js';
-import { eventLogErrorOf, isCluster, type RedisConnections, unavailable } from './redis-connection.js';
-import { streamKeyBase } from './redis-keys.js';
-import { ACQUIRE_MANY, leaseBatcher, RELEASE_MANY, RENEW_MANY } from './redis-lease-batch.js';
+import { isCluster, type RedisConnections } from './redis-connection.js';
+import { corrupt } from './redis-corrupt.js';
+import { type LeaseCall, leaseSender, MAX_STREAMS } from './redis-lease-batch.js';
+import { ACQUIRE, RELEASE, RENEW } from './redis-lease-scripts.js';
 import type { RedisLogSettings } from './redis-options.js';
-import type { RunScript } from './redis-run-script.js';
-import { ACQUIRE, RELEASE, RENEW } from './redis-scripts.js';
+import type { SendScript } from './redis-script-send.js';
+import { asStreamError, type SlotBatcher, slotBatcher } from './redis-slot-batch.js';
+import { slotOf } from './redis-slot.js';
 import type { EventLog, Lease, LogScope } from './types.js';
 
-// The producer's lease of `redisEventLog`: acquire, renew and release, each one script that checks (and
-// bumps) the fencing token atomically. On a single Redis the calls of one event-loop turn, of any number of
-// streams, go as one script call per kind (lib/log/redis-lease-batch.ts); each stream still gets its own
-// result, so one stream's held or lapsed lease fails only that stream.
+// The producer's lease of `redisEventLog`: acquire, renew and release, each a script that checks (and bumps)
+// the fencing token atomically. The calls of one event-loop turn, of any number of streams, go as one script
+// call per kind (per hash slot on a Cluster: lib/log/redis-lease-batch.ts); each stream still gets its own
+// result, so one stream's held, lapsed or corrupt lease fails only that stream. An acquire carries a claim
+// (random), so that the same acquire tried again after a lost reply gets its own lease back.
 
 export const fenced = (scope: LogScope, token: number): EventLogError =>
   new EventLogError('fenced', `token ${token} does not hold the lease`, scope.responseId);
 
-const lease = (r: string[]): Lease => ({ token: Number(r[1]), expiresAt: Number(r[2]) });
-
-/** A one-stream reply ({'fenced'}, {'lease_held', until}) in the many-stream scripts' three elements. */
-const three = (r: string[]): string[] => [r[0] ?? '', r[1] ?? '', r[2] ?? ''];
-
 const ms = (leaseMs: number): number => Math.max(1, Math.round(leaseMs));
 
+/** A random claim: 16 bytes, hex (Web Crypto: Node 20+ and browsers). */
+function newClaim(): string {
+  const bytes = globalThis.crypto.getRandomValues(new Uint8Array(16));
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+/** A stream's three reply elements as a lease, or the failure they say. */
+function leaseOf(scope: LogScope, r: readonly string[], token?: number): Lease {
+  if (r[0] === 'ok') return { token: Number(r[1]), expiresAt: Number(r[2]) };
+  if (r[0] === 'lease_held') throw new EventLogError('lease_held', 'another producer holds the lease', scope.responseId);
+  if (r[0] === 'corrupt') throw corrupt(scope, r[1] ?? '', r[2] ?? '');
+  throw fenced(scope, token ?? 0);
+}
+
 /** The lease calls; `flush` sends the ones waiting for their batch now (the log calls it before it closes). */
-export function redisLease(conn: RedisConnections, run: RunScript, settings: RedisLogSettings): Pick<EventLog, 'acquire' | 'renew' | 'release'> & { flush(): void } {
-  const { liveTtlMs, keyPrefix } = settings;
+export function redisLease(
+  conn: RedisConnections,
+  send: SendScript,
+  keysOf: (scope: LogScope) => string[],
+  settings: RedisLogSettings,
+): Pick<EventLog, 'acquire' | 'renew' | 'release'> & { flush(): void } {
+  const { liveTtlMs } = settings;
+  const acquireBatch = leaseSender(send, ACQUIRE, [liveTtlMs], true);
+  const renewBatch = leaseSender(send, RENEW, [liveTtlMs], false);
+  const releaseBatch = leaseSender(send, RELEASE, [], false);
 
-  // A batch of one runs the one-stream script on the stream's keys (as on a Cluster), with its arguments in
-  // that script's order; a longer one the script for many, its streams named by their key bases.
-  const keyed = (head: (string | number)[], batch: readonly { scope: LogScope; args: readonly (string | number)[] }[]): (string | number)[] => {
-    const args = [...head];
-    for (const b of batch) args.push(streamKeyBase(keyPrefix, b.scope), ...b.args);
-    return args;
+  // Made once the client is known (a Cluster's calls are grouped per slot); the log's client never changes.
+  let batchers: { acquires: SlotBatcher<LeaseCall, string[]>; renews: SlotBatcher<LeaseCall, string[]>; releases: SlotBatcher<LeaseCall, string[]> } | undefined;
+  const make = async (scope: LogScope): Promise<NonNullable<typeof batchers>> => {
+    const c = await conn.timed(conn.client(), scope);
+    if (batchers !== undefined) return batchers;
+    const slot = isCluster(c) ? (b: LeaseCall) => slotOf(b.keys[0]!) : undefined;
+    const of = (sendBatch: typeof acquireBatch, soon?: (f: () => void) => void) => slotBatcher({ slot, cost: () => [1], max: [MAX_STREAMS], send: sendBatch, soon });
+    batchers = {
+      acquires: of(acquireBatch),
+      renews: of(renewBatch),
+      // Releases are not awaited by a writer: they go at the end of the current job's microtasks (every stream
+      // whose last append came back in the same reply releases in that job), so that a command this process
+      // sends once it has awaited anything finds the lease released, as when each release was sent at once.
+      releases: of(releaseBatch, queueMicrotask),
+    };
+    return batchers;
   };
-  /** Acquires or renewals: three reply elements per stream, the one-stream script taking `liveTtlMs` last. */
-  const granting = (one: string, many: string) =>
-    leaseBatcher(3, async (batch) => {
-      const first = batch[0]!;
-      if (batch.length === 1) return three(await run(one, first.scope, [...first.args, liveTtlMs]));
-      return run(many, first.scope, keyed([liveTtlMs], batch), []);
-    });
-  const acquires = granting(ACQUIRE, ACQUIRE_MANY);
-  const renews = granting(RENEW, RENEW_MANY);
-  // Releases are not awaited by a writer: they go at the end of the current job's microtasks (every stream
-  // whose last append came back in the same reply releases in that job), so that a command this process sends
-  // once it has awaited anything finds the lease released, as when each release was sent at once.
-  const releases = leaseBatcher(
-    0,
-    async (batch) => {
-      const first = batch[0]!;
-      await (batch.length === 1 ? run(RELEASE, first.scope, [...first.args]) : run(RELEASE_MANY, first.scope, keyed([], batch), []));
-      return [];
-    },
-    queueMicrotask,
-  );
 
-  // The client, once known: the log's client never changes, so later calls need not wait a turn for it.
-  let known: Redis | Cluster | undefined;
-  /** This stream's part of a batched call; a failed call fails each of its streams, each naming its own response. */
-  const viaBatch = async (scope: LogScope, call: () => Promise<string[]>): Promise<string[] | undefined> => {
+  /** This stream's reply from its kind's batch; a failed call fails each of its streams, each naming its own response. */
+  const viaBatch = async (kind: 'acquires' | 'renews' | 'releases', scope: LogScope, args: (string | number)[]): Promise<string[]> => {
     conn.ensureOpen(scope);
-    const c = known ?? (known = await conn.timed(conn.client(), scope));
-    if (isCluster(c)) return undefined;
+    const b = batchers ?? (await make(scope));
     try {
-      return await call();
+      return await b[kind].add({ scope, keys: keysOf(scope), args });
     } catch (e) {
-      if (e instanceof EventLogError) throw e.responseId === scope.responseId ? e : eventLogErrorOf(e, scope.responseId);
-      throw unavailable(e, scope);
+      throw asStreamError(e, scope);
     }
   };
 
   return {
     async acquire(scope, leaseMs) {
-      const r = (await viaBatch(scope, () => acquires.add(scope, [ms(leaseMs)]))) ?? (await run(ACQUIRE, scope, [ms(leaseMs), liveTtlMs]));
-      if (r[0] === 'lease_held') throw new EventLogError('lease_held', 'another producer holds the lease', scope.responseId);
-      return lease(r);
+      return leaseOf(scope, await viaBatch('acquires', scope, [ms(leaseMs), newClaim()]));
     },
 
     async renew(scope, token, leaseMs) {
-      const r = (await viaBatch(scope, () => renews.add(scope, [token, ms(leaseMs)]))) ?? (await run(RENEW, scope, [token, ms(leaseMs), liveTtlMs]));
-      if (r[0] === 'fenced') throw fenced(scope, token);
-      return lease(r);
+      return leaseOf(scope, await viaBatch('renews', scope, [token, ms(leaseMs)]), token);
     },
 
     async release(scope, token) {
-      if ((await viaBatch(scope, () => releases.add(scope, [token]))) === undefined) await run(RELEASE, scope, [token]);
+      const r = await viaBatch('releases', scope, [token]);
+      if (r[0] === 'corrupt') throw corrupt(scope, r[1] ?? '', r[2] ?? '');
     },
 
     flush() {
-      releases.flush();
-      acquires.flush();
-      renews.flush();
+      if (batchers === undefined) return;
+      batchers.releases.flush();
+      batchers.acquires.flush();
+      batchers.renews.flush();
     },
   };
 }

@@ -9,67 +9,45 @@
 //            the events keys learns of it from the same XREAD; readers skip entries without `e`)
 //   KEYS[3]  end     stream: one entry once the stream ended, so a reader's XREAD BLOCK wakes on a cancel too
 //
-// Times are Redis's own clock (TIME), so that leases mean the same to every process. Each script returns an
-// array whose first element says how it went: 'ok', 'fenced', 'lease_held' or 'limit'.
+// Times are Redis's own clock (TIME), so that leases mean the same to every process. The write scripts take the
+// keys of one or more streams (three each, in KEYS: every key a script touches is declared, as a Cluster needs)
+// and answer for each stream: 'ok', 'fenced', 'lease_held', 'limit', 'lost' or 'corrupt'. The lease scripts
+// are in lib/log/redis-lease-scripts.ts.
 
-const PRELUDE = `
+export const PRELUDE = `
 local function now_ms()
   local t = redis.call('TIME')
   return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 end
 local function int(n) return string.format('%d', n) end
-local function expire_all(ms)
-  for i = 1, #KEYS do redis.call('PEXPIRE', KEYS[i], ms) end
-end
-`;
-
-/** ARGV: leaseMs, liveTtlMs. Returns {'ok', token, expiresAt} or {'lease_held', until}. */
-export const ACQUIRE = `${PRELUDE}
-local now = now_ms()
-local m = redis.call('HMGET', KEYS[1], 'holder', 'until', 'fence', 'end')
-local holder = tonumber(m[1]) or 0
-if holder > 0 and (tonumber(m[2]) or 0) > now then return {'lease_held', m[2]} end
--- Greater than every earlier token of this stream, and than any token of an expired earlier life of its keys.
-local token = math.max((tonumber(m[3]) or 0) + 1, now)
-local expires = now + tonumber(ARGV[1])
-redis.call('HSET', KEYS[1], 'fence', int(token), 'holder', int(token), 'until', int(expires))
-if not m[4] then expire_all(math.max(tonumber(ARGV[2]), 2 * tonumber(ARGV[1]))) end
-return {'ok', int(token), int(expires)}
-`;
-
-/** ARGV: token, leaseMs, liveTtlMs. Returns {'ok', token, expiresAt} or {'fenced'}. */
-export const RENEW = `${PRELUDE}
-local now = now_ms()
-local m = redis.call('HMGET', KEYS[1], 'holder', 'until', 'end')
-if tonumber(m[1]) ~= tonumber(ARGV[1]) or (tonumber(m[2]) or 0) <= now then return {'fenced'} end
-local expires = now + tonumber(ARGV[2])
-redis.call('HSET', KEYS[1], 'until', int(expires))
-if not m[3] then expire_all(math.max(tonumber(ARGV[3]), 2 * tonumber(ARGV[2]))) end
-return {'ok', m[1], int(expires)}
-`;
-
-/** ARGV: token. A stale token is ignored. Returns {'ok'}. */
-export const RELEASE = `
-if tonumber(redis.call('HGET', KEYS[1], 'holder')) == tonumber(ARGV[1]) then
-  redis.call('HDEL', KEYS[1], 'holder', 'until')
-end
-return {'ok'}
+-- An error reply (redis.pcall's), and one that says a key holds something else than the log put there.
+local function broken(r) return type(r) == 'table' and r.err ~= nil end
+local function key_trouble(r) return string.find(r.err, '^WRONGTYPE') ~= nil or string.find(r.err, 'equal or smaller than the target stream top item', 1, true) ~= nil end
 `;
 
 // Appends events to one stream (keys km, ke, kn: meta, events, end) for the holder of `token`. The events
 // come packed (few arguments for the client to write and for Redis to parse): `seqs`, their sequence numbers
 // joined by ',' with a 't' after a terminal one ('4,5,6t'), and their JSON, one after another from byte `pos`
 // of `jsons`, each ended by '\n' but the last of `jsons` (JSON.stringify never writes a raw newline).
-// Returns nil when it went well (the events stored, or none to store), else {'fenced'} or
-// {'limit', what, would}; and the byte of `jsons` after this stream's events.
+// `acked`: the highest sequence number this producer was told is stored ('' for none); a stream whose stored
+// last is below it lost acknowledged events (a master died before its replica had them): 'lost', rather
+// than storing past the gap. A key that is not what the log left there (another type, a stream with entries
+// past the recorded last, an events key gone once events were counted: evicted) fails this stream alone,
+// 'corrupt', key, Redis's error, before its events are written; any other error of Redis ends the script.
+// Returns nil when it went well (the events stored, or none to store), else {'fenced'}, {'limit', what,
+// would}, {'lost', stored, acked} or {'corrupt', key, error}; and the byte of `jsons` after this stream's events.
 // The keys' expiry is pushed back to live_ttl when the stream gets its first events and then only once it has
 // come nearer than live_ttl less 1% (at most 1 s): three PEXPIREs per append were a third of its cost.
+// (The error(...) calls share their line with the command, so that a refusal names it: lib/log/redis-refused.ts.)
 const APPEND_ONE = `
-local function append_one(km, ke, kn, token, live_ttl, end_ttl, max_events, max_bytes, seqs, jsons, pos, now)
-  local m = redis.call('HMGET', km, 'holder', 'until', 'end', 'last', 'count', 'bytes', 'exp')
+local function append_one(km, ke, kn, token, seqs, acked, jsons, pos, now, live_ttl, end_ttl, max_events, max_bytes)
+  local m = redis.pcall('HMGET', km, 'holder', 'until', 'end', 'last', 'count', 'bytes', 'exp') if broken(m) and not key_trouble(m) then error(m) end
+  local bad = nil
+  if broken(m) then bad, m = m.err, {} end
   -- Where this stream's events end in jsons, and which of them to store: those after the last stored, up to
   -- a terminal one (their id, first and last byte, three to an event in one flat table).
-  local last = tonumber(m[4])
+  local stored = tonumber(m[4])
+  local last = stored
   local picked = {}
   local n, added, terminal, at = 0, 0, false, nil
   for s, t in string.gmatch(seqs, '(%d+)(t?)') do
@@ -85,20 +63,34 @@ local function append_one(km, ke, kn, token, live_ttl, end_ttl, max_events, max_
     end
     pos = stop + 2
   end
+  if bad then return {'corrupt', km, bad}, pos end
+  if acked ~= '' and not m[3] and (stored == nil or stored < tonumber(acked)) then return {'lost', m[4] or '', acked}, pos end
   if tonumber(m[1]) ~= tonumber(token) or (tonumber(m[2]) or 0) <= now then return {'fenced'}, pos end
   if m[3] or n == 0 then return nil, pos end
   local count = tonumber(m[5]) or 0
   local bytes = tonumber(m[6]) or 0
   if count + n > tonumber(max_events) then return {'limit', 'events', int(count + n)}, pos end
   if bytes + added > tonumber(max_bytes) then return {'limit', 'bytes', int(bytes + added)}, pos end
+  -- The first write to each key checks it (the end key first: a terminal append writes nothing when it is wrong).
+  if terminal then
+    local r = redis.pcall('XADD', kn, '*', 'end', 'completed') if broken(r) and not key_trouble(r) then error(r) end
+    if broken(r) then return {'corrupt', kn, r.err}, pos end
+  end
   local whole = #jsons
   for i = 1, 3 * n, 3 do
     local p, stop = picked[i + 1], picked[i + 2]
-    redis.call('XADD', ke, picked[i] .. '-1', 'e', (p == 1 and stop == whole) and jsons or string.sub(jsons, p, stop))
+    local json = (p == 1 and stop == whole) and jsons or string.sub(jsons, p, stop)
+    if i > 1 then
+      redis.call('XADD', ke, picked[i] .. '-1', 'e', json)
+    else
+      local r
+      if count > 0 then r = redis.pcall('XADD', ke, 'NOMKSTREAM', picked[i] .. '-1', 'e', json) else r = redis.pcall('XADD', ke, picked[i] .. '-1', 'e', json) end if broken(r) and not key_trouble(r) then error(r) end
+      if not r then return {'corrupt', ke, 'missing, though ' .. int(count) .. ' events were stored (evicted?)'}, pos end
+      if broken(r) then return {'corrupt', ke, r.err}, pos end
+    end
   end
   if terminal then
     redis.call('HSET', km, 'last', at, 'count', int(count + n), 'bytes', int(bytes + added), 'end', 'completed')
-    redis.call('XADD', kn, '*', 'end', 'completed')
     local ttl = tonumber(end_ttl)
     redis.call('PEXPIRE', km, ttl)
     redis.call('PEXPIRE', ke, ttl)
@@ -119,33 +111,21 @@ end
 `;
 
 /**
- * ARGV: token, liveTtlMs, endTtlMs, maxEvents, maxBytes, seqs, jsons (the events packed as APPEND_ONE says).
- * Returns {'ok'}, {'fenced'} or {'limit', what, would}.
+ * The appends of one or more streams, all of one Cluster slot. KEYS: each stream's meta, events and end keys,
+ * in turn. ARGV: liveTtlMs, endTtlMs, maxEvents, maxBytes, the JSON of every stream's events in turn (joined
+ * by '\n'), then per stream: token, seqs, acked (as APPEND_ONE says). Returns only the appends that failed,
+ * four elements each: the stream's position in the call (from 1), then APPEND_ONE's reply padded with ''.
+ * Each stream's append is all or nothing on its own.
  */
 export const APPEND = `${PRELUDE}${APPEND_ONE}
-return (append_one(KEYS[1], KEYS[2], KEYS[3], ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6], ARGV[7], 1, now_ms())) or {'ok'}
-`;
-
-/**
- * The appends of several streams in one call, on a single Redis only: the streams of one call live in
- * different Cluster slots anyway, so their keys are not passed as KEYS (thousands of arguments) but built
- * here from each stream's key base (lib/log/redis-keys.ts: `<base>:meta`, `:events`, `:end`). ARGV:
- * liveTtlMs, endTtlMs, maxEvents, maxBytes, the JSON of every stream's events in turn (joined by '\n'), then
- * per stream: key base, token, seqs (as in APPEND). Returns only the appends that failed, four elements
- * each: the stream's position in the call (from 1), then what APPEND returns, padded with ''. Each stream's
- * append is all or nothing on its own.
- */
-export const APPEND_MANY = `${PRELUDE}${APPEND_ONE}
 local now = now_ms()
 local jsons = ARGV[5]
 local pos = 1
 local out = {}
-local j = 0
-for a = 6, #ARGV, 3 do
-  j = j + 1
-  local base = ARGV[a]
+for j = 1, #KEYS / 3 do
+  local a = 3 * j + 3
   local r
-  r, pos = append_one(base .. ':meta', base .. ':events', base .. ':end', ARGV[a + 1], ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[a + 2], jsons, pos, now)
+  r, pos = append_one(KEYS[3 * j - 2], KEYS[3 * j - 1], KEYS[3 * j], ARGV[a], ARGV[a + 1], ARGV[a + 2], jsons, pos, now, ARGV[1], ARGV[2], ARGV[3], ARGV[4])
   if r then
     out[#out + 1] = int(j)
     out[#out + 1] = r[1]

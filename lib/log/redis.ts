@@ -1,12 +1,14 @@
 import type { FollowableEventLog } from './follow.js';
 import { redisAppend } from './redis-append.js';
 import { redisConnections } from './redis-connection.js';
+import { evictionCheck } from './redis-eviction.js';
 import { redisFollow } from './redis-follow.js';
 import { streamKeyList } from './redis-keys.js';
 import { redisLease } from './redis-lease.js';
 import { type RedisEventLogOptions, redisLogSettings } from './redis-options.js';
 import { redisRead } from './redis-read.js';
 import { scriptRunner } from './redis-run-script.js';
+import { scriptSender } from './redis-script-send.js';
 import { CANCEL } from './redis-scripts.js';
 import type { EventLog, LogScope } from './types.js';
 
@@ -39,14 +41,16 @@ export function redisEventLog(options: RedisEventLogOptions = {}): EventLog & Fo
   const conn = redisConnections({ url: options.url, client: options.client, timeoutMs: settings.timeoutMs, keyPrefix: settings.keyPrefix });
   const keysOf = (scope: LogScope): string[] => streamKeyList(settings.keyPrefix, scope);
   const run = scriptRunner(conn, keysOf, settings.retryBudgetMs);
-  const { acquire, renew, release, flush } = redisLease(conn, run, settings);
+  // The write path (appends, lease calls): batched per slot, per node on a Cluster, confirmed by `replicas`.
+  const send = scriptSender(conn, settings, { first: evictionCheck(settings) });
+  const { acquire, renew, release, flush } = redisLease(conn, send, keysOf, settings);
   const { read, wait, state } = redisRead(conn, run, settings);
 
   return {
     acquire,
     renew,
     release,
-    append: redisAppend(conn, run, keysOf, settings),
+    append: redisAppend(conn, send, keysOf, settings),
     read,
     wait,
     follow: redisFollow(conn, settings),

@@ -1,8 +1,11 @@
 // The lease path of redisEventLog against a real redis-server: the acquires, renewals and releases of many
 // streams asked for in one turn go to Redis as one script call per kind, and each stream still gets its own
-// result (a held, lapsed, fenced or cancelled lease fails that stream only).
+// result (a held, lapsed, fenced or cancelled lease fails that stream only). Every lease script can run twice
+// to the same effect (the log tries a call again when its reply was lost): an acquire carries a claim.
 import { EventLogError } from '../../lib/errors';
 import { redisEventLog, redisStreamKeys } from '../../lib/log/redis';
+import { ACQUIRE, RELEASE, RENEW } from '../../lib/log/redis-lease-scripts';
+import { CANCEL } from '../../lib/log/redis-scripts';
 import type { EventLog, LogScope } from '../../lib/log/types';
 import { created } from './contract';
 import { redisForSuite } from './redis-server';
@@ -119,7 +122,7 @@ test('a release not awaited is in Redis before whatever this process sends next,
   expect((await other.state(b))?.lease).toBeUndefined();
 });
 
-test('a lone call runs the one-stream script, with the same results', async () => {
+test('a lone call has the same results', async () => {
   const s = scope();
   const lease = await log.acquire(s, 60_000);
   expect(await outcome(other.acquire(s, 60_000))).toBe(`lease_held ${s.responseId}`);
@@ -141,4 +144,37 @@ test('a batch that times out fails each of its streams with its own unavailable 
     await redis.admin.call('CLIENT', 'UNPAUSE');
     await slow.close();
   }
+});
+
+describe('each lease script run twice (a reply lost, the call tried again) has the effect of one run', () => {
+  const keysOf = (s: LogScope): string[] => Object.values(redisStreamKeys(PREFIX, s));
+  const run = (script: string, s: LogScope, ...args: (string | number)[]): Promise<unknown> => redis.admin.eval(script, 3, ...keysOf(s), ...args);
+
+  test('an acquire with the same claim answers the same lease; another claim finds it held', async () => {
+    const s = scope();
+    const first = (await run(ACQUIRE, s, 60_000, 30_000, 'claim-a')) as string[];
+    expect(first[0]).toBe('ok');
+    expect(await run(ACQUIRE, s, 60_000, 30_000, 'claim-a')).toEqual(first);
+    expect(await run(ACQUIRE, s, 60_000, 30_000, 'claim-b')).toEqual(['lease_held', first[2], '']);
+    // The log's own acquire (a claim of its own) too; the holder's appends go in under the first token.
+    expect(await outcome(log.acquire(s, 60_000))).toBe(`lease_held ${s.responseId}`);
+    await log.append(s, Number(first[1]), [created(s.responseId)]);
+    expect((await log.state(s))?.lease?.token).toBe(Number(first[1]));
+  });
+
+  test('a renewal twice keeps the token; a release twice releases once and leaves the next holder alone; a cancel twice ends once', async () => {
+    const s = scope();
+    const lease = await log.acquire(s, 60_000);
+    const renewed = (await run(RENEW, s, 60_000, lease.token, 60_000)) as string[];
+    const again = (await run(RENEW, s, 60_000, lease.token, 60_000)) as string[];
+    expect([renewed[0], renewed[1], again[0], again[1]]).toEqual(['ok', String(lease.token), 'ok', String(lease.token)]);
+    await run(RELEASE, s, lease.token);
+    const next = await other.acquire(s, 60_000);
+    await run(RELEASE, s, lease.token); // the first release's repeat
+    expect((await log.state(s))?.lease?.token).toBe(next.token);
+    await run(CANCEL, s, 60_000);
+    await run(CANCEL, s, 60_000);
+    expect((await log.state(s))?.end).toBe('cancelled');
+    expect(await redis.admin.xlen(redisStreamKeys(PREFIX, s).end)).toBe(1);
+  });
 });
