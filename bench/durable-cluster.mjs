@@ -2,14 +2,16 @@
 // fromEventLog in another process) on a 3-master/3-replica cluster (an ioredis `Cluster` passed as
 // `redisEventLog({ client })`) beside a single redis-server on the same machine, and a master's failover.
 //
-//   node scripts/build.mjs && node --expose-gc bench/durable-cluster.mjs [--quick] [--streams 1,1000] [--failover-streams 200] [--rate 25] [--check] [--json out.json]
+//   node scripts/build.mjs && node --expose-gc bench/durable-cluster.mjs [--quick] [--streams 1,1000] [--failover-streams 200] [--rate 25]
+//     [--seconds 20] [--kill-after 6] [--failover-replicas 1] [--check] [--json out.json]
 //   `npm run bench` runs it as its `durable-cluster` section (`npm run bench -- --only durable-cluster`).
 //   --check: exit 1 when a run failed or was not exact (an event lost, repeated or out of order). No targets:
 //   the figures are for the record. Without redis-server/redis-cli it prints why it skipped and exits 0.
 //
 // - throughput: at 1 and 1,000 streams, as fast as the log acknowledges, on the single Redis and on the cluster.
-// - failover: --failover-streams streams paced at --rate events/s each on the cluster; --kill-after s into the run
-//   the master holding the most of them is SIGKILLed. The p99 added latency (producer's send → reader's delivery)
+// - failover: --failover-streams streams paced at --rate events/s each on the cluster, the log's `replicas: 1`
+//   (--failover-replicas) so that nothing acknowledged can be lost; --kill-after s into the run
+//   the master holding the most of them is SIGKILLed, and started again once its replica was promoted. The p99 added latency (producer's send → reader's delivery)
 //   of the events delivered before the kill vs the rest (in flight at the kill or sent after it, until every stream
 //   ended) and vs those sent from 1 s after the promotion on; the replica's promotion time (kill → its INFO says
 //   role:master); whether every reader was exact.
@@ -28,8 +30,11 @@ const QUICK = flag('--quick');
 const STREAMS = opt('--streams', '1,1000').split(',').map(Number);
 const FAILOVER_STREAMS = Number(opt('--failover-streams', 200));
 const RATE = Number(opt('--rate', 25));
-const SECONDS = Number(opt('--seconds', QUICK ? 10 : 20)); // the failover run's length (paced)
+const SECONDS = Number(opt('--seconds', QUICK ? 12 : 20)); // the failover run's length (paced)
 const KILL_AFTER = Number(opt('--kill-after', QUICK ? 3 : 6)) * 1000;
+// The failover run's `replicas` (producer's and readers' log): with 1, what was acknowledged survives the kill, so
+// every reader must be exact; with 0 a failover may lose acknowledged events, which the readers report as 'lost'.
+const FAILOVER_REPLICAS = Number(opt('--failover-replicas', 1));
 const THROUGHPUT_EVENTS = QUICK ? 50_000 : 200_000;
 
 function cliMissing() {
@@ -66,8 +71,10 @@ async function streamsPerMaster(cluster, ids) {
 
 /**
  * The failover: `after` ms from now, SIGKILLs the master holding the most of `ids`, then polls its replica until
- * it is a master. Resolves { killAt, victim, promotedMs } (promotedMs undefined when it was not within 30 s);
- * `cancel()` before the kill leaves the cluster alone.
+ * it is a master, then starts the killed node again, as a supervisor would (it comes back as the promoted node's
+ * replica: until then, that node has none to confirm a `replicas: 1` write). Resolves { killAt, victim,
+ * promotedMs, rejoinedMs } (promotedMs undefined when it was not within 30 s); `cancel()` before the kill leaves
+ * the cluster alone.
  */
 function failoverAfter(cluster, ids, after) {
   let cancelled = false;
@@ -82,7 +89,9 @@ function failoverAfter(cluster, ids, after) {
       if ((await infoOf(victim.replica, 'replication'))?.get('role') === 'master') promotedMs = nowMs() - killAt;
       else await sleep(50);
     }
-    return { killAt, victim, promotedMs };
+    if (promotedMs === undefined) return { killAt, victim };
+    await cluster.restart(victim.port);
+    return { killAt, victim, promotedMs, rejoinedMs: nowMs() - killAt };
   })();
   return { done, cancel: () => (cancelled = true) };
 }
@@ -118,7 +127,8 @@ async function main() {
       }
     }
     // The failover: paced, well below capacity, so the added latency is the failover's.
-    const job = { design: 'durable', mode: 'latency', streams: FAILOVER_STREAMS, events: Math.round(RATE * SECONDS), rate: RATE, window: 20_000, samples: true, deadlineMs: SECONDS * 1000 + 90_000 };
+    const job = { design: 'durable', mode: 'latency', streams: FAILOVER_STREAMS, events: Math.round(RATE * SECONDS), rate: RATE, window: 20_000, samples: true, deadlineMs: SECONDS * 1000 + 90_000,
+      logOptions: { replicas: FAILOVER_REPLICAS } };
     let failover;
     const r = await row(`cluster: paced ${RATE}/s × ${FAILOVER_STREAMS} streams (${job.streams * job.events} events), a master SIGKILLed at ${KILL_AFTER / 1000} s`, async () => {
       try {
@@ -128,7 +138,7 @@ async function main() {
       }
     });
     const killed = await failover?.done.catch((e) => ({ error: e.message }));
-    const fo = { redis: 'cluster', run: `paced ${RATE}/s/stream, failover`, streams: FAILOVER_STREAMS, events: job.streams * job.events, ...r, failover: killed };
+    const fo = { redis: 'cluster', run: `paced ${RATE}/s/stream, failover, replicas: ${FAILOVER_REPLICAS}`, streams: FAILOVER_STREAMS, events: job.streams * job.events, ...r, failover: killed };
     if (r.samples && killed?.killAt) {
       // Delivered before the kill; the rest (in flight at the kill or sent after it); sent from 1 s after the promotion on (settled again?).
       const [before, after, settled] = [[], [], []];
@@ -142,6 +152,7 @@ async function main() {
       Object.assign(fo, { p99before: pct(before, 0.99), p99after: pct(after, 0.99), maxAfter: after[after.length - 1], p99settled: pct(settled, 0.99), killedAtMs: killed.killAt - r.samples.t0 });
     }
     delete fo.samples;
+    fo.cpuRedis = NaN; // INFO's counters of the killed node are gone, its restarted one's start from 0
     rows.push(fo);
   } catch (e) {
     rows.push({ redis: 'cluster', run: 'start', error: `the cluster did not start: ${e instanceof Error ? e.message : e}` });
@@ -173,11 +184,11 @@ function report(rows) {
     const many = rows.find((r) => r.redis === 'cluster' && r.streams === s && r.run === 'as fast as acked' && !r.error);
     if (one && many) console.log(`cluster vs single Redis, ${s} stream${s === 1 ? '' : 's'}: ${f(many.eventsPerSec / one.eventsPerSec, 2)}x the events/s (${k(many.eventsPerSec)} vs ${k(one.eventsPerSec)})`);
   }
-  const fo = rows.find((r) => r.failover !== undefined || r.run.endsWith('failover'));
+  const fo = rows.find((r) => r.run.includes('failover'));
   if (fo) {
     const kill = fo.failover;
-    console.log(`\nfailover: ${fo.streams} streams paced at ${RATE} events/s on the cluster; ${kill?.victim ? `the master on port ${kill.victim.port}, holding ${kill.victim.streams} of them, SIGKILLed ${f((fo.killedAtMs ?? KILL_AFTER) / 1000, 1)} s into the run` : kill?.error ? `the kill failed: ${kill.error}` : `no master was killed (the run ${fo.error ? 'failed' : 'ended'} first)`}`);
-    if (kill?.victim) console.log(`  replica promoted ${kill.promotedMs === undefined ? 'not within 30 s' : `${f(kill.promotedMs / 1000, 2)} s after the kill`}`);
+    console.log(`\nfailover: ${fo.streams} streams paced at ${RATE} events/s on the cluster (replicas: ${FAILOVER_REPLICAS}); ${kill?.victim ? `the master on port ${kill.victim.port}, holding ${kill.victim.streams} of them, SIGKILLed ${f((fo.killedAtMs ?? KILL_AFTER) / 1000, 1)} s into the run` : kill?.error ? `the kill failed: ${kill.error}` : `no master was killed (the run ${fo.error ? 'failed' : 'ended'} first)`}`);
+    if (kill?.victim) console.log(`  replica promoted ${kill.promotedMs === undefined ? 'not within 30 s' : `${f(kill.promotedMs / 1000, 2)} s after the kill; the killed node, started again then, back as its replica and in sync ${f(kill.rejoinedMs / 1000, 2)} s after the kill`}`);
     if (fo.p99before !== undefined) {
       console.log(`  p99 added latency: ${f(fo.p99before, 2)} ms before the kill, ${f(fo.p99after, 1)} ms from the kill until every stream ended (sent from then on, or in flight; max ${f(fo.maxAfter, 0)} ms),`);
       console.log(`    ${f(fo.p99settled, 2)} ms from 1 s after the promotion on`);

@@ -132,7 +132,7 @@ async function child() {
 
   const rx = await loadRx();
   // The full run puts 200,000 events in one stream: above the default per-stream limits (100,000 events, 64 MiB).
-  const { log: base, close } = openLog(rx, job.url, { maxEvents: 10_000_000, maxBytes: 1024 * 1024 * 1024 });
+  const { log: base, close } = openLog(rx, job.url, { maxEvents: 10_000_000, maxBytes: 1024 * 1024 * 1024, ...job.logOptions });
   // Counts acknowledged events, so that the producer keeps at most `window` of them unacknowledged.
   const log = {
     ...base,
@@ -260,7 +260,8 @@ async function redisCpu(url) {
  * One run: a producer child with `job`, the readers here; events/s and latencies, and whether every reader was
  * exact (each sequence_number once, in order). `url`: a redis:// URL or `{ cluster: [{ host, port }, …] }`.
  * `job.deadlineMs`: fail the run (producer killed, readers stopped) when it has not ended by then;
- * `job.samples`: keep each event's send time and latency (`samples`); `hooks.go(ids)`: called as the producer starts.
+ * `job.samples`: keep each event's send time and latency (`samples`); `job.logOptions`: redisEventLog's options for
+ * the producer's log and the readers' (e.g. `replicas`); `hooks.go(ids)`: called as the producer starts.
  * Throws when the producer or a reader fails.
  */
 export async function measure(rx, url, job, hooks = {}) {
@@ -327,7 +328,7 @@ export async function measure(rx, url, job, hooks = {}) {
       reading = finished;
       cleanup = async () => sub.quit();
     } else {
-      const { log, close } = openLog(rx, url);
+      const { log, close } = openLog(rx, url, job.logOptions);
       await log.state({ responseId: 'warm' });
       let subscription;
       reading = new Promise((resolve, reject) => {

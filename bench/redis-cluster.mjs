@@ -2,7 +2,8 @@
 // `redis-server` on free loopback ports (the cluster bus port explicit), persistence off, cluster-node-timeout
 // 1500 ms, created with `redis-cli --cluster create`; ready once every node says cluster_state:ok and every
 // replica's link to its master is up (a replica that has not synced cannot take over). `stop()` kills every node
-// and removes their directory; `kill(node)` SIGKILLs one (a failover).
+// and removes their directory; `kill(port)` SIGKILLs one (a failover), `restart(port)` starts it again (it
+// rejoins from its nodes.conf, as a replica of the node that took its slots).
 import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -61,6 +62,16 @@ async function until(what, ms, test) {
 export async function startRedisCluster({ masters = 3, replicasPer = 1, bin = process.env.REDIS_SERVER ?? 'redis-server' } = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'bench-redis-cluster-'));
   const nodes = [];
+  const up = (n) => {
+    n.proc = spawn(bin, ['--port', String(n.port), '--cluster-port', String(n.bus), '--bind', '127.0.0.1', '--cluster-enabled', 'yes',
+      '--cluster-config-file', `nodes-${n.port}.conf`, '--dir', dir, '--cluster-node-timeout', '1500', '--save', '', '--appendonly', 'no',
+      '--daemonize', 'no', '--loglevel', 'warning', '--maxclients', '10000',
+      // the first sync at once (diskless, not 5 s later); a replica takes over however long a busy machine kept its link down
+      '--repl-diskless-sync-delay', '0', '--cluster-replica-validity-factor', '0'], { stdio: ['ignore', 'ignore', 'inherit'] });
+    n.proc.on('error', () => undefined); // a missing binary shows as no answer
+    const { proc } = n;
+    process.once('exit', () => proc.kill('SIGKILL')); // no node outlives a bench that crashed
+  };
   const stop = async () => {
     await Promise.all(nodes.map(async (n) => {
       if (n.proc.exitCode !== null || n.proc.signalCode !== null) return;
@@ -75,14 +86,8 @@ export async function startRedisCluster({ masters = 3, replicasPer = 1, bin = pr
       const port = await freePort();
       let bus = await freePort();
       while (bus === port) bus = await freePort();
-      const proc = spawn(bin, ['--port', String(port), '--cluster-port', String(bus), '--bind', '127.0.0.1', '--cluster-enabled', 'yes',
-        '--cluster-config-file', `nodes-${port}.conf`, '--dir', dir, '--cluster-node-timeout', '1500', '--save', '', '--appendonly', 'no',
-        '--daemonize', 'no', '--loglevel', 'warning', '--maxclients', '10000',
-        // the first sync at once (diskless, not 5 s later); a replica takes over however long a busy machine kept its link down
-        '--repl-diskless-sync-delay', '0', '--cluster-replica-validity-factor', '0'], { stdio: ['ignore', 'ignore', 'inherit'] });
-      proc.on('error', () => undefined); // a missing binary shows as no answer below
-      nodes.push({ host: '127.0.0.1', port, proc });
-      process.once('exit', () => proc.kill('SIGKILL')); // no node outlives a bench that crashed
+      nodes.push({ host: '127.0.0.1', port, bus });
+      up(nodes[nodes.length - 1]);
     }
     for (const n of nodes) await until(`node ${n.port} answering`, 20_000, () => ping(n.port));
     await redisCli(['--cluster', 'create', ...nodes.map((n) => `${n.host}:${n.port}`), '--cluster-replicas', String(replicasPer), '--cluster-yes']);
@@ -97,6 +102,7 @@ export async function startRedisCluster({ masters = 3, replicasPer = 1, bin = pr
     throw e;
   }
   const addr = (n) => ({ host: n.host, port: n.port });
+  const replication = (port) => infoOf(nodes.find((x) => x.port === port), 'replication');
   return {
     /** Every node's address (the seed list of an ioredis Cluster). */
     nodes: nodes.map(addr),
@@ -115,6 +121,15 @@ export async function startRedisCluster({ masters = 3, replicasPer = 1, bin = pr
       const exited = new Promise((r) => n.proc.once('exit', r));
       n.proc.kill('SIGKILL');
       await exited;
+    },
+    /** Starts the killed node at `port` again; resolves once it is a replica in sync again (or a master). */
+    async restart(port) {
+      const n = nodes.find((x) => x.port === port);
+      up(n);
+      await until(`node ${port} back`, 60_000, async () => {
+        const r = await replication(port);
+        return r?.get('role') === 'master' || r?.get('master_link_status') === 'up';
+      });
     },
     stop,
   };
