@@ -6,7 +6,7 @@ import { isolated, type Outcome } from './redis-slot-batch.js';
 import type { LogScope } from './types.js';
 
 // The appends of one batch (the streams of one turn, of one Cluster slot) as one APPEND call: every stream's
-// JSON in one argument (joined once, into one flat string), its keys in KEYS and three arguments per stream,
+// JSON in one argument (joined once, into one flat string), its keys in KEYS and one more argument per stream,
 // a few arguments instead of one per event. Each append still gets its own reply; a call that fails midway
 // (a script error after it wrote the streams before the failing one) is sent again stream by stream.
 
@@ -33,35 +33,37 @@ export const MAX_EVENTS = 2000;
 export const MAX_BYTES = 1 << 20;
 
 const OK: AppendReply = ['ok'];
+/** Every stream that went well shares this outcome (no object per stream). */
+const DONE: Outcome<AppendReply> = { ok: true, value: OK };
 
 /** Sends one batch, resolving with each append's reply or failure. */
 export function appendSender(send: SendScript, settings: RedisLogSettings): (batch: readonly PendingAppend[]) => Promise<readonly Outcome<AppendReply>[]> {
   const { liveTtlMs, ttlMs, maxEvents, maxBytes } = settings;
 
-  const call = async (batch: readonly PendingAppend[]): Promise<readonly AppendReply[]> => {
+  const call = async (batch: readonly PendingAppend[]): Promise<Outcome<AppendReply>[]> => {
     const keys: string[] = [];
     const jsons: string[] = [];
     const args: (string | number)[] = [liveTtlMs, ttlMs, maxEvents, maxBytes, ''];
     for (const a of batch) {
       keys.push(a.keys[0]!, a.keys[1]!, a.keys[2]!);
       for (const j of a.jsons) jsons.push(j);
-      args.push(a.token, a.seqs, a.acked);
+      args.push(`${a.token}:${a.acked}:${a.seqs}`);
     }
     args[4] = jsons.join('\n');
     const r = (await send({ script: APPEND, keys, args, durable: true }, batch[0]!.scope)) as string[];
     // Only the appends that failed: position (from 1), then APPEND_ONE's reply.
-    const replies: AppendReply[] = batch.map(() => OK);
-    for (let k = 0; k + 3 < r.length; k += 4) replies[Number(r[k]) - 1] = r.slice(k + 1, k + 4);
-    return replies;
+    const outcomes: Outcome<AppendReply>[] = new Array<Outcome<AppendReply>>(batch.length).fill(DONE);
+    for (let k = 0; k + 3 < r.length; k += 4) outcomes[Number(r[k]) - 1] = { ok: true, value: r.slice(k + 1, k + 4) };
+    return outcomes;
   };
 
   return (batch) =>
     isolated(
       batch,
-      async (all) => (await call(all)).map((value) => ({ ok: true as const, value })),
+      call,
       async (one) => {
         try {
-          return (await call([one]))[0]!;
+          return ((await call([one]))[0] as { value: AppendReply }).value;
         } catch (e) {
           throw streamFailure(e, one.scope, one.keys, APPEND);
         }

@@ -43,28 +43,33 @@ export function redisAppend(conn: RedisConnections, send: SendScript, keysOf: (s
     }
   };
 
-  // Each stream's keys and slot, found once per scope (a writer keeps one scope object for its appends).
-  const keyCache = new WeakMap<LogScope, string[]>();
-  const keysFor = (scope: LogScope): string[] => {
-    let keys = keyCache.get(scope);
-    if (keys === undefined) keyCache.set(scope, (keys = keysOf(scope)));
-    return keys;
+  // Per scope object (a writer keeps one for its stream): its keys, its slot (on a Cluster), and the highest
+  // sequence number an append of it got acknowledged (-1: none yet).
+  interface Known {
+    readonly keys: string[];
+    slot: number;
+    acked: number;
+    /** `acked` as APPEND takes it ('' for none). */
+    ackedArg: string;
+  }
+  const streams = new WeakMap<LogScope, Known>();
+  const knownOf = (scope: LogScope): Known => {
+    let k = streams.get(scope);
+    if (k === undefined) streams.set(scope, (k = { keys: keysOf(scope), slot: -1, acked: -1, ackedArg: '' }));
+    return k;
   };
-  const slots = new WeakMap<LogScope, number>();
   const slotFor = (a: PendingAppend): number => {
-    let slot = slots.get(a.scope);
-    if (slot === undefined) slots.set(a.scope, (slot = slotOf(a.keys[0]!)));
-    return slot;
+    const k = knownOf(a.scope);
+    if (k.slot < 0) k.slot = slotOf(a.keys[0]!);
+    return k.slot;
   };
-  /** The highest sequence number acknowledged per scope. */
-  const acked = new WeakMap<LogScope, number>();
 
   const sendBatch = appendSender(send, settings);
   // Made once the client is known (a Cluster's calls are grouped per slot); the log's client never changes.
   let appends: SlotBatcher<PendingAppend, AppendReply> | undefined;
   const batcher = async (scope: LogScope): Promise<SlotBatcher<PendingAppend, AppendReply>> => {
     const c = await conn.timed(conn.client(), scope);
-    return (appends ??= slotBatcher({ slot: isCluster(c) ? slotFor : undefined, cost: (a) => [a.jsons.length, a.bytes], max: [MAX_EVENTS, MAX_BYTES], send: sendBatch }));
+    return (appends ??= slotBatcher({ slot: isCluster(c) ? slotFor : undefined, cost: (a, totals) => void ((totals[0]! += a.jsons.length), (totals[1]! += a.bytes)), max: [MAX_EVENTS, MAX_BYTES], send: sendBatch }));
   };
 
   return async (scope, token, events) => {
@@ -87,8 +92,8 @@ export function redisAppend(conn: RedisConnections, send: SendScript, keysOf: (s
       bytes += json.length;
       jsons.push(json);
     }
-    const before = acked.get(scope);
-    const pending: PendingAppend = { scope, keys: keysFor(scope), token, seqs, jsons, bytes, acked: before === undefined ? '' : String(before) };
+    const known = knownOf(scope);
+    const pending: PendingAppend = { scope, keys: known.keys, token, seqs, jsons, bytes, acked: known.ackedArg };
     let r: AppendReply;
     try {
       r = await (appends ?? (await batcher(scope))).add(pending);
@@ -97,6 +102,9 @@ export function redisAppend(conn: RedisConnections, send: SendScript, keysOf: (s
       throw asStreamError(e, scope);
     }
     appendResult(scope, token, r);
-    if (bound > (before ?? -1)) acked.set(scope, bound);
+    if (bound > known.acked) {
+      known.acked = bound;
+      known.ackedArg = String(bound);
+    }
   };
 }

@@ -52,7 +52,7 @@ export function redisLease(
     const c = await conn.timed(conn.client(), scope);
     if (batchers !== undefined) return batchers;
     const slot = isCluster(c) ? (b: LeaseCall) => slotOf(b.keys[0]!) : undefined;
-    const of = (sendBatch: typeof acquireBatch, soon?: (f: () => void) => void) => slotBatcher({ slot, cost: () => [1], max: [MAX_STREAMS], send: sendBatch, soon });
+    const of = (sendBatch: typeof acquireBatch, soon?: (f: () => void) => void) => slotBatcher({ slot, cost: (_, totals) => void (totals[0]! += 1), max: [MAX_STREAMS], send: sendBatch, soon });
     batchers = {
       acquires: of(acquireBatch),
       renews: of(renewBatch),

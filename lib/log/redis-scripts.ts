@@ -113,9 +113,10 @@ end
 /**
  * The appends of one or more streams, all of one Cluster slot. KEYS: each stream's meta, events and end keys,
  * in turn. ARGV: liveTtlMs, endTtlMs, maxEvents, maxBytes, the JSON of every stream's events in turn (joined
- * by '\n'), then per stream: token, seqs, acked (as APPEND_ONE says). Returns only the appends that failed,
- * four elements each: the stream's position in the call (from 1), then APPEND_ONE's reply padded with ''.
- * Each stream's append is all or nothing on its own.
+ * by '\n'), then one per stream: `token:acked:seqs` (as APPEND_ONE says; one argument, not three: fewer for
+ * the client to write and for Redis to parse). Returns only the appends that failed, four elements each: the
+ * stream's position in the call (from 1), then APPEND_ONE's reply padded with ''. Each stream's append is all
+ * or nothing on its own.
  */
 export const APPEND = `${PRELUDE}${APPEND_ONE}
 local now = now_ms()
@@ -123,9 +124,9 @@ local jsons = ARGV[5]
 local pos = 1
 local out = {}
 for j = 1, #KEYS / 3 do
-  local a = 3 * j + 3
+  local token, acked, seqs = string.match(ARGV[5 + j], '^([^:]*):([^:]*):(.*)$')
   local r
-  r, pos = append_one(KEYS[3 * j - 2], KEYS[3 * j - 1], KEYS[3 * j], ARGV[a], ARGV[a + 1], ARGV[a + 2], jsons, pos, now, ARGV[1], ARGV[2], ARGV[3], ARGV[4])
+  r, pos = append_one(KEYS[3 * j - 2], KEYS[3 * j - 1], KEYS[3 * j], token, seqs, acked, jsons, pos, now, ARGV[1], ARGV[2], ARGV[3], ARGV[4])
   if r then
     out[#out + 1] = int(j)
     out[#out + 1] = r[1]

@@ -19,8 +19,8 @@ export const settle = <R>(p: Promise<R>): Promise<Outcome<R>> =>
 export interface SlotBatcherOptions<T extends { readonly scope: LogScope }, R> {
   /** The hash slot of an item's keys on a Cluster; on a single Redis `undefined` (every item may share a call). */
   readonly slot: ((item: T) => number) | undefined;
-  /** What an item weighs against `max` (e.g. its events and bytes); a batch closes once any total reaches its max. */
-  readonly cost: (item: T) => readonly number[];
+  /** Adds what an item weighs (e.g. its events and bytes) to `totals`; a batch closes once any total reaches its `max`. */
+  readonly cost: (item: T, totals: number[]) => void;
   readonly max: readonly number[];
   /** One batch (never empty, one slot), resolving with an outcome per item, in order. */
   readonly send: (batch: readonly T[]) => Promise<readonly Outcome<R>[]>;
@@ -65,15 +65,16 @@ export function slotBatcher<T extends { readonly scope: LogScope }, R>(options: 
   /** `items` (one group) cut into batches within `max`, each sent. */
   const cut = (items: Waiting<T, R>[]): void => {
     let batch: Waiting<T, R>[] = [];
-    let totals = max.map(() => 0);
+    const totals = max.map(() => 0);
     for (const w of items) {
       batch.push(w);
-      const c = cost(w.item);
-      totals = totals.map((t, i) => t + (c[i] ?? 0));
-      if (totals.some((t, i) => t >= max[i]!)) {
+      cost(w.item, totals);
+      let full = false;
+      for (let i = 0; i < max.length; i++) full ||= totals[i]! >= max[i]!;
+      if (full) {
         dispatch(batch);
         batch = [];
-        totals = max.map(() => 0);
+        totals.fill(0);
       }
     }
     if (batch.length > 0) dispatch(batch);
