@@ -6,7 +6,7 @@
 //
 // - write xadd:    the producer sends pipelined `XADD <events key> <seq>-1 e <json>` (raw RESP on a socket,
 //                  --batch commands per write, at most 4 writes unanswered): Redis's cost of an entry.
-// - write lua:     the producer sends the log's own APPEND_MANY script (EVALSHA; --per-call events of each of
+// - write lua:     the producer sends the log's own APPEND script (EVALSHA; --per-call events of each of
 //                  the --streams streams per call, a lease held by the bench): the durable design's write.
 // - write publish: pipelined `PUBLISH bench:<id> <json>` (the baseline's commands, as pipelined as they get).
 // - read xread:    one ioredis connection, `XREAD COUNT 500 BLOCK 1000 STREAMS <all keys> <ids>` in a loop, every
@@ -68,7 +68,9 @@ async function producer(job) {
   if (write === 'lua') {
     // Per call: perCall events of every stream.
     for (let from = 0; from < perStream; from += perCall) {
-      // APPEND_MANY's arguments: the JSON of every stream's events in one, then key base, token, seqs per stream.
+      // APPEND's arguments: every stream's 3 keys, then the JSON of every stream's events in one, then
+      // `token:acked:seqs` per stream (acked '': no lost-events check).
+      const keys = [];
       const args = [60_000, 60_000, 10_000_000, 1 << 30, ''];
       const jsons = [];
       for (let i = 0; i < streams; i++) {
@@ -78,11 +80,12 @@ async function producer(job) {
           seqs.push(s);
           jsons.push(JSON.stringify(eventOf(`resp_${i}`, s)));
         }
-        args.push(baseOf(i), 1, seqs.join(','));
+        keys.push(metaOf(i), keyOf(i), `${baseOf(i)}:end`);
+        args.push(`1::${seqs.join(',')}`);
       }
       args[4] = jsons.join('\n');
       // The reply: an empty array when every append went well.
-      await send(resp(['EVALSHA', sha, 0, ...args]), 1);
+      await send(resp(['EVALSHA', sha, keys.length, ...keys, ...args]), 1);
     }
   } else {
     let text = '';
@@ -170,8 +173,8 @@ async function main() {
     await admin.ping();
     let sha;
     if (write === 'lua') {
-      const { APPEND_MANY } = await import(new URL('../dist/esm/lib/log/redis-scripts.js', import.meta.url).href);
-      sha = await admin.script('LOAD', APPEND_MANY);
+      const { APPEND } = await import(new URL('../dist/esm/lib/log/redis-scripts.js', import.meta.url).href);
+      sha = await admin.script('LOAD', APPEND);
       const p = admin.pipeline();
       for (let i = 0; i < streams; i++) p.hset(metaOf(i), 'fence', 1, 'holder', 1, 'until', Date.now() + 3_600_000);
       await p.exec();
