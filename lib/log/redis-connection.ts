@@ -1,15 +1,13 @@
 import type { Cluster, Redis, RedisOptions } from 'ioredis';
 import { EventLogError } from '../errors.js';
+import { type ClusterTails, clusterTails } from './redis-cluster-tail.js';
 import { isRefusal, refusal } from './redis-refused.js';
 import { type RedisTail, redisTail } from './redis-tail.js';
 import type { LogScope } from './types.js';
 
 // The connections of one `redisEventLog`: the main client (its own, or the application's), the blocking
-// duplicates XREAD BLOCK needs (a pool of idle ones on a Cluster, one shared tail reader on a single Redis),
-// command timeouts, and closing all of it.
-
-/** Idle blocking connections kept for the next `wait` (on a Cluster; a single Redis shares one tail reader). */
-const POOL = 4;
+// connections XREAD BLOCK needs (one shared tail reader on a single Redis; on a Cluster one per slot tailed,
+// straight to the master serving it: lib/log/redis-cluster-tail.ts), command timeouts, and closing all of it.
 /**
  * How long the tail's wake stream outlives its last wake (a process that dies leaves it behind; `close()`
  * deletes it). It is needed only until the XREAD in flight has read it: one that finds it gone re-reads anyway.
@@ -64,33 +62,33 @@ export interface RedisConnections {
   readonly timeoutMs: number;
   /** Whether `close()` was called. */
   isClosed(): boolean;
+  /** Aborted by `close()`: a reader waiting to try again stops its timer at once. */
+  readonly closing: AbortSignal;
   /** Throws `EventLogError('unavailable')` once the log is closed. */
   ensureOpen(scope: LogScope): void;
   /** The main client, created (and ioredis loaded) on first use when the log owns it. */
   client(): Promise<Redis | Cluster>;
   /** `p`, or `EventLogError('unavailable')` after `ms`; a late rejection of `p` is swallowed. */
   timed<T>(p: Promise<T>, scope: LogScope | undefined, ms?: number): Promise<T>;
-  /** A connection for XREAD BLOCK on a Cluster: an idle one, or a new one. */
-  takeBlocking(scope: LogScope): Promise<Redis>;
-  /** Marks a blocking connection as in use (`close()` disconnects it). */
-  lend(conn: Redis): void;
-  /** A blocking connection back from use: kept idle when `reuse` and it is fit, else disconnected. */
-  giveBack(conn: Redis, reuse: boolean): void;
-  /** The one blocking reader every `wait` and `follow` of this log shares (a single Redis, not a Cluster). */
-  tailOf(base: Redis): RedisTail;
+  /**
+   * The tail reader serving the stream `events`: on a single Redis the one every `wait` and `follow` of this
+   * log shares, on a Cluster the one of its slot (`refresh`, after a failure: the slot map is asked again).
+   */
+  tail(events: string, refresh: boolean): Promise<RedisTail>;
   close(): Promise<void>;
 }
 
 export function redisConnections(options: RedisConnectionOptions): RedisConnections {
   const { timeoutMs } = options;
   const owned = options.client === undefined;
-  const blocking: Redis[] = []; // idle blocking connections
-  const busy = new Set<Redis>();
+  const busy = new Set<Redis>(); // blocking connections being connected
   let tail: RedisTail | undefined;
+  let tails: ClusterTails | undefined;
   /** The client the tail's wakes go through, once one was sent (`close()` deletes the wake stream through it). */
   let woke: Redis | undefined;
   let main: Promise<Redis | Cluster> | undefined;
   let closed = false;
+  const closer = new AbortController();
   // Not a stream key (those have `{` after the prefix); random, so that no other log instance wakes this one's tail.
   const wakeKey = `${options.keyPrefix}tail:${Date.now().toString(36)}${Math.random().toString(36).slice(2)}`;
 
@@ -129,84 +127,91 @@ export function redisConnections(options: RedisConnectionOptions): RedisConnecti
       );
     });
 
-  /** A new, connected duplicate for XREAD BLOCK that fails fast instead of reconnecting or queueing. */
-  const openBlocking = async (scope: LogScope | undefined): Promise<Redis> => {
-    const base = await timed(client(), scope);
-    const override: Partial<RedisOptions> = {
-      lazyConnect: true,
-      connectTimeout: timeoutMs,
-      commandTimeout: undefined,
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 0,
-      autoResendUnfulfilledCommands: false,
-      retryStrategy: () => null,
-      ...QUIET,
-    };
-    const c = (isCluster(base) ? base.duplicate(undefined, { redisOptions: override }) : base.duplicate(override)) as Redis;
+  /** XREAD BLOCK's connections fail fast instead of reconnecting or queueing: the tail decides what to do next. */
+  const blockingOptions: Partial<RedisOptions> = {
+    lazyConnect: true,
+    connectTimeout: timeoutMs,
+    commandTimeout: undefined,
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    autoResendUnfulfilledCommands: false,
+    retryStrategy: () => null,
+    ...QUIET,
+  };
+
+  /** Connects `c` (a new blocking connection), disconnected again when that fails or the log closed meanwhile. */
+  const connected = async (c: Redis): Promise<Redis> => {
     c.on('error', () => undefined);
     busy.add(c);
     try {
-      await timed(c.connect(), scope);
+      await timed(c.connect(), undefined);
+      if (closed) throw new Error('the log is closed');
     } catch (e) {
-      busy.delete(c);
       c.disconnect();
       throw e;
+    } finally {
+      busy.delete(c);
     }
-    busy.delete(c);
     return c;
   };
+
+  /** A blocking connection to one node of `cluster` (`host:port`), with the Cluster's redisOptions (user, password, TLS). */
+  const openNode = async (cluster: Cluster, node: string): Promise<Redis> => {
+    const RedisClass = await loadIORedis();
+    const at = node.lastIndexOf(':');
+    return connected(new RedisClass({ ...cluster.options.redisOptions, host: node.slice(0, at), port: Number(node.slice(at + 1)), ...blockingOptions }));
+  };
+
+  const tailOf = (base: Redis): RedisTail =>
+    (tail ??= redisTail({
+      connect: () => connected(base.duplicate(blockingOptions)),
+      wakeKey,
+      // One round trip: both are written before either answers. MAXLEN 1: only the last wake is kept.
+      wake: () => {
+        woke = base;
+        return timed(Promise.all([base.xadd(wakeKey, 'MAXLEN', '1', '*', 'w', '1'), base.pexpire(wakeKey, WAKE_TTL_MS)]), undefined);
+      },
+      isRefusal,
+      timed: (p, ms) => timed(p, undefined, ms),
+      failure: (e) => unavailable(e),
+      timeoutMs,
+    }));
 
   return {
     timeoutMs,
     isClosed: () => closed,
+    closing: closer.signal,
     ensureOpen(scope) {
       if (closed) throw new EventLogError('unavailable', 'the log is closed', scope.responseId);
     },
     client,
     timed,
 
-    async takeBlocking(scope) {
-      for (let c = blocking.pop(); c !== undefined; c = blocking.pop()) {
-        if (c.status === 'ready') return c;
-        c.disconnect();
-      }
-      return openBlocking(scope);
-    },
-
-    lend(conn) {
-      busy.add(conn);
-    },
-
-    giveBack(conn, reuse) {
-      busy.delete(conn);
-      if (reuse && conn.status === 'ready' && !closed && blocking.length < POOL) blocking.push(conn);
-      else conn.disconnect();
-    },
-
-    tailOf: (base) =>
-      (tail ??= redisTail({
-        connect: () => openBlocking(undefined),
-        wakeKey,
-        // One round trip: both are written before either answers. MAXLEN 1: only the last wake is kept.
-        wake: () => {
-          woke = base;
-          return timed(Promise.all([base.xadd(wakeKey, 'MAXLEN', '1', '*', 'w', '1'), base.pexpire(wakeKey, WAKE_TTL_MS)]), undefined);
-        },
-        isRefusal,
+    async tail(events, refresh) {
+      const c = await client();
+      if (!isCluster(c)) return tailOf(c);
+      if (closed) throw new EventLogError('unavailable', 'the log is closed');
+      tails ??= clusterTails(c, {
+        keyPrefix: options.keyPrefix,
+        timeoutMs,
+        connect: (node) => openNode(c, node),
         timed: (p, ms) => timed(p, undefined, ms),
         failure: (e) => unavailable(e),
-        timeoutMs,
-      })),
+        isRefusal,
+      });
+      return tails.tail(events, refresh);
+    },
 
     async close() {
       if (closed) return;
       closed = true;
+      closer.abort();
       tail?.close();
+      tails?.close();
       // The wake stream goes now, not after its TTL (PEXPIRE 0 deletes: no DEL for the ACL user to be granted);
       // sent before the QUIT below, on the same connection, so not awaited.
       woke?.pexpire(wakeKey, 0).catch(() => undefined);
-      for (const c of [...blocking, ...busy]) c.disconnect();
-      blocking.length = 0;
+      for (const c of busy) c.disconnect();
       busy.clear();
       if (owned && main !== undefined) {
         const c = await main.catch(() => undefined);

@@ -1,72 +1,44 @@
-import type { Redis } from 'ioredis';
 import type { ResponseStreamEvent } from '../events/responses.js';
-import type { FollowableEventLog, FollowHandlers } from './follow.js';
-import { asOwnError, isCluster, type RedisConnections, unavailable } from './redis-connection.js';
-import { redisStreamKeys } from './redis-keys.js';
-import type { RedisLogSettings } from './redis-options.js';
 import { checkAfter } from '../cursor.js';
-import { hasEnd, parseEntries, xreadIds } from './redis-read.js';
-import type { StreamEntry } from './redis-stream-id.js';
+import { EventLogError } from '../errors.js';
+import type { FollowableEventLog, FollowHandlers } from './follow.js';
+import { asOwnError, type RedisConnections, unavailable } from './redis-connection.js';
+import { redisStreamKeys, streamKeyList } from './redis-keys.js';
+import type { RedisLogSettings } from './redis-options.js';
+import { hasEnd, parseEntries, stateOf, tailRoute, xreadIds } from './redis-read.js';
+import { scriptRunner } from './redis-run-script.js';
+import { followRiding, sequenceOf } from './redis-tail-retry.js';
 import type { LogScope } from './types.js';
 
-// The follow capability (lib/log/follow.ts) of `redisEventLog`: on a single Redis a follower is one more
-// consumer of the shared tail reader; on a Cluster it reads with a blocking connection of its own.
+// The follow capability (lib/log/follow.ts) of `redisEventLog`: a follower is one more consumer of the tail
+// reader of its stream (the shared one on a single Redis, its slot's on a Cluster), riding through a failure
+// of it (a restart, a failover) with its cursor, within the retry budget. Coming back after a failure, it
+// first checks that the stream still holds what it was handed: a failover can lose the entries its master had
+// not passed on to the replica that took over, and a reader must not go on past such a gap as if nothing happened.
 
 export function redisFollow(conn: RedisConnections, settings: RedisLogSettings): FollowableEventLog['follow'] {
-  const { keyPrefix, timeoutMs } = settings;
-  const { timed } = conn;
+  const { keyPrefix } = settings;
+  const route = tailRoute(conn, settings);
+  const run = scriptRunner(conn, (scope) => streamKeyList(keyPrefix, scope), settings.retryBudgetMs);
 
-  /** `follow` on a Cluster: a blocking connection of its own (from the pool) reading the stream's entries straight. */
-  const followOnCluster = (scope: LogScope, after: number | undefined, h: FollowHandlers, isStopped: () => boolean, onConn: (c: Redis | undefined) => void): void => {
-    const { events, end } = redisStreamKeys(keyPrefix, scope);
-    let id = xreadIds(after);
-    let ended = false;
-    void (async () => {
-      while (!conn.isClosed() && !isStopped()) {
-        const blocking = await conn.takeBlocking(scope);
-        if (conn.isClosed() || isStopped()) {
-          blocking.disconnect();
-          return;
-        }
-        conn.lend(blocking);
-        onConn(blocking);
-        try {
-          const keys = ended ? [events, id] : [events, end, id, '0-0'];
-          const issued = Date.now();
-          const got = (await timed(blocking.xread('COUNT', 500, 'BLOCK', 1000, 'STREAMS', ...keys), scope, 1000 + timeoutMs)) as [string, StreamEntry[]][] | null;
-          for (const [key, entries] of got ?? []) {
-            if (isStopped()) return;
-            if (key === events && entries.length > 0) {
-              id = entries[entries.length - 1]![0];
-              const batch = parseEntries(entries);
-              if (batch.length > 0) h.events(batch);
-              if (hasEnd(entries) && !ended) {
-                ended = true;
-                if (!isStopped()) h.end();
-              }
-            }
-          }
-          if (!ended && got?.some(([key, entries]) => key === end && entries.length > 0)) {
-            ended = true;
-            if (!isStopped()) h.end();
-          }
-          const mine = got?.find(([key]) => key === events)?.[1];
-          if ((mine === undefined || mine.length < 500) && !isStopped()) h.synced?.(issued);
-        } finally {
-          onConn(undefined);
-          conn.giveBack(blocking, !isStopped());
-        }
-      }
-    })().catch((e: unknown) => {
-      if (!conn.isClosed() && !isStopped()) h.error(unavailable(e, scope));
-    });
+  /**
+   * Throws `EventLogError('lost')` when the stream no longer reaches `cursor` (the entry last handed over, or the
+   * cursor the follow started after): events lost in a failover or a restart. A reader that started after a
+   * cursor past the stream's end gets it too; fromEventLog tells the two apart by what it delivered.
+   */
+  const stillReaches = async (scope: LogScope, cursor: string): Promise<void> => {
+    if (cursor === xreadIds(undefined)) return; // from the start: nothing to reach
+    const at = sequenceOf(cursor);
+    const st = await stateOf(run, scope);
+    const last = st?.lastSequenceNumber;
+    if (last !== undefined && last >= at) return;
+    const holds = st === undefined ? 'the stream is gone from the log' : `the log holds the stream up to sequence_number ${last ?? '(none)'}`;
+    throw new EventLogError('lost', `${holds} after a failure, below the follow's cursor ${at} (events lost in a failover or restart?)`, scope.responseId);
   };
 
   return (scope, after, h) => {
     checkAfter(after);
     let stopped = false;
-    let unfollow: (() => void) | undefined;
-    let clusterConn: Redis | undefined;
     const isStopped = (): boolean => stopped || conn.isClosed();
     // A handler may unfollow from inside a call: nothing more is called after that.
     const guarded: FollowHandlers = {
@@ -79,40 +51,31 @@ export function redisFollow(conn: RedisConnections, settings: RedisLogSettings):
       },
       synced: (at) => !isStopped() && h.synced?.(at),
     };
-    conn.client().then(
-      (c) => {
-        if (isStopped()) return;
-        if (isCluster(c)) {
-          followOnCluster(scope, after, guarded, isStopped, (x) => (clusterConn = x));
+    const { events } = redisStreamKeys(keyPrefix, scope);
+    // Only the events key: a cancel puts its entry there too (the end key is for `wait`).
+    const unfollow = followRiding(
+      route,
+      events,
+      xreadIds(after),
+      (entries) => {
+        let batch: ResponseStreamEvent[];
+        try {
+          batch = parseEntries(entries);
+        } catch (e) {
+          unfollow();
+          guarded.error(unavailable(e, scope));
           return;
         }
-        const { events } = redisStreamKeys(keyPrefix, scope);
-        // Only the events key: a cancel puts its entry there too (the end key is for `wait`).
-        unfollow = conn.tailOf(c).follow(
-          events,
-          xreadIds(after),
-          (entries) => {
-            let batch: ResponseStreamEvent[];
-            try {
-              batch = parseEntries(entries);
-            } catch (e) {
-              unfollow?.();
-              guarded.error(unavailable(e, scope));
-              return;
-            }
-            if (batch.length > 0) guarded.events(batch);
-            if (hasEnd(entries)) guarded.end();
-          },
-          (e) => guarded.error(asOwnError(e, scope)),
-          h.synced === undefined ? undefined : guarded.synced,
-        );
+        if (batch.length > 0) guarded.events(batch);
+        if (hasEnd(entries)) guarded.end();
       },
-      (e: unknown) => guarded.error(unavailable(e, scope)),
+      (e) => guarded.error(asOwnError(e, scope)),
+      h.synced === undefined ? undefined : guarded.synced,
+      (cursor) => stillReaches(scope, cursor),
     );
     return () => {
       stopped = true;
-      unfollow?.();
-      clusterConn?.disconnect(); // a Cluster follower's blocking XREAD
+      unfollow();
     };
   };
 }

@@ -8,8 +8,9 @@
 // own (read after the last wake entry it saw), and an XADD there (sent on the main connection) returns it,
 // batched: the new consumers of about a millisecond share one. No `CLIENT UNBLOCK` (an @admin command a
 // least-privilege ACL user lacks) and no race: a wake that lands before the XREAD does returns it at once.
-// Only for a single Redis: on a Cluster the keys of different streams live in different slots, and one XREAD
-// cannot span them.
+// On a Cluster, one such tail per slot tailed, on the master serving it (lib/log/redis-cluster-tail.ts): a
+// Cluster refuses one XREAD across slots (CROSSSLOT), even on one node. A failure fails its consumers; the
+// readers on top (lib/log/redis-tail-retry.ts) register again, within the log's retry budget, with their cursors.
 import type { Redis } from 'ioredis';
 import { covered as coveredBy, dispatch, type Follower, readPlan, synced, type Waiter } from './redis-tail-consumers.js';
 import { type Id, parseId, type StreamEntry } from './redis-stream-id.js';
@@ -43,6 +44,11 @@ export interface RedisTailOptions {
   readonly timed: <T>(p: Promise<T>, ms: number) => Promise<T>;
   /** The error a consumer gets when Redis fails. */
   readonly failure: (e: unknown) => Error;
+  /**
+   * Told first when Redis failed, before the consumers are (each is dropped and told once): a Cluster's slot
+   * tail is retired then, so that the consumers trying again are routed afresh.
+   */
+  readonly onFail?: () => void;
   /** Bound on one command beyond its block time, in ms. */
   readonly timeoutMs: number;
   /** Most entries one XREAD returns per stream. Default 500. */
@@ -114,6 +120,7 @@ export function redisTail(options: RedisTailOptions): RedisTail {
 
   const failAll = (e: unknown): void => {
     const err = options.failure(e);
+    options.onFail?.();
     for (const w of [...waiters]) w.settle(err);
     for (const f of [...followers]) {
       followers.delete(f);

@@ -329,7 +329,7 @@ describe('redisEventLog: Redis dies and comes back', () => {
     const unhandled: unknown[] = [];
     const onUnhandled = (e: unknown) => unhandled.push(e);
     process.on('unhandledRejection', onUnhandled);
-    const log = redisEventLog({ url: crashing.url, commandTimeoutMs: 1000 });
+    const log = redisEventLog({ url: crashing.url, commandTimeoutMs: 1000, retryBudgetMs: 2000 }); // each call tries for 2 s, not 20
     try {
       const s = scope();
       const { token } = await log.acquire(s, 600_000);
@@ -373,7 +373,7 @@ describe('redisEventLog: Redis dies and comes back', () => {
   });
 
   test('a log whose Redis is not there at all fails with unavailable, does not hang, and closes cleanly', async () => {
-    const log = redisEventLog({ url: 'redis://127.0.0.1:1', commandTimeoutMs: 500 });
+    const log = redisEventLog({ url: 'redis://127.0.0.1:1', commandTimeoutMs: 500, retryBudgetMs: 1000 });
     const s = scope();
     const started = Date.now();
     expect(await reasonOf(log.acquire(s, 1000))).toBe('unavailable');
