@@ -5,6 +5,7 @@ import type { ResponseStreamEvent } from '../events/responses.js';
 import type { ClientConfig } from '../http/config.js';
 import { retrieveResponseStream } from '../http/transports.js';
 import { canFollow, type FollowableEventLog } from './follow.js';
+import { lostError } from './lost.js';
 import { isTerminalEvent } from './scope.js';
 import type { EventLog, LogScope } from './types.js';
 import { asEventLogError, LogWriter, type LogWriterOptions } from './writer.js';
@@ -62,6 +63,8 @@ export function fromEventLog(log: EventLog, responseId: string, options: FromEve
   return new Observable<ResponseStreamEvent>((subscriber) => {
     const controller = new AbortController();
     let last = options.startingAfter;
+    /** The highest sequence_number delivered (not the cursor it started after): the log must still hold it. */
+    let delivered: number | undefined;
     let writer: LogWriter | undefined;
     let upstream: Subscription | undefined;
     const stopped = (): boolean => subscriber.closed || controller.signal.aborted;
@@ -70,7 +73,7 @@ export function fromEventLog(log: EventLog, responseId: string, options: FromEve
     const deliver = (e: ResponseStreamEvent): boolean => {
       const n = seqOf(e);
       if (n === undefined || (last !== undefined && n <= last)) return false;
-      last = n;
+      last = delivered = n;
       subscriber.next(e);
       return isTerminalEvent(e);
     };
@@ -194,6 +197,8 @@ export function fromEventLog(log: EventLog, responseId: string, options: FromEve
               if (finished) return;
               const st = await log.state(scope);
               if (finished) return;
+              const lost = lostError(responseId, delivered, st);
+              if (lost !== undefined) return finish(lost);
               if (st === undefined && !started) {
                 const remaining = deadline - Date.now();
                 if (remaining <= 0) return finish(new EventLogError('not_found', `no stream after ${notFoundTimeout} ms`, responseId));
@@ -215,6 +220,13 @@ export function fromEventLog(log: EventLog, responseId: string, options: FromEve
             checking = false;
           }
         };
+        const recheck = async (e: EventLogError): Promise<void> => {
+          try {
+            finish(lostError(responseId, delivered, await log.state(scope)) ?? (delivered === undefined ? 'lapsed' : e));
+          } catch (err) {
+            finish(err instanceof Error ? err : asEventLogError(err, responseId));
+          }
+        };
         const unfollow = flog.follow(scope, last, {
           events: (batch) => {
             if (finished) return;
@@ -226,7 +238,9 @@ export function fromEventLog(log: EventLog, responseId: string, options: FromEve
             }
           },
           end: () => void check(),
-          error: (e) => finish(e),
+          // The log behind the follow's cursor after a failure: lost, if this reader delivered past it; else its
+          // cursor was only a startingAfter past the stream's end, and it follows again.
+          error: (e) => (e.reason === 'lost' ? void recheck(e) : finish(e)),
           synced: (at) => {
             if (at > syncedAt) syncedAt = at;
           },
@@ -260,6 +274,9 @@ export function fromEventLog(log: EventLog, responseId: string, options: FromEve
         if (stopped()) return;
         const st = await log.state(scope);
         if (stopped()) return;
+        // Behind what this reader delivered (a failover lost events): a typed end, never a gap or a repeat.
+        const lost = lostError(responseId, delivered, st);
+        if (lost !== undefined) throw lost;
         if (st === undefined) throw new EventLogError('not_found', 'the stream expired while it was read', responseId);
         if (st.lastSequenceNumber !== undefined && (last === undefined || st.lastSequenceNumber > last)) continue;
         if (st.end !== undefined) {

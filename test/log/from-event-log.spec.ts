@@ -150,3 +150,36 @@ test('persistTo completes only once the stream is durable', async () => {
   await done;
   expect(seqs(await log.read(scope, undefined))).toEqual([0, 1, 2, 3, 4]);
 });
+
+test('a reader that finds the log behind what it delivered (events lost, e.g. in a failover) ends with EventLogError lost, never a gap or a repeat', async () => {
+  const { token } = await log.acquire(scope, 60_000);
+  await log.append(scope, token, stream.slice(0, 4));
+  // The log as it looks after losing its last two events: its state says so (a wait/read log: no follow).
+  let lostAfter: number | undefined;
+  const shrinking: EventLog = {
+    ...log,
+    state: async (s) => {
+      const st = await log.state(s);
+      return st === undefined || lostAfter === undefined ? st : { ...st, lastSequenceNumber: lostAfter };
+    },
+  };
+  const got: ResponseStreamEvent[] = [];
+  const done = new Promise<unknown>((resolve) => fromEventLog(shrinking, 'resp_1', { pollMs: 50 }).subscribe({ next: (e) => got.push(e), error: resolve, complete: () => resolve(undefined) }));
+  for (let i = 0; i < 200 && got.length < 4; i++) await sleep(10);
+  lostAfter = 1;
+  const e = await done;
+  expect(seqs(got)).toEqual([0, 1, 2, 3]);
+  expect(e).toBeInstanceOf(EventLogError);
+  expect((e as EventLogError).reason).toBe('lost');
+  expect((e as EventLogError).responseId).toBe('resp_1');
+  expect((e as EventLogError).message).toMatch(/sequence_number 1\b.*\b3 was already delivered/);
+});
+
+test("startingAfter past the stream's end is no loss: the reader waits for the events above it", async () => {
+  const { token } = await log.acquire(scope, 60_000);
+  await log.append(scope, token, stream.slice(0, 2));
+  const reading = all(fromEventLog(log, 'resp_1', { startingAfter: 3, pollMs: 20 }));
+  await sleep(100);
+  await log.append(scope, token, stream.slice(2));
+  expect(seqs(await reading)).toEqual([4]);
+});
