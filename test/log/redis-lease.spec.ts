@@ -132,8 +132,9 @@ test('a lone call has the same results', async () => {
   expect((await log.state(s))?.lease).toBeUndefined();
 });
 
-test('a batch that times out fails each of its streams with its own unavailable error', async () => {
-  const slow = redisEventLog({ url: redis.server.url, keyPrefix: PREFIX, commandTimeoutMs: 200 });
+test('a batch that times out past the retry budget fails each of its streams with its own unavailable error', async () => {
+  // A timeout is tried again within retryBudgetMs: a short budget, so that the 20-s pause outlasts it.
+  const slow = redisEventLog({ url: redis.server.url, keyPrefix: PREFIX, commandTimeoutMs: 200, retryBudgetMs: 500 });
   try {
     await slow.state({ responseId: 'connect' });
     const [a, b, c] = [scope(), scope(), scope()];
