@@ -1,7 +1,7 @@
 import { streamFailure } from './redis-corrupt.js';
 import type { RedisLogSettings } from './redis-options.js';
 import type { SendScript } from './redis-script-send.js';
-import { APPEND } from './redis-scripts.js';
+import { APPEND, APPEND_LIVE } from './redis-scripts.js';
 import { isolated, type Outcome } from './redis-slot-batch.js';
 import type { LogScope } from './types.js';
 
@@ -36,9 +36,10 @@ const OK: AppendReply = ['ok'];
 /** Every stream that went well shares this outcome (no object per stream). */
 const DONE: Outcome<AppendReply> = { ok: true, value: OK };
 
-/** Sends one batch, resolving with each append's reply or failure. */
-export function appendSender(send: SendScript, settings: RedisLogSettings): (batch: readonly PendingAppend[]) => Promise<readonly Outcome<AppendReply>[]> {
+/** Sends one batch, resolving with each append's reply or failure; `live` (a Cluster): publishing the entries too (APPEND_LIVE). */
+export function appendSender(send: SendScript, settings: RedisLogSettings, live: boolean): (batch: readonly PendingAppend[]) => Promise<readonly Outcome<AppendReply>[]> {
   const { liveTtlMs, ttlMs, maxEvents, maxBytes } = settings;
+  const script = live ? APPEND_LIVE : APPEND;
 
   const call = async (batch: readonly PendingAppend[]): Promise<Outcome<AppendReply>[]> => {
     const keys: string[] = [];
@@ -50,7 +51,7 @@ export function appendSender(send: SendScript, settings: RedisLogSettings): (bat
       args.push(`${a.token}:${a.acked}:${a.seqs}`);
     }
     args[4] = jsons.join('\n');
-    const r = (await send({ script: APPEND, keys, args, durable: true }, batch[0]!.scope)) as string[];
+    const r = (await send({ script, keys, args, durable: true }, batch[0]!.scope)) as string[];
     // Only the appends that failed: position (from 1), then APPEND_ONE's reply.
     const outcomes: Outcome<AppendReply>[] = new Array<Outcome<AppendReply>>(batch.length).fill(DONE);
     for (let k = 0; k + 3 < r.length; k += 4) outcomes[Number(r[k]) - 1] = { ok: true, value: r.slice(k + 1, k + 4) };
@@ -65,7 +66,7 @@ export function appendSender(send: SendScript, settings: RedisLogSettings): (bat
         try {
           return ((await call([one]))[0] as { value: AppendReply }).value;
         } catch (e) {
-          throw streamFailure(e, one.scope, one.keys, APPEND);
+          throw streamFailure(e, one.scope, one.keys, script);
         }
       },
     );

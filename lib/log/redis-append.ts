@@ -64,12 +64,14 @@ export function redisAppend(conn: RedisConnections, send: SendScript, keysOf: (s
     return k.slot;
   };
 
-  const sendBatch = appendSender(send, settings);
-  // Made once the client is known (a Cluster's calls are grouped per slot); the log's client never changes.
+  // Made once the client is known (a Cluster's calls are grouped per slot and publish their entries for the
+  // live readers); the log's client never changes.
   let appends: SlotBatcher<PendingAppend, AppendReply> | undefined;
   const batcher = async (scope: LogScope): Promise<SlotBatcher<PendingAppend, AppendReply>> => {
     const c = await conn.timed(conn.client(), scope);
-    return (appends ??= slotBatcher({ slot: isCluster(c) ? slotFor : undefined, cost: (a, totals) => void ((totals[0]! += a.jsons.length), (totals[1]! += a.bytes)), max: [MAX_EVENTS, MAX_BYTES], send: sendBatch }));
+    const cluster = isCluster(c);
+    const sendBatch = appendSender(send, settings, cluster);
+    return (appends ??= slotBatcher({ slot: cluster ? slotFor : undefined, cost: (a, totals) => void ((totals[0]! += a.jsons.length), (totals[1]! += a.bytes)), max: [MAX_EVENTS, MAX_BYTES], send: sendBatch }));
   };
 
   return async (scope, token, events) => {

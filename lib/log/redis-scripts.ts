@@ -39,7 +39,7 @@ local function key_trouble(r) return string.find(r.err, '^WRONGTYPE') ~= nil or 
 // The keys' expiry is pushed back to live_ttl when the stream gets its first events and then only once it has
 // come nearer than live_ttl less 1% (at most 1 s): three PEXPIREs per append were a third of its cost.
 // (The error(...) calls share their line with the command, so that a refusal names it: lib/log/redis-refused.ts.)
-const APPEND_ONE = `
+const appendOne = (publish: string): string => `
 local function append_one(km, ke, kn, token, seqs, acked, jsons, pos, now, live_ttl, end_ttl, max_events, max_bytes)
   local m = redis.pcall('HMGET', km, 'holder', 'until', 'end', 'last', 'count', 'bytes', 'exp') if broken(m) and not key_trouble(m) then error(m) end
   local bad = nil
@@ -89,6 +89,7 @@ local function append_one(km, ke, kn, token, seqs, acked, jsons, pos, now, live_
       if broken(r) then return {'corrupt', ke, r.err}, pos end
     end
   end
+${publish}
   if terminal then
     redis.call('HSET', km, 'last', at, 'count', int(count + n), 'bytes', int(bytes + added), 'end', 'completed')
     local ttl = tonumber(end_ttl)
@@ -118,7 +119,7 @@ end
  * stream's position in the call (from 1), then APPEND_ONE's reply padded with ''. Each stream's append is all
  * or nothing on its own.
  */
-export const APPEND = `${PRELUDE}${APPEND_ONE}
+const appendScript = (publish: string): string => `${PRELUDE}${appendOne(publish)}
 local now = now_ms()
 local jsons = ARGV[5]
 local pos = 1
@@ -137,17 +138,36 @@ end
 return out
 `;
 
-/** ARGV: endTtlMs. Ends the stream as cancelled (creating it when it does not exist) unless it already ended. */
+export const APPEND = appendScript('');
+
+/**
+ * APPEND on a Redis Cluster: each stream's new entries are also published (SPUBLISH: same slot as its keys) on
+ * its live channel `<keyBase>:live`, one line per entry as stored, `<id> e <json>`, for the readers subscribed
+ * there (lib/log/redis-cluster-live.ts). A single Redis is read with XREAD and does not pay for it.
+ */
+export const APPEND_LIVE = appendScript(
+  `  local lines = {} for i = 1, 3 * n, 3 do lines[#lines + 1] = picked[i] .. '-1 e ' .. string.sub(jsons, picked[i + 1], picked[i + 2]) end redis.call('SPUBLISH', string.sub(km, 1, -6) .. ':live', table.concat(lines, '\\n'))`,
+);
+
+/**
+ * ARGV: endTtlMs, and '1' on a Redis Cluster: publish the end on the stream's live channel too (as APPEND_LIVE:
+ * `<id> end cancelled`, or `end` when only the end key got an entry). Ends the stream as cancelled (creating
+ * it when it does not exist) unless it already ended.
+ */
 export const CANCEL = `
 local held = redis.call('HGET', KEYS[1], 'holder')
 redis.call('HDEL', KEYS[1], 'holder', 'until')
 if not redis.call('HGET', KEYS[1], 'end') then
   redis.call('HSET', KEYS[1], 'end', 'cancelled')
+  local live = 'end'
   -- Only where a reader may be following: a stream never started keeps no events key.
   if held or redis.call('EXISTS', KEYS[2]) == 1 then
-    redis.call('XADD', KEYS[2], (redis.call('HGET', KEYS[1], 'last') or '0') .. '-2', 'end', 'cancelled')
+    live = (redis.call('HGET', KEYS[1], 'last') or '0') .. '-2'
+    redis.call('XADD', KEYS[2], live, 'end', 'cancelled')
+    live = live .. ' end cancelled'
   end
   redis.call('XADD', KEYS[3], '*', 'end', 'cancelled')
+  if ARGV[2] == '1' then redis.call('SPUBLISH', string.sub(KEYS[1], 1, -6) .. ':live', live) end
   for i = 1, #KEYS do redis.call('PEXPIRE', KEYS[i], tonumber(ARGV[1])) end
 end
 return {'ok'}

@@ -1,6 +1,6 @@
 import type { FollowableEventLog } from './follow.js';
 import { redisAppend } from './redis-append.js';
-import { redisConnections } from './redis-connection.js';
+import { isCluster, redisConnections } from './redis-connection.js';
 import { evictionCheck } from './redis-eviction.js';
 import { redisFollow } from './redis-follow.js';
 import { streamKeyList } from './redis-keys.js';
@@ -57,7 +57,10 @@ export function redisEventLog(options: RedisEventLogOptions = {}): EventLog & Fo
     state,
 
     async cancel(scope) {
-      await run(CANCEL, scope, [settings.ttlMs]);
+      conn.ensureOpen(scope);
+      // On a Cluster the end is published too, for the live readers subscribed to the stream.
+      const live = isCluster(await conn.timed(conn.client(), scope));
+      await run(CANCEL, scope, live ? [settings.ttlMs, 1] : [settings.ttlMs]);
     },
 
     close: () => {

@@ -54,8 +54,9 @@ describe('as the documented user, with an ioredis Cluster client (one node ownin
   let dir: string;
   let node: RedisServer;
   let cluster: Cluster;
-  // The Cluster client's own topology refresh, ready check and connection names, as the page says.
-  const extra = ['+cluster|slots', '+cluster|info', '+client|setname'];
+  // The Cluster client's own topology refresh, ready check and connection names, and the live reads' sharded
+  // pub/sub, as the page says.
+  const extra = ['+cluster|slots', '+cluster|info', '+client|setname', '+spublish', '+ssubscribe', '+sunsubscribe', '+ping', `&${PREFIX}*`];
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'openai-rx-acl-cluster-'));
     node = await startRedisServer({ clusterDir: dir });
