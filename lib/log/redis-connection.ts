@@ -6,8 +6,8 @@ import { type RedisTail, redisTail } from './redis-tail.js';
 import type { LogScope } from './types.js';
 
 // The connections of one `redisEventLog`: the main client (its own, or the application's), the blocking
-// connections XREAD BLOCK needs (one shared tail reader on a single Redis; on a Cluster one per slot tailed,
-// straight to the master serving it: lib/log/redis-cluster-tail.ts), command timeouts, and closing all of it.
+// connections live reading needs (one shared blocking XREAD tail on a single Redis; on a Cluster one subscriber
+// connection per master read from: lib/log/redis-cluster-tail.ts), command timeouts, and closing all of it.
 /**
  * How long the tail's wake stream outlives its last wake (a process that dies leaves it behind; `close()`
  * deletes it). It is needed only until the XREAD in flight has read it: one that finds it gone re-reads anyway.
@@ -72,7 +72,7 @@ export interface RedisConnections {
   timed<T>(p: Promise<T>, scope: LogScope | undefined, ms?: number): Promise<T>;
   /**
    * The tail reader serving the stream `events`: on a single Redis the one every `wait` and `follow` of this
-   * log shares, on a Cluster the one of its slot (`refresh`, after a failure: the slot map is asked again).
+   * log shares, on a Cluster the one of the master serving its slot (`refresh`, after a failure: the slot map is asked again).
    */
   tail(events: string, refresh: boolean): Promise<RedisTail>;
   close(): Promise<void>;
@@ -127,7 +127,7 @@ export function redisConnections(options: RedisConnectionOptions): RedisConnecti
       );
     });
 
-  /** XREAD BLOCK's connections fail fast instead of reconnecting or queueing: the tail decides what to do next. */
+  /** The live readers' connections (XREAD BLOCK; a Cluster's subscribers) fail fast instead of reconnecting or queueing: the reader decides what to do next. */
   const blockingOptions: Partial<RedisOptions> = {
     lazyConnect: true,
     connectTimeout: timeoutMs,
@@ -155,7 +155,7 @@ export function redisConnections(options: RedisConnectionOptions): RedisConnecti
     return c;
   };
 
-  /** A blocking connection to one node of `cluster` (`host:port`), with the Cluster's redisOptions (user, password, TLS). */
+  /** A subscriber connection to one node of `cluster` (`host:port`), with the Cluster's redisOptions (user, password, TLS). */
   const openNode = async (cluster: Cluster, node: string): Promise<Redis> => {
     const RedisClass = await loadIORedis();
     const at = node.lastIndexOf(':');
@@ -192,12 +192,9 @@ export function redisConnections(options: RedisConnectionOptions): RedisConnecti
       if (!isCluster(c)) return tailOf(c);
       if (closed) throw new EventLogError('unavailable', 'the log is closed');
       tails ??= clusterTails(c, {
-        keyPrefix: options.keyPrefix,
-        timeoutMs,
         connect: (node) => openNode(c, node),
-        timed: (p, ms) => timed(p, undefined, ms),
+        timed: (p) => timed(p, undefined),
         failure: (e) => unavailable(e),
-        isRefusal,
       });
       return tails.tail(events, refresh);
     },

@@ -11,7 +11,7 @@ import { followRiding, sequenceOf } from './redis-tail-retry.js';
 import type { LogScope } from './types.js';
 
 // The follow capability (lib/log/follow.ts) of `redisEventLog`: a follower is one more consumer of the tail
-// reader of its stream (the shared one on a single Redis, its slot's on a Cluster), riding through a failure
+// reader of its stream (the shared one on a single Redis, its master's on a Cluster), riding through a failure
 // of it (a restart, a failover) with its cursor, within the retry budget. Coming back after a failure, it
 // first checks that the stream still holds what it was handed: a failover can lose the entries its master had
 // not passed on to the replica that took over, and a reader must not go on past such a gap as if nothing happened.

@@ -12,7 +12,7 @@ import { type TailRoute, waitRiding } from './redis-tail-retry.js';
 import type { EventLog, LogEnd, LogScope, LogState } from './types.js';
 
 // The read side of `redisEventLog`: `read` (XRANGE), `wait` (XREAD BLOCK: the shared tail reader on a single
-// Redis, the tail of the stream's slot on a Cluster) and `state`, and the stream entries' decoding. Each rides
+// Redis; on a Cluster the subscriber of the stream's master) and `state`, and the stream entries' decoding. Each rides
 // through transient failures (a restart, a failover) within the log's retry budget.
 
 /** The XREAD id after which the events after sequence number `after` come (all of them when `undefined`). */
@@ -89,7 +89,7 @@ export function redisRead(conn: RedisConnections, run: RunScript, settings: Redi
       if (now !== null && now.length > 0) return true;
       if (conn.isClosed() || signal?.aborted) return false;
       try {
-        // The tail of its stream (the shared one on a single Redis, its slot's on a Cluster), through failures.
+        // The tail of its stream (the shared one on a single Redis, its master's on a Cluster), through failures.
         return await waitRiding(route, events, end, ids[0] as string, waitMs, signal);
       } catch (e) {
         // One failure settles every waiter: each gets an error of its own, naming its response.

@@ -24,8 +24,12 @@ export function refusal(e: unknown, scope: LogScope | undefined, script?: string
   const inScript = /The user executing the script can't/.test(message);
   if (!inScript && !message.startsWith('NOPERM')) return undefined;
   const detail = message.replace(/\s+/g, ' ').trim();
-  if (/access (?:at least )?one of the (?:keys|channels)/.test(message)) {
+  if (/access (?:at least )?one of the keys/.test(message)) {
     return new EventLogError('forbidden', `Redis refused this user a key of the log: its ACL needs ~<keyPrefix>* (${WHERE}); Redis said: ${detail}`, scope?.responseId);
+  }
+  // A Cluster's live channels (lib/log/redis-cluster-live.ts).
+  if (/access (?:at least )?one of the channels/.test(message)) {
+    return new EventLogError('forbidden', `Redis refused this user a channel of the log: its ACL needs &<keyPrefix>* (${WHERE}); Redis said: ${detail}`, scope?.responseId);
   }
   const named = /run the '([^']+)' command/.exec(message)?.[1];
   const line = /@user_script:(\d+)/.exec(message)?.[1];

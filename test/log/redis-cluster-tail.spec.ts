@@ -1,15 +1,17 @@
 // Live tails (follow and wait) of redisEventLog on a real 3-master/3-replica Redis Cluster (issue 25). Before:
 // every reader took a blocking connection of its own made by `cluster.duplicate()` (a whole Cluster client)
 // whose `connect()` then failed ("Redis is already connecting/connected"): 110 of 120 live readers failed at
-// once. Now the tail multiplexer runs once per slot tailed (a Cluster refuses one XREAD across slots, even on
-// one node: CROSSSLOT), on one plain connection to the master serving it; a killed blocking connection is
-// ridden through with each reader's cursor. Counts come from CLIENT LIST, never from timing.
+// once; then a blocking XREAD per slot tailed (a Cluster refuses one XREAD across slots: CROSSSLOT), about
+// one connection per stream with many streams. Now appends publish their entries on the stream's live channel
+// (SPUBLISH) and a process reads each master through ONE subscriber connection (SSUBSCRIBE per stream); a
+// killed subscriber connection is ridden through with each reader's cursor. Counts come from CLIENT LIST,
+// never from timing.
 import { Cluster } from 'ioredis';
 import { lastValueFrom, toArray } from 'rxjs';
 import type { ResponseStreamEvent } from '../../lib/events/responses';
+import type { FollowableEventLog } from '../../lib/log/follow';
 import { fromEventLog } from '../../lib/log/from-event-log';
 import { redisEventLog, redisStreamKeys } from '../../lib/log/redis';
-import { slotOf } from '../../lib/log/redis-slot';
 import type { EventLog, LogScope } from '../../lib/log/types';
 import { completed, created, delta } from './contract';
 import { askNode, redisClusterForSuite } from './redis-cluster-server';
@@ -42,16 +44,6 @@ const fresh = (): string => `resp_ctail_${process.pid}_${Date.now().toString(36)
 const seqs = (events: readonly ResponseStreamEvent[]) => events.map((e) => e.sequence_number);
 const range = (from: number, to: number): number[] => Array.from({ length: to - from + 1 }, (_, i) => from + i);
 
-/** `count` new stream ids whose keys are all in `slot`. */
-function idsInSlot(slot: number, count: number): string[] {
-  const out: string[] = [];
-  for (let i = 0; out.length < count; i++) {
-    const id = `resp_slot${slot}_${process.pid}_${++n}_${i}`;
-    if (slotOf(eventsKey(id)) === slot) out.push(id);
-  }
-  return out;
-}
-
 /** The ports of the masters now. */
 const masters = (): number[] => suite.cluster.nodes.filter((x) => x.role === 'master').map((x) => x.port);
 
@@ -62,6 +54,15 @@ async function blockedXreads(port: number): Promise<string[]> {
     .split('\n')
     .filter((l) => / cmd=xread/.test(l) && / flags=\w*b/.test(l))
     .map((l) => /^id=(\d+)/.exec(l)?.[1] ?? '');
+}
+
+/** The log's subscriber connections on the node on `port` (CLIENT LIST: ssub > 0): id and channels subscribed. */
+async function subscribers(port: number): Promise<{ id: string; ssub: number }[]> {
+  const list = String(await askNode(port, 'CLIENT', 'LIST'));
+  return list
+    .split('\n')
+    .map((l) => ({ id: /^id=(\d+)/.exec(l)?.[1] ?? '', ssub: Number(/ ssub=(\d+)/.exec(l)?.[1] ?? 0) }))
+    .filter((c) => c.ssub > 0);
 }
 
 /** Waits (bounded) until `check()` holds. */
@@ -82,17 +83,17 @@ async function produce(log: EventLog, s: LogScope, token: number, from: number, 
   if (end) await log.append(s, token, [completed(s.responseId, to + 1)]);
 }
 
-test('30 followers of 3 slots (one per master) share one blocked XREAD per node; each gets its stream exactly', async () => {
+test('120 followed streams over all 3 masters: one subscriber connection per master (no blocked XREAD); each stream exact', async () => {
   const writer = clusterLog();
   const reader = clusterLog();
-  await writer.state({ responseId: 'resp_warm' }); // the writer's client knows the slot map
+  const ids = Array.from({ length: 120 }, fresh);
   const ports = masters();
-  const slotsOf = new Map<number, number>();
-  for (let slot = 0; slotsOf.size < 3; slot += 997) {
-    const port = await suite.cluster.masterOf(eventsKey(idsInSlot(slot, 1)[0]!));
-    if (![...slotsOf.values()].includes(port)) slotsOf.set(slot, port);
+  const onNode = new Map<number, number>(ports.map((p) => [p, 0]));
+  for (const id of ids) {
+    const port = await suite.cluster.masterOf(eventsKey(id));
+    onNode.set(port, (onNode.get(port) ?? 0) + 1);
   }
-  const ids = [...slotsOf.keys()].flatMap((slot) => idsInSlot(slot, 10));
+  for (const port of ports) expect(onNode.get(port)).toBeGreaterThan(0); // spread over every master
   const tokens = new Map<string, number>();
   for (const id of ids) {
     const s = { responseId: id };
@@ -101,13 +102,19 @@ test('30 followers of 3 slots (one per master) share one blocked XREAD per node;
     await produce(writer, s, token, 0, 4, false);
   }
   const reading = ids.map((id) => lastValueFrom(fromEventLog(reader, id, { pollMs: 60_000 }).pipe(toArray())));
-  // Every reader is caught up (reading live) once each master has its one blocked XREAD.
-  await until(async () => (await Promise.all(ports.map(blockedXreads))).every((b) => b.length === 1), 'one blocked XREAD per master');
-  await sleep(200);
-  for (const port of ports) expect({ port, blocked: (await blockedXreads(port)).length }).toEqual({ port, blocked: 1 });
-  for (const id of ids) await produce(writer, { responseId: id }, tokens.get(id)!, 5, 12, true);
+  // Every reader subscribed: each master has one subscriber connection of the log, subscribed to its streams' channels.
+  const subscribedAll = async (): Promise<boolean> =>
+    (await Promise.all(ports.map(async (p) => ({ p, subs: await subscribers(p) })))).every(({ p, subs }) => subs.length === 1 && subs[0]!.ssub === onNode.get(p));
+  await until(subscribedAll, 'one subscriber per master, on every channel');
+  for (const port of ports) {
+    const subs = await subscribers(port);
+    expect({ port, connections: subs.length, channels: subs[0]?.ssub, blockedXreads: (await blockedXreads(port)).length }).toEqual({ port, connections: 1, channels: onNode.get(port), blockedXreads: 0 });
+  }
+  await Promise.all(ids.map((id) => produce(writer, { responseId: id }, tokens.get(id)!, 5, 12, true)));
   const got = await Promise.all(reading);
   got.forEach((events, i) => expect({ id: ids[i], seqs: seqs(events) }).toEqual({ id: ids[i], seqs: range(0, 13) }));
+  // Every reader done: its channels unsubscribed (the connection itself closes after a while idle).
+  await until(async () => (await Promise.all(ports.map(subscribers))).every((subs) => subs.length === 0), 'every channel unsubscribed');
 });
 
 test('120 live readers (fromEventLog, before their streams start) and 40 waits: each exact, none fails', async () => {
@@ -127,10 +134,10 @@ test('120 live readers (fromEventLog, before their streams start) and 40 waits: 
   results.forEach((o, i) => expect({ id: ids[i], error: o.error, seqs: seqs(o.events) }).toEqual({ id: ids[i], error: undefined, seqs: range(0, 20) }));
 });
 
-test("a slot tail's blocking connection killed (CLIENT KILL) mid-follow: its readers continue exactly, nothing twice or skipped", async () => {
+test('the subscriber connection of a master killed (CLIENT KILL) three times mid-follow: every reader continues exactly, nothing twice or skipped', async () => {
   const writer = clusterLog();
   const reader = clusterLog();
-  const ids = idsInSlot(slotOf(eventsKey(fresh())), 5);
+  const ids = Array.from({ length: 24 }, fresh);
   const port = await suite.cluster.masterOf(eventsKey(ids[0]!));
   const tokens: number[] = [];
   for (const id of ids) {
@@ -139,15 +146,52 @@ test("a slot tail's blocking connection killed (CLIENT KILL) mid-follow: its rea
     await produce(writer, { responseId: id }, token, 0, 9, false);
   }
   const outcomes = ids.map((id) => collect(fromEventLog(reader, id, { pollMs: 60_000 })));
-  await until(async () => (await blockedXreads(port)).length === 1, 'the slot tail blocked');
+  let mine = 0;
+  for (const id of ids) if ((await suite.cluster.masterOf(eventsKey(id))) === port) mine++;
+  const subscribedAll = async (): Promise<boolean> => {
+    const subs = await subscribers(port);
+    return subs.length === 1 && subs[0]!.ssub === mine;
+  };
+  await until(subscribedAll, 'the subscriber on every channel');
   for (let k = 0; k < 3; k++) {
-    let victim: string | undefined;
-    await until(async () => (victim = (await blockedXreads(port))[0]) !== undefined, 'an XREAD blocked');
-    await askNode(port, 'CLIENT', 'KILL', 'ID', victim!);
-    await Promise.all(ids.map((id, i) => produce(writer, { responseId: id }, tokens[i]!, 10 + k * 10, 19 + k * 10, false)));
-    await until(async () => (await blockedXreads(port)).length === 1, 'the slot tail blocked again');
+    const victim = (await subscribers(port))[0]!.id;
+    // Killed while the producers write: some entries are published to nobody, read back by the catch-up.
+    const writing = Promise.all(ids.map((id, i) => produce(writer, { responseId: id }, tokens[i]!, 10 + k * 10, 19 + k * 10, false)));
+    await askNode(port, 'CLIENT', 'KILL', 'ID', victim);
+    await writing;
+    await until(async () => (await subscribedAll()) && (await subscribers(port))[0]!.id !== victim, 'subscribed again on a new connection');
   }
   await Promise.all(ids.map((id, i) => produce(writer, { responseId: id }, tokens[i]!, 40, 44, true)));
   const results = await Promise.all(outcomes);
   results.forEach((o, i) => expect({ id: ids[i], error: o.error, seqs: seqs(o.events) }).toEqual({ id: ids[i], error: undefined, seqs: range(0, 45) }));
+});
+
+test('a quiet followed stream is told synced again and again (a PING round trip on the subscriber), and a cancel ends its follow', async () => {
+  const writer = clusterLog();
+  const reader = clusterLog() as EventLog & FollowableEventLog;
+  const s = { responseId: fresh() };
+  const { token } = await writer.acquire(s, 60_000);
+  await produce(writer, s, token, 0, 2, false);
+  const syncs: number[] = [];
+  const got: number[] = [];
+  let ended = false;
+  let failed: Error | undefined;
+  const stop = reader.follow(s, undefined, {
+    events: (batch) => void got.push(...seqs(batch).map(Number)),
+    end: () => void (ended = true),
+    error: (e) => void (failed = e),
+    synced: (at) => void syncs.push(at),
+  });
+  try {
+    // The catch-up's, then the PINGs': three, each later than the one before.
+    await until(() => syncs.length >= 3 || failed !== undefined, 'synced three times');
+    expect(failed).toBeUndefined();
+    expect(got).toEqual([0, 1, 2]);
+    expect(syncs.every((at, i) => i === 0 || at > syncs[i - 1]!)).toBe(true);
+    await writer.cancel(s);
+    await until(() => ended || failed !== undefined, 'the follow ended');
+    expect({ ended, failed, got }).toEqual({ ended: true, failed: undefined, got: [0, 1, 2] });
+  } finally {
+    stop();
+  }
 });
