@@ -8,6 +8,7 @@ import { redisEventLog, redisStreamKeys } from '../../lib/log/redis';
 import type { EventLog, LogScope } from '../../lib/log/types';
 import { completed, created, delta } from './contract';
 import { aclUser } from './redis-acl';
+import { outcome, scriptCalls } from './outcomes';
 import { redisForSuite } from './redis-server';
 
 jest.setTimeout(60_000);
@@ -18,14 +19,6 @@ let n = 0;
 const scope = (): LogScope => ({ responseId: `resp_iso_${++n}` });
 const seqs = (events: readonly { sequence_number?: number }[]): (number | undefined)[] => events.map((e) => e.sequence_number);
 
-const outcome = async (p: Promise<unknown>): Promise<string> => {
-  try {
-    await p;
-    return 'ok';
-  } catch (e) {
-    return e instanceof EventLogError ? `${e.reason} ${e.responseId}` : `other ${String(e)}`;
-  }
-};
 const failure = async (p: Promise<unknown>): Promise<EventLogError> => {
   try {
     await p;
@@ -34,14 +27,6 @@ const failure = async (p: Promise<unknown>): Promise<EventLogError> => {
     throw e;
   }
   throw new Error('it did not fail');
-};
-
-/** Script calls (EVAL and EVALSHA) Redis has run so far. */
-const scriptCalls = async (): Promise<number> => {
-  const info = await redis.admin.info('commandstats');
-  let calls = 0;
-  for (const [, , c] of info.matchAll(/cmdstat_(evalsha|eval):calls=(\d+)/g)) calls += Number(c);
-  return calls;
 };
 
 let log: EventLog;
@@ -63,11 +48,11 @@ test("a meta key overwritten with a string fails its stream's append alone, in t
   const { streams, tokens } = await fourStreams();
   const [a, b, c, d] = streams as [LogScope, LogScope, LogScope, LogScope];
   await redis.admin.set(redisStreamKeys(PREFIX, b).meta, 'overwritten');
-  const before = await scriptCalls();
+  const before = await scriptCalls(redis.admin);
   const appends = streams.map((s, k) => log.append(s, tokens[k]!, [delta(2), delta(3)]));
   const got = await Promise.all(appends.map(outcome));
   expect(got).toEqual(['ok', `corrupt ${b.responseId}`, 'ok', 'ok']);
-  expect((await scriptCalls()) - before).toBe(1);
+  expect((await scriptCalls(redis.admin)) - before).toBe(1);
   const e = await failure(appends[1]!);
   expect(e.message).toContain(redisStreamKeys(PREFIX, b).meta);
   expect(e.message).toContain('WRONGTYPE');
@@ -95,10 +80,10 @@ test('a script that fails midway (an end stream that takes no entry) is sent aga
   // The end stream at the greatest id: XADD '*' fails with an error the script does not expect, after the
   // streams before b in the call were written.
   await redis.admin.xadd(redisStreamKeys(PREFIX, b).end, '18446744073709551615-18446744073709551615', 'x', 'y');
-  const before = await scriptCalls();
+  const before = await scriptCalls(redis.admin);
   const appends = streams.map((s, k) => log.append(s, tokens[k]!, [delta(2), completed(s.responseId, 3)]));
   expect(await Promise.all(appends.map(outcome))).toEqual(['ok', `corrupt ${b.responseId}`, 'ok', 'ok']);
-  expect((await scriptCalls()) - before).toBe(1 + 4); // the call, then each stream on its own
+  expect((await scriptCalls(redis.admin)) - before).toBe(1 + 4); // the call, then each stream on its own
   expect((await failure(appends[1]!)).message).toContain(redisStreamKeys(PREFIX, b).end);
   for (const s of [a, c, d]) {
     expect(seqs(await log.read(s, undefined))).toEqual([0, 1, 2, 3]);

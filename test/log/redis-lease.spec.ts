@@ -2,12 +2,12 @@
 // streams asked for in one turn go to Redis as one script call per kind, and each stream still gets its own
 // result (a held, lapsed, fenced or cancelled lease fails that stream only). Every lease script can run twice
 // to the same effect (the log tries a call again when its reply was lost): an acquire carries a claim.
-import { EventLogError } from '../../lib/errors';
 import { redisEventLog, redisStreamKeys } from '../../lib/log/redis';
 import { ACQUIRE, RELEASE, RENEW } from '../../lib/log/redis-lease-scripts';
 import { CANCEL } from '../../lib/log/redis-scripts';
 import type { EventLog, LogScope } from '../../lib/log/types';
 import { created } from './contract';
+import { scriptCalls, valueOrFailure } from './outcomes';
 import { redisForSuite } from './redis-server';
 
 jest.setTimeout(60_000);
@@ -17,21 +17,6 @@ const PREFIX = `lease-${process.pid}:`;
 let n = 0;
 const scope = (): LogScope => ({ responseId: `resp_lease_${++n}` });
 
-const outcome = async <T>(p: Promise<T>): Promise<T | string> => {
-  try {
-    return await p;
-  } catch (e) {
-    return e instanceof EventLogError ? `${e.reason} ${e.responseId}` : `other ${String(e)}`;
-  }
-};
-
-/** Script calls (EVAL and EVALSHA) Redis has run so far. */
-const scriptCalls = async (): Promise<number> => {
-  const info = await redis.admin.info('commandstats');
-  let calls = 0;
-  for (const [, , c] of info.matchAll(/cmdstat_(evalsha|eval):calls=(\d+)/g)) calls += Number(c);
-  return calls;
-};
 
 let log: EventLog;
 let other: EventLog; // another producer (as another process)
@@ -50,9 +35,9 @@ test("one turn's acquires are one script call; a stream whose lease another prod
   const held = await other.acquire(b, 60_000);
   const earlier = await log.acquire(c, 1);
   await new Promise((r) => setTimeout(r, 50)); // c's lease lapsed: it may be taken over
-  const before = await scriptCalls();
-  const got = await Promise.all([a, b, c, d].map((s) => outcome(log.acquire(s, 30_000))));
-  expect((await scriptCalls()) - before).toBe(1);
+  const before = await scriptCalls(redis.admin);
+  const got = await Promise.all([a, b, c, d].map((s) => valueOrFailure(log.acquire(s, 30_000))));
+  expect((await scriptCalls(redis.admin)) - before).toBe(1);
 
   expect(got[1]).toBe(`lease_held ${b.responseId}`);
   for (const k of [0, 2, 3]) {
@@ -68,7 +53,7 @@ test("one turn's acquires are one script call; a stream whose lease another prod
   expect((await log.state(b))?.lease?.token).toBe(held.token);
   // The new holder's appends go in; the earlier holder of c is fenced.
   await log.append(c, (got[2] as { token: number }).token, [created(c.responseId)]);
-  expect(await outcome(log.append(c, earlier.token, [created(c.responseId)]))).toBe(`fenced ${c.responseId}`);
+  expect(await valueOrFailure(log.append(c, earlier.token, [created(c.responseId)]))).toBe(`fenced ${c.responseId}`);
 });
 
 test("one turn's renewals are one script call; a lapsed, a taken-over and a cancelled lease are fenced each on its own stream", async () => {
@@ -77,9 +62,9 @@ test("one turn's renewals are one script call; a lapsed, a taken-over and a canc
   await new Promise((r) => setTimeout(r, 50));
   const takeover = await other.acquire(taken, 60_000);
   await other.cancel(cancelled);
-  const before = await scriptCalls();
-  const got = await Promise.all([ok, lapsed, taken, cancelled].map((s, k) => outcome(log.renew(s, leases[k]!.token, 60_000))));
-  expect((await scriptCalls()) - before).toBe(1);
+  const before = await scriptCalls(redis.admin);
+  const got = await Promise.all([ok, lapsed, taken, cancelled].map((s, k) => valueOrFailure(log.renew(s, leases[k]!.token, 60_000))));
+  expect((await scriptCalls(redis.admin)) - before).toBe(1);
 
   const renewed = got[0] as { token: number; expiresAt: number };
   expect(renewed.token).toBe(leases[0]!.token);
@@ -97,9 +82,9 @@ test("one turn's releases are one script call; a stale token's release leaves th
   const lc = await log.acquire(c, 60_000);
   await new Promise((r) => setTimeout(r, 50));
   const current = await other.acquire(stale, 60_000);
-  const before = await scriptCalls();
+  const before = await scriptCalls(redis.admin);
   await Promise.all([log.release(a, la.token), log.release(stale, old.token), log.release(c, lc.token)]);
-  expect((await scriptCalls()) - before).toBe(1);
+  expect((await scriptCalls(redis.admin)) - before).toBe(1);
 
   expect((await log.state(a))?.lease).toBeUndefined();
   expect((await log.state(c))?.lease).toBeUndefined();
@@ -125,9 +110,9 @@ test('a release not awaited is in Redis before whatever this process sends next,
 test('a lone call has the same results', async () => {
   const s = scope();
   const lease = await log.acquire(s, 60_000);
-  expect(await outcome(other.acquire(s, 60_000))).toBe(`lease_held ${s.responseId}`);
+  expect(await valueOrFailure(other.acquire(s, 60_000))).toBe(`lease_held ${s.responseId}`);
   expect((await log.renew(s, lease.token, 60_000)).token).toBe(lease.token);
-  expect(await outcome(log.renew(s, lease.token + 1, 60_000))).toBe(`fenced ${s.responseId}`);
+  expect(await valueOrFailure(log.renew(s, lease.token + 1, 60_000))).toBe(`fenced ${s.responseId}`);
   await log.release(s, lease.token);
   expect((await log.state(s))?.lease).toBeUndefined();
 });
@@ -139,7 +124,7 @@ test('a batch that times out past the retry budget fails each of its streams wit
     await slow.state({ responseId: 'connect' });
     const [a, b, c] = [scope(), scope(), scope()];
     await redis.admin.call('CLIENT', 'PAUSE', '20000', 'WRITE');
-    const got = await Promise.all([a, b, c].map((s) => outcome(slow.acquire(s, 1000))));
+    const got = await Promise.all([a, b, c].map((s) => valueOrFailure(slow.acquire(s, 1000))));
     expect(got).toEqual([`unavailable ${a.responseId}`, `unavailable ${b.responseId}`, `unavailable ${c.responseId}`]);
   } finally {
     await redis.admin.call('CLIENT', 'UNPAUSE');
@@ -158,7 +143,7 @@ describe('each lease script run twice (a reply lost, the call tried again) has t
     expect(await run(ACQUIRE, s, 60_000, 30_000, 'claim-a')).toEqual(first);
     expect(await run(ACQUIRE, s, 60_000, 30_000, 'claim-b')).toEqual(['lease_held', first[2], '']);
     // The log's own acquire (a claim of its own) too; the holder's appends go in under the first token.
-    expect(await outcome(log.acquire(s, 60_000))).toBe(`lease_held ${s.responseId}`);
+    expect(await valueOrFailure(log.acquire(s, 60_000))).toBe(`lease_held ${s.responseId}`);
     await log.append(s, Number(first[1]), [created(s.responseId)]);
     expect((await log.state(s))?.lease?.token).toBe(Number(first[1]));
   });

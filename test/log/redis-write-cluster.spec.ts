@@ -4,11 +4,11 @@
 // with `replicas: 1` an append is confirmed by WAIT on its own master, and one whose replica hangs fails as
 // 'unavailable' past the retry budget while the other masters' streams complete.
 import { Cluster } from 'ioredis';
-import { EventLogError } from '../../lib/errors';
 import { redisEventLog, redisStreamKeys } from '../../lib/log/redis';
 import { slotOf } from '../../lib/log/redis-slot';
 import type { EventLog, LogScope } from '../../lib/log/types';
 import { created, delta } from './contract';
+import { outcome } from './outcomes';
 import { askNode, redisClusterForSuite } from './redis-cluster-server';
 
 jest.setTimeout(300_000);
@@ -58,14 +58,6 @@ async function scriptCalls(): Promise<number> {
   return calls;
 }
 
-const outcome = async (p: Promise<unknown>): Promise<string> => {
-  try {
-    await p;
-    return 'ok';
-  } catch (e) {
-    return e instanceof EventLogError ? `${e.reason} ${e.responseId}` : `other ${String(e)}`;
-  }
-};
 
 test("a turn's acquires, appends and renewals: one script call per hash slot, one pipeline per master; every stream exact", async () => {
   const { log, client } = await newLog();
