@@ -193,6 +193,7 @@ export function fromEventLog(log: EventLog, responseId: string, options: FromEve
             do {
               again = false;
               if (finished) return;
+              const before = last;
               if (read && (await drain())) return complete();
               if (finished) return;
               const st = await log.state(scope);
@@ -209,7 +210,12 @@ export function fromEventLog(log: EventLog, responseId: string, options: FromEve
               started = true;
               if (st.lastSequenceNumber !== undefined && (last === undefined || st.lastSequenceNumber > last)) {
                 if (!read && st.end === undefined && st.lease !== undefined) arm(Math.min(pollMs, st.lease.expiresAt - Date.now() + 5));
-                else again = read = true;
+                // Stored but not readable yet (a log that hands over only what replicas confirmed): the follow
+                // hands it over once confirmed; a producer gone before confirming it lapsed.
+                else if (read && last === before) {
+                  if (st.end === undefined && st.lease === undefined) return finish('lapsed');
+                  arm(st.lease === undefined ? pollMs : Math.min(pollMs, st.lease.expiresAt - Date.now() + 5));
+                } else again = read = true;
               } else if (st.end !== undefined) return complete();
               else if (st.lease === undefined) return finish('lapsed');
               else arm(Math.min(pollMs, st.lease.expiresAt - Date.now() + 5));
@@ -265,8 +271,10 @@ export function fromEventLog(log: EventLog, responseId: string, options: FromEve
         if (stopped()) return;
         state = await log.state(scope);
       }
+      let stalled = false;
       for (;;) {
         if (stopped()) return;
+        const before = last;
         if (await drain()) {
           if (!stopped()) subscriber.complete();
           return;
@@ -278,24 +286,32 @@ export function fromEventLog(log: EventLog, responseId: string, options: FromEve
         const lost = lostError(responseId, delivered, st);
         if (lost !== undefined) throw lost;
         if (st === undefined) throw new EventLogError('not_found', 'the stream expired while it was read', responseId);
-        if (st.lastSequenceNumber !== undefined && (last === undefined || st.lastSequenceNumber > last)) continue;
-        if (st.end !== undefined) {
+        // Stored but not readable yet (a log that hands over only what replicas confirmed): wait for it below.
+        const pending = st.lastSequenceNumber !== undefined && (last === undefined || st.lastSequenceNumber > last);
+        // (Once more at once after a read that found nothing: it may have come just after that read.)
+        if (last !== before) stalled = false;
+        if (pending && !stalled) {
+          stalled = last === before;
+          continue;
+        }
+        if (!pending && st.end !== undefined) {
           // Completed: the terminal event is stored (at or below the cursor when the reader started after it).
           subscriber.complete();
           return;
         }
-        if (st.lease === undefined) {
+        if (st.lease === undefined && st.end === undefined) {
           if (options.upstream === undefined) {
             throw new StreamInterruptedError(responseId, last, "the producer's lease lapsed before a terminal event");
           }
           if ((await takeOver(options.upstream)) === 'taken') return;
           continue;
         }
+        const expiresAt = st.lease?.expiresAt ?? Date.now() + pollMs;
         if (canFollow(log)) {
-          if ((await follow(log, st.lease.expiresAt, deadline)) === 'done') return;
+          if ((await follow(log, expiresAt, deadline)) === 'done') return;
           continue;
         }
-        const untilLapse = st.lease.expiresAt - Date.now();
+        const untilLapse = expiresAt - Date.now();
         await log.wait(scope, last, Math.min(pollMs, Math.max(1, untilLapse + 5)), controller.signal);
       }
     };

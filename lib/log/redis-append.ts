@@ -1,6 +1,7 @@
 import { EventLogError } from '../errors.js';
 import type { ResponseStreamEvent } from '../events/responses.js';
 import { appendSender, MAX_BYTES, MAX_EVENTS, type AppendReply, type PendingAppend } from './redis-append-batch.js';
+import { confirmBatcher, type PendingConfirm } from './redis-confirm.js';
 import { isCluster, type RedisConnections } from './redis-connection.js';
 import { corrupt } from './redis-corrupt.js';
 import { fenced } from './redis-lease.js';
@@ -58,7 +59,7 @@ export function redisAppend(conn: RedisConnections, send: SendScript, keysOf: (s
     if (k === undefined) streams.set(scope, (k = { keys: keysOf(scope), slot: -1, acked: -1, ackedArg: '' }));
     return k;
   };
-  const slotFor = (a: PendingAppend): number => {
+  const slotFor = (a: { readonly scope: LogScope; readonly keys: readonly string[] }): number => {
     const k = knownOf(a.scope);
     if (k.slot < 0) k.slot = slotOf(a.keys[0]!);
     return k.slot;
@@ -67,10 +68,13 @@ export function redisAppend(conn: RedisConnections, send: SendScript, keysOf: (s
   // Made once the client is known (a Cluster's calls are grouped per slot and publish their entries for the
   // live readers); the log's client never changes.
   let appends: SlotBatcher<PendingAppend, AppendReply> | undefined;
+  // With `replicas`: the marks of confirmed appends (lib/log/redis-confirm.ts).
+  let confirms: SlotBatcher<PendingConfirm, void> | undefined;
   const batcher = async (scope: LogScope): Promise<SlotBatcher<PendingAppend, AppendReply>> => {
     const c = await conn.timed(conn.client(), scope);
     const cluster = isCluster(c);
     const sendBatch = appendSender(send, settings, cluster);
+    if (settings.replicas > 0) confirms ??= confirmBatcher(send, cluster, cluster ? slotFor : undefined);
     return (appends ??= slotBatcher({ slot: cluster ? slotFor : undefined, cost: (a, totals) => void ((totals[0]! += a.jsons.length), (totals[1]! += a.bytes)), max: [MAX_EVENTS, MAX_BYTES], send: sendBatch }));
   };
 
@@ -104,6 +108,14 @@ export function redisAppend(conn: RedisConnections, send: SendScript, keysOf: (s
       throw asStreamError(e, scope);
     }
     appendResult(scope, token, r);
+    // Confirmed by `replicas` (the append's WAIT): marked for the readers, and the mark confirmed too.
+    if (confirms !== undefined && bound >= 0) {
+      try {
+        await confirms.add({ scope, keys: known.keys, seq: bound });
+      } catch (e) {
+        throw asStreamError(e, scope);
+      }
+    }
     if (bound > known.acked) {
       known.acked = bound;
       known.ackedArg = String(bound);

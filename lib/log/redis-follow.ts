@@ -7,6 +7,7 @@ import { redisStreamKeys, streamKeyList } from './redis-keys.js';
 import type { RedisLogSettings } from './redis-options.js';
 import { hasEnd, parseEntries, stateOf, tailRoute, xreadIds } from './redis-read.js';
 import { scriptRunner } from './redis-run-script.js';
+import type { StreamEntry } from './redis-stream-id.js';
 import { followRiding, sequenceOf } from './redis-tail-retry.js';
 import type { LogScope } from './types.js';
 
@@ -26,12 +27,12 @@ export function redisFollow(conn: RedisConnections, settings: RedisLogSettings):
    * cursor the follow started after): events lost in a failover or a restart. A reader that started after a
    * cursor past the stream's end gets it too; fromEventLog tells the two apart by what it delivered.
    */
-  const stillReaches = async (scope: LogScope, cursor: string): Promise<void> => {
-    if (cursor === xreadIds(undefined)) return; // from the start: nothing to reach
+  const stillReaches = async (scope: LogScope, cursor: string): Promise<undefined> => {
+    if (cursor === xreadIds(undefined)) return undefined; // from the start: nothing to reach
     const at = sequenceOf(cursor);
     const st = await stateOf(run, scope);
     const last = st?.lastSequenceNumber;
-    if (last !== undefined && last >= at) return;
+    if (last !== undefined && last >= at) return undefined;
     const holds = st === undefined ? 'the stream is gone from the log' : `the log holds the stream up to sequence_number ${last ?? '(none)'}`;
     throw new EventLogError('lost', `${holds} after a failure, below the follow's cursor ${at} (events lost in a failover or restart?)`, scope.responseId);
   };
@@ -52,6 +53,7 @@ export function redisFollow(conn: RedisConnections, settings: RedisLogSettings):
       synced: (at) => !isStopped() && h.synced?.(at),
     };
     const { events } = redisStreamKeys(keyPrefix, scope);
+    const confirmed = settings.replicas > 0 ? confirmedOnly(xreadIds(after)) : undefined;
     // Only the events key: a cancel puts its entry there too (the end key is for `wait`).
     const unfollow = followRiding(
       route,
@@ -59,23 +61,66 @@ export function redisFollow(conn: RedisConnections, settings: RedisLogSettings):
       xreadIds(after),
       (entries) => {
         let batch: ResponseStreamEvent[];
+        let ended: boolean;
         try {
-          batch = parseEntries(entries);
+          if (confirmed === undefined) {
+            batch = parseEntries(entries);
+            ended = hasEnd(entries);
+          } else ({ batch, ended } = confirmed.take(entries));
         } catch (e) {
           unfollow();
           guarded.error(unavailable(e, scope));
           return;
         }
         if (batch.length > 0) guarded.events(batch);
-        if (hasEnd(entries)) guarded.end();
+        if (ended) guarded.end();
       },
       (e) => guarded.error(asOwnError(e, scope)),
       h.synced === undefined ? undefined : guarded.synced,
-      (cursor) => stillReaches(scope, cursor),
+      // Holding unconfirmed events: they may be gone now; read again after the last one handed over.
+      async (cursor) => (confirmed === undefined ? stillReaches(scope, cursor) : (await stillReaches(scope, confirmed.drop()), confirmed.drop())),
     );
     return () => {
       stopped = true;
       unfollow();
     };
+  };
+}
+
+/**
+ * With `replicas`: a follower's events are held until a confirmation's mark (field `c`, CONFIRM in
+ * lib/log/redis-scripts.ts) covers them: only events that survive their master's death are handed over. A
+ * cancel's end hands over what is held, then ends. `drop` forgets what is held (after a failure: it may be
+ * lost) and answers the cursor after the last event handed over, to read on from.
+ */
+function confirmedOnly(start: string): { take(entries: StreamEntry[]): { batch: ResponseStreamEvent[]; ended: boolean }; drop(): string } {
+  let held: ResponseStreamEvent[] = [];
+  let cursor = start;
+  const handOver = (upTo: number, out: ResponseStreamEvent[]): void => {
+    let n = 0;
+    while (n < held.length && (held[n]!.sequence_number ?? 0) <= upTo) n++;
+    if (n === 0) return;
+    for (let i = 0; i < n; i++) out.push(held[i]!);
+    cursor = `${held[n - 1]!.sequence_number ?? 0}-1`;
+    held = held.slice(n);
+  };
+  return {
+    take(entries) {
+      const batch: ResponseStreamEvent[] = [];
+      let ended = false;
+      for (const [, fields] of entries) {
+        if (fields[0] === 'e') held.push(JSON.parse(fields[1] as string) as ResponseStreamEvent);
+        else if (fields[0] === 'c') handOver(Number(fields[1]), batch);
+        else if (fields[0] === 'end') {
+          handOver(Infinity, batch);
+          ended = true;
+        }
+      }
+      return { batch, ended };
+    },
+    drop() {
+      held = [];
+      return cursor;
+    },
   };
 }

@@ -6,7 +6,8 @@
 //                            sequence_number), count, bytes (JSON bytes stored), end ('completed' | 'cancelled')
 //   KEYS[2]  events  stream: one entry per event, id `<sequence_number>-1`, field `e` = the event's JSON
 //            (a cancel of a started stream also adds an entry `<last>-2` with field `end`, so that a reader tailing only
-//            the events keys learns of it from the same XREAD; readers skip entries without `e`)
+//            the events keys learns of it from the same XREAD; readers skip entries without `e`; with `replicas`,
+//            a confirmation's marker, field `c`, see CONFIRM)
 //   KEYS[3]  end     stream: one entry once the stream ended, so a reader's XREAD BLOCK wakes on a cancel too
 //
 // Times are Redis's own clock (TIME), so that leases mean the same to every process. The write scripts take the
@@ -149,12 +150,53 @@ export const APPEND_LIVE = appendScript(
   `  local lines = {} for i = 1, 3 * n, 3 do lines[#lines + 1] = picked[i] .. '-1 e ' .. string.sub(jsons, picked[i + 1], picked[i + 2]) end redis.call('SPUBLISH', string.sub(km, 1, -6) .. ':live', table.concat(lines, '\\n'))`,
 );
 
+// The id of a marker or a cancel's entry on the events stream ke: \`<seq>-<k>\`, or just after the stream's top entry
+// when that is not below it (a confirmation's marker \`<seq>-3\` may already be there, or events after seq).
+// Readers tell entries apart by their field (e, c, end), not by their id.
+const NEXT_ID = `
+local function next_id(ke, seq, k)
+  local top = redis.call('XREVRANGE', ke, '+', '-', 'COUNT', 1)[1]
+  if top then
+    local tms, tk = string.match(top[1], '^(%d+)-(%d+)$')
+    tms, tk = tonumber(tms), tonumber(tk)
+    if tms > seq or (tms == seq and tk >= k) then return string.format('%d-%d', tms, tk + 1) end
+  end
+  return string.format('%d-%d', seq, k)
+end
+`;
+
+/**
+ * With \`replicas\` ≥ 1: marks events as confirmed, run once an append's WAIT confirmed it (and then WAITed for
+ * too: the mark itself must survive a failover). KEYS: each stream's meta, events and end keys; ARGV: '1' on a
+ * Redis Cluster (publish the mark on the live channel, as APPEND_LIVE), then per stream the highest sequence
+ * number confirmed. For each stream that holds it (clamped to its stored last) and has not had it marked yet:
+ * meta \`durable\` = seq, and an entry on the events stream with field \`c\` = seq (id \`<seq>-3\`: after the event
+ * \`<seq>-1\`, before \`<seq+1>-1\`; or right after the top entry). Readers of such a log hand over only the events
+ * up to the highest mark (redis-follow.ts, redis-read.ts). Idempotent; answers {}.
+ */
+export const CONFIRM = `${PRELUDE}${NEXT_ID}
+for j = 1, #KEYS / 3 do
+  local km, ke = KEYS[3 * j - 2], KEYS[3 * j - 1]
+  local m = redis.pcall('HMGET', km, 'last', 'durable')
+  if not broken(m) and m[1] and redis.call('EXISTS', ke) == 1 then
+    local seq = math.min(tonumber(ARGV[1 + j]), tonumber(m[1]))
+    if (tonumber(m[2]) or -1) < seq then
+      local id = next_id(ke, seq, 3)
+      redis.call('HSET', km, 'durable', int(seq))
+      redis.call('XADD', ke, id, 'c', int(seq))
+      if ARGV[1] == '1' then redis.call('SPUBLISH', string.sub(km, 1, -6) .. ':live', id .. ' c ' .. int(seq)) end
+    end
+  end
+end
+return {}
+`;
+
 /**
  * ARGV: endTtlMs, and '1' on a Redis Cluster: publish the end on the stream's live channel too (as APPEND_LIVE:
  * `<id> end cancelled`, or `end` when only the end key got an entry). Ends the stream as cancelled (creating
  * it when it does not exist) unless it already ended.
  */
-export const CANCEL = `
+export const CANCEL = `${NEXT_ID}
 local held = redis.call('HGET', KEYS[1], 'holder')
 redis.call('HDEL', KEYS[1], 'holder', 'until')
 if not redis.call('HGET', KEYS[1], 'end') then
@@ -162,8 +204,15 @@ if not redis.call('HGET', KEYS[1], 'end') then
   local live = 'end'
   -- Only where a reader may be following: a stream never started keeps no events key.
   if held or redis.call('EXISTS', KEYS[2]) == 1 then
-    live = (redis.call('HGET', KEYS[1], 'last') or '0') .. '-2'
-    redis.call('XADD', KEYS[2], live, 'end', 'cancelled')
+    local last = redis.call('HGET', KEYS[1], 'last') or '0'
+    live = last .. '-2'
+    -- With \`replicas\`, a confirmation's mark may be there already: then the entry goes after it.
+    local r = redis.pcall('XADD', KEYS[2], live, 'end', 'cancelled')
+    if type(r) == 'table' and r.err ~= nil then
+      if not string.find(r.err, 'equal or smaller', 1, true) then error(r) end
+      live = next_id(KEYS[2], tonumber(last), 2)
+      redis.call('XADD', KEYS[2], live, 'end', 'cancelled')
+    end
     live = live .. ' end cancelled'
   end
   redis.call('XADD', KEYS[3], '*', 'end', 'cancelled')

@@ -31,7 +31,7 @@ const pause = (n: number): number => Math.round(Math.min(MAX_PAUSE_MS, FIRST_PAU
  * `tail.follow` through `route`, registered again after each transient failure (see above). `resume`, when
  * given, is awaited before each registration after a failure with the follower's cursor (the id of the last
  * entry handed over, or the one it started after): it throws when the stream no longer reaches it (events lost
- * in a failover), and that ends the follow. Returns the unfollow.
+ * in a failover), and that ends the follow; it may answer the cursor to go on from instead. Returns the unfollow.
  */
 export function followRiding(
   route: TailRoute,
@@ -40,7 +40,7 @@ export function followRiding(
   onEntries: (entries: StreamEntry[]) => void,
   onError: (e: Error) => void,
   onSynced?: (at: number) => void,
-  resume?: (cursor: string) => Promise<void>,
+  resume?: (cursor: string) => Promise<string | undefined>,
 ): () => void {
   let cursor = id;
   let stopped = false;
@@ -91,7 +91,8 @@ export function followRiding(
       .then(async () => {
         if (pausing === p) pausing = undefined;
         if (stopped || route.isClosed() || p.signal.aborted) return undefined;
-        await resume?.(cursor);
+        // It may move the cursor back (a follower holding entries it has not handed over drops them and reads them again).
+        cursor = (await resume?.(cursor)) ?? cursor;
         return route.tail(events, true);
       })
       .then(

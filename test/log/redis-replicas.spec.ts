@@ -60,7 +60,7 @@ test('replicas: 1 with the replica up: acquire and append complete, each confirm
   const before = await waits();
   const { token } = await log.acquire(s, 60_000);
   await log.append(s, token, [created(s.responseId), delta(1)]);
-  expect((await waits()) - before).toBe(2);
+  expect((await waits()) - before).toBe(3); // the acquire, the append, the append's confirmation mark
   expect((await log.read(s, undefined)).map((e) => e.sequence_number)).toEqual([0, 1]);
 });
 
