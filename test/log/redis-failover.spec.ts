@@ -109,7 +109,8 @@ test('replicas: 1: a master killed right after acknowledging appends while its r
   };
   const run = startLiveRun({
     producerLog,
-    readerLog: clusterLog(),
+    // Readers with replicas: 1 too: they deliver only what a replica confirmed (what survives the kill).
+    readerLog: clusterLog({ replicas: 1, retryBudgetMs: 120_000 }),
     ids,
     paceMs: PACE_MS,
     // Right after the master acknowledged an append its replica cannot have: of events sent after the cut (without WAIT, the first such append).
