@@ -138,18 +138,40 @@ export async function waitRiding(route: TailRoute, events: string, end: string, 
 
 const aborted = (signal: AbortSignal | undefined): boolean => signal?.aborted === true;
 
+// One 'abort' listener per signal, whatever the number of pauses on it: the log's closing signal is shared by
+// every consumer riding through a failure at once (hundreds after a node died), and Node warns past 10
+// listeners on one AbortSignal.
+const onAbortOf = new WeakMap<AbortSignal, Set<() => void>>();
+function onAbort(signal: AbortSignal, f: () => void): () => void {
+  let pending = onAbortOf.get(signal);
+  if (pending === undefined) {
+    const all = new Set<() => void>();
+    pending = all;
+    onAbortOf.set(signal, all);
+    signal.addEventListener('abort', () => {
+      for (const g of [...all]) g();
+      all.clear();
+    }, { once: true });
+  }
+  pending.add(f);
+  const mine = pending;
+  return () => void mine.delete(f);
+}
+
 /** Resolves after `ms`, or at once on an abort of any of `signals` (its timer cleared: nothing keeps the process alive). */
 function sleepUnless(ms: number, ...signals: (AbortSignal | undefined)[]): Promise<void> {
   return new Promise<void>((resolve) => {
+    const offs: (() => void)[] = [];
     const done = (): void => {
       clearTimeout(timer);
-      for (const s of signals) s?.removeEventListener('abort', done);
+      for (const off of offs) off();
       resolve();
     };
     const timer = setTimeout(done, ms);
     for (const s of signals) {
-      if (s?.aborted === true) return done();
-      s?.addEventListener('abort', done, { once: true });
+      if (s === undefined) continue;
+      if (s.aborted) return done();
+      offs.push(onAbort(s, done));
     }
   });
 }
