@@ -108,10 +108,15 @@ export function wrongness(o: Outcome, sent: readonly ResponseStreamEvent[]): str
   return `${error}${at}${o.events.length} of ${sent.length} events`;
 }
 
-/** `label id: what is wrong` for every outcome that is not exactly what its producer sent. */
-export function wrongOnes(label: string, streams: readonly LiveStream[], outcomes: readonly Outcome[]): string[] {
+/**
+ * `label id: what is wrong` for every outcome that is not exactly what its producer sent. `mayEndLost(id)`:
+ * that reader may instead end with EventLogError('lost') after an exact prefix (never a gap or a repeat).
+ */
+export function wrongOnes(label: string, streams: readonly LiveStream[], outcomes: readonly Outcome[], mayEndLost: (id: string) => boolean = () => false): string[] {
   return streams.flatMap((s, i) => {
-    const w = wrongness(outcomes[i]!, s.sent);
+    const o = outcomes[i]!;
+    if (mayEndLost(s.id) && o.error instanceof EventLogError && o.error.reason === 'lost' && wrongness({ ...o, error: undefined }, s.sent.slice(0, o.events.length)) === undefined) return [];
+    const w = wrongness(o, s.sent);
     return w === undefined ? [] : [`${label} ${s.id}: ${w}`];
   });
 }
