@@ -8,7 +8,9 @@ import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Redis } from 'ioredis';
+import { Cluster, type Redis } from 'ioredis';
+import { redisEventLog, type RedisEventLogOptions } from '../../lib/log/redis';
+import type { EventLog } from '../../lib/log/types';
 import { freePort } from './redis-server';
 
 export interface RedisClusterOptions {
@@ -343,5 +345,27 @@ export function redisClusterForSuite(options: RedisClusterOptions = {}): { reado
       if (cluster === undefined) throw new Error('redisClusterForSuite: read before its beforeAll ran');
       return cluster;
     },
+  };
+}
+
+/**
+ * `clusterLog(options)`: a redisEventLog on an ioredis Cluster client of its own (connecting in its constructor,
+ * as most applications' do), as another process would have; both closed after each test (`when: 'each'`) or
+ * after the suite. Call it BEFORE redisClusterForSuite (hooks run in the order declared: the logs and clients
+ * go before the cluster); `nodes` is read when a log is made.
+ */
+export function clusterLogs(nodes: () => readonly { host: string; port: number }[], when: 'each' | 'all' = 'all'): (options?: Omit<RedisEventLogOptions, 'client'>) => EventLog {
+  const clients: Cluster[] = [];
+  const logs: EventLog[] = [];
+  (when === 'each' ? afterEach : afterAll)(async () => {
+    for (const l of logs.splice(0)) await l.close().catch(() => undefined);
+    for (const c of clients.splice(0)) await c.quit().catch(() => c.disconnect());
+  });
+  return (options = {}) => {
+    const client = new Cluster([...nodes()]);
+    clients.push(client);
+    const log = redisEventLog({ client, ...options });
+    logs.push(log);
+    return log;
   };
 }

@@ -6,37 +6,23 @@
 // (SPUBLISH) and a process reads each master through ONE subscriber connection (SSUBSCRIBE per stream); a
 // killed subscriber connection is ridden through with each reader's cursor. Counts come from CLIENT LIST,
 // never from timing.
-import { Cluster } from 'ioredis';
 import { lastValueFrom, toArray } from 'rxjs';
 import type { ResponseStreamEvent } from '../../lib/events/responses';
 import type { FollowableEventLog } from '../../lib/log/follow';
 import { fromEventLog } from '../../lib/log/from-event-log';
-import { redisEventLog, redisStreamKeys } from '../../lib/log/redis';
+import { redisStreamKeys } from '../../lib/log/redis';
 import type { EventLog, LogScope } from '../../lib/log/types';
 import { completed, created, delta } from './contract';
-import { askNode, redisClusterForSuite } from './redis-cluster-server';
+import { askNode, clusterLogs, redisClusterForSuite } from './redis-cluster-server';
 import { collect, sleep } from './takeover-helpers';
 
 jest.setTimeout(300_000);
 
 const PREFIX = 'openai-rx:log:';
-const clients: Cluster[] = [];
-const logs: EventLog[] = [];
-// Declared before the cluster's hooks (afterAll hooks run in their order): logs and clients go first.
-afterEach(async () => {
-  for (const l of logs.splice(0)) await l.close();
-  for (const c of clients.splice(0)) await c.quit().catch(() => c.disconnect());
-});
+// Declared before the cluster's hooks: the logs and their clients go first.
+const clusterLog = clusterLogs(() => suite.cluster.startupNodes, 'each');
 const suite = redisClusterForSuite({ masters: 3, replicasPerMaster: 1 });
 
-/** A log on a Cluster client of its own, as another process would have (connecting in its constructor, as most do). */
-function clusterLog(options: { retryBudgetMs?: number } = {}): EventLog {
-  const client = new Cluster([...suite.cluster.startupNodes]);
-  clients.push(client);
-  const log = redisEventLog({ client, ...options });
-  logs.push(log);
-  return log;
-}
 
 let n = 0;
 const eventsKey = (id: string): string => redisStreamKeys(PREFIX, { responseId: id }).events;

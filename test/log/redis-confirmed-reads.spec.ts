@@ -3,51 +3,25 @@
 // (SIGSTOP), an append is stored on the master but not confirmed: a follower (synced past its storing) and
 // `read` do not have it and `wait` does not wake for it; once the replica is back and the append confirmed,
 // they do. Without `replicas` nothing changes: no confirmation marks on the stream.
-import type { Redis } from 'ioredis';
 import type { ResponseStreamEvent } from '../../lib/events/responses';
 import { redisEventLog, redisStreamKeys } from '../../lib/log/redis';
 import type { LogScope } from '../../lib/log/types';
 import { completed, created, delta } from './contract';
-import { type ExtraRedis, startRedisWith } from './redis-server-args';
+import { replicaPairForSuite } from './redis-server-args';
 
 jest.setTimeout(120_000);
 
 const PREFIX = 'confirmed:';
-let master: ExtraRedis;
-let replica: ExtraRedis;
-let admin: Redis;
 const logs: ReturnType<typeof redisEventLog>[] = [];
-beforeAll(async () => {
-  master = await startRedisWith([]);
-  replica = await startRedisWith(['--replicaof', '127.0.0.1', String(master.port)]);
-  const { Redis } = await import('ioredis');
-  admin = new Redis(master.url, { lazyConnect: true });
-  await admin.connect();
-  await admin.call('CONFIG', 'SET', 'repl-timeout', '60'); // a paused replica stays connected for the test
-  const r = new Redis(replica.url, { lazyConnect: true });
-  try {
-    await r.connect();
-    for (let i = 0; !/master_link_status:up/.test(await r.info('replication')); i++) {
-      if (i > 600) throw new Error('the replica did not sync');
-      await new Promise((res) => setTimeout(res, 50));
-    }
-  } finally {
-    r.disconnect();
-  }
-});
-afterAll(async () => {
-  replica?.child.kill('SIGCONT');
+const pair = replicaPairForSuite(async () => {
   for (const l of logs) await l.close();
-  await admin?.quit();
-  await replica?.stop();
-  await master?.stop();
 });
 
 let n = 0;
 const scope = (): LogScope => ({ responseId: `resp_confirmed_${++n}` });
 // A generous retry budget: the append paused below keeps trying until the replica is back.
 const newLog = (replicas: number) => {
-  const log = redisEventLog({ url: master.url, keyPrefix: PREFIX, replicas, replicaTimeoutMs: 200, retryBudgetMs: 60_000 });
+  const log = redisEventLog({ url: pair.master.url, keyPrefix: PREFIX, replicas, replicaTimeoutMs: 200, retryBudgetMs: 60_000 });
   logs.push(log);
   return log;
 };
@@ -59,7 +33,7 @@ const until = async (what: string, ok: () => boolean | Promise<boolean>): Promis
 };
 const seqs = (events: readonly ResponseStreamEvent[]): (number | undefined)[] => events.map((e) => e.sequence_number);
 const lastStored = async (s: LogScope): Promise<number | undefined> => {
-  const v = await admin.hget(redisStreamKeys(PREFIX, s).meta, 'last');
+  const v = await pair.admin.hget(redisStreamKeys(PREFIX, s).meta, 'last');
   return v === null ? undefined : Number(v);
 };
 /** A follower of `s` from the start: what it was handed, whether it ended, and when it was last synced. */
@@ -83,7 +57,7 @@ test('replicas: 1: an append stored on the master but not confirmed is not hande
   const f = follower(log, s);
   await until('the first event', () => f.got.length === 1);
 
-  replica.child.kill('SIGSTOP');
+  pair.replica.child.kill('SIGSTOP');
   let appended: Promise<void>;
   try {
     appended = log.append(s, token, [delta(1), delta(2)]);
@@ -98,7 +72,7 @@ test('replicas: 1: an append stored on the master but not confirmed is not hande
     expect(await log.wait(s, 0, 300)).toBe(false);
     expect((await log.state(s))?.lastSequenceNumber).toBe(2); // the stored last, for the 'lost' checks
   } finally {
-    replica.child.kill('SIGCONT');
+    pair.replica.child.kill('SIGCONT');
   }
   await appended;
   await until('the confirmed events', () => f.got.length === 3);
@@ -112,9 +86,9 @@ test('replicas: 1: an append stored on the master but not confirmed is not hande
   expect(f.errors).toEqual([]);
   f.stop();
   // One mark per confirmed append: <seq>-3, after the event it covers.
-  const ids = (await admin.xrange(redisStreamKeys(PREFIX, s).events, '-', '+')).map(([id]) => id);
+  const ids = (await pair.admin.xrange(redisStreamKeys(PREFIX, s).events, '-', '+')).map(([id]) => id);
   expect(ids).toEqual(['0-1', '0-3', '1-1', '2-1', '2-3', '3-1', '3-3']);
-  expect(await admin.hget(redisStreamKeys(PREFIX, s).meta, 'durable')).toBe('3');
+  expect(await pair.admin.hget(redisStreamKeys(PREFIX, s).meta, 'durable')).toBe('3');
 });
 
 test('replicas: 1: a cancel after a confirmation mark ends the stream for a follower (its entry goes after the mark)', async () => {
@@ -142,7 +116,7 @@ test('replicas: 0: nothing changes, no confirmation marks', async () => {
   await until('the events', () => f.got.length === 3);
   f.stop();
   expect(seqs(await log.read(s, undefined))).toEqual([0, 1, 2]);
-  const ids = (await admin.xrange(redisStreamKeys(PREFIX, s).events, '-', '+')).map(([id]) => id);
+  const ids = (await pair.admin.xrange(redisStreamKeys(PREFIX, s).events, '-', '+')).map(([id]) => id);
   expect(ids).toEqual(['0-1', '1-1', '2-1']);
-  expect(await admin.hget(redisStreamKeys(PREFIX, s).meta, 'durable')).toBeNull();
+  expect(await pair.admin.hget(redisStreamKeys(PREFIX, s).meta, 'durable')).toBeNull();
 });

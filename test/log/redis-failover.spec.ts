@@ -5,11 +5,10 @@
 // producer sent. Then with `replicas: 1`: a master killed right after it acknowledged an append loses nothing
 // it acknowledged. Before the fix, the producers of the killed master's streams failed with 'unavailable' ("Too
 // many Cluster redirections. Last error: Connection is closed") and every live reader failed.
-import { Cluster } from 'ioredis';
-import { redisEventLog, redisStreamKeys } from '../../lib/log/redis';
+import { redisStreamKeys } from '../../lib/log/redis';
 import type { EventLog } from '../../lib/log/types';
 import { type LiveStream, lateReads, startLiveRun, summary, until, watchEnded, wrongOnes } from './live-streams';
-import { askNode, redisClusterForSuite } from './redis-cluster-server';
+import { askNode, clusterLogs, redisClusterForSuite } from './redis-cluster-server';
 import type { Outcome } from './takeover-helpers';
 
 jest.setTimeout(600_000);
@@ -22,13 +21,8 @@ const PROGRESS = 30;
 /** Bound on each wait for progress: generous (a busy 2-core machine is slow), far below jest's. */
 const WAIT_MS = 180_000;
 
-const clients: Cluster[] = [];
-const logs: EventLog[] = [];
-// Declared before the cluster's hooks (afterAll hooks run in their order): logs and clients go first.
-afterAll(async () => {
-  for (const l of logs) await l.close().catch(() => undefined);
-  for (const c of clients) await c.quit().catch(() => c.disconnect());
-});
+// Declared before the cluster's hooks: the logs and their clients go first.
+const clusterLog = clusterLogs(() => suite.cluster.startupNodes, 'all');
 const suite = redisClusterForSuite({ masters: 3, replicasPerMaster: 1 });
 
 // A test that killed a master leaves it down: it comes back (as a replica of the promoted one) before the next.
@@ -36,14 +30,6 @@ afterEach(async () => {
   for (const x of suite.cluster.nodes) if (x.role === 'down') await suite.cluster.restartNode(x.port);
 });
 
-/** A log on a Cluster client of its own (as another process would have); closed, and its client quit, after the suite. */
-function clusterLog(options: { replicas?: number; retryBudgetMs?: number } = {}): EventLog {
-  const client = new Cluster([...suite.cluster.startupNodes]);
-  clients.push(client);
-  const log = redisEventLog({ client, ...options });
-  logs.push(log);
-  return log;
-}
 
 let n = 0;
 /** 120 fresh stream ids, and the master holding most of them (by the slot of their keys). */

@@ -2,52 +2,27 @@
 // and an acquire count as done only once WAIT on the same connection says the replica has them; while the
 // replica hangs (SIGSTOP), they are tried again (each is idempotent) and fail as 'unavailable' past the retry
 // budget; with it back, the same append completes, stored once.
-import type { Redis } from 'ioredis';
 import { EventLogError } from '../../lib/errors';
 import { redisEventLog } from '../../lib/log/redis';
 import type { EventLog, LogScope } from '../../lib/log/types';
 import { created, delta } from './contract';
-import { type ExtraRedis, startRedisWith } from './redis-server-args';
+import { replicaPairForSuite } from './redis-server-args';
 
 jest.setTimeout(120_000);
 
-let master: ExtraRedis;
-let replica: ExtraRedis;
-let admin: Redis;
 const logs: EventLog[] = [];
-beforeAll(async () => {
-  master = await startRedisWith([]);
-  replica = await startRedisWith(['--replicaof', '127.0.0.1', String(master.port)]);
-  const { Redis } = await import('ioredis');
-  admin = new Redis(master.url, { lazyConnect: true });
-  await admin.connect();
-  await admin.call('CONFIG', 'SET', 'repl-timeout', '60'); // a paused replica stays connected for the test
-  const r = new Redis(replica.url, { lazyConnect: true });
-  try {
-    await r.connect();
-    for (let i = 0; !/master_link_status:up/.test(await r.info('replication')); i++) {
-      if (i > 600) throw new Error('the replica did not sync');
-      await new Promise((res) => setTimeout(res, 50));
-    }
-  } finally {
-    r.disconnect();
-  }
-});
-afterAll(async () => {
+const pair = replicaPairForSuite(async () => {
   for (const l of logs) await l.close();
-  await admin?.quit();
-  await replica?.stop();
-  await master?.stop();
 });
 
 let n = 0;
 const scope = (): LogScope => ({ responseId: `resp_replicas_${++n}` });
 const newLog = (options: { replicas?: number } = {}): EventLog => {
-  const log = redisEventLog({ url: master.url, keyPrefix: 'replicas:', replicaTimeoutMs: 200, retryBudgetMs: 1500, ...options });
+  const log = redisEventLog({ url: pair.master.url, keyPrefix: 'replicas:', replicaTimeoutMs: 200, retryBudgetMs: 1500, ...options });
   logs.push(log);
   return log;
 };
-const waits = async (): Promise<number> => Number(/cmdstat_wait:calls=(\d+)/.exec(await admin.info('commandstats'))?.[1] ?? 0);
+const waits = async (): Promise<number> => Number(/cmdstat_wait:calls=(\d+)/.exec(await pair.admin.info('commandstats'))?.[1] ?? 0);
 const failure = async (p: Promise<unknown>): Promise<EventLogError> => {
   const e = await p.then(() => undefined, (x: unknown) => x);
   if (!(e instanceof EventLogError)) throw new Error(`expected an EventLogError, got ${String(e)}`);
@@ -78,7 +53,7 @@ test("replicas: 1 with the replica paused: the append does not complete and fail
   const s = scope();
   const { token } = await log.acquire(s, 60_000);
   await log.append(s, token, [created(s.responseId)]);
-  replica.child.kill('SIGSTOP');
+  pair.replica.child.kill('SIGSTOP');
   try {
     const e = await failure(log.append(s, token, [delta(1), delta(2)]));
     expect([e.reason, e.responseId]).toEqual(['unavailable', s.responseId]);
@@ -87,7 +62,7 @@ test("replicas: 1 with the replica paused: the append does not complete and fail
     const other = scope();
     expect((await failure(log.acquire(other, 60_000))).reason).toBe('unavailable');
   } finally {
-    replica.child.kill('SIGCONT');
+    pair.replica.child.kill('SIGCONT');
   }
   await log.append(s, token, [delta(1), delta(2)]);
   expect((await log.read(s, undefined)).map((e) => e.sequence_number)).toEqual([0, 1, 2]);
