@@ -3,10 +3,10 @@ import { checkAfter } from '../cursor.js';
 import { EventLogError } from '../errors.js';
 import type { FollowableEventLog, FollowHandlers } from './follow.js';
 import { asOwnError, type RedisConnections, unavailable } from './redis-connection.js';
-import { redisStreamKeys, streamKeyList } from './redis-keys.js';
+import { redisStreamKeys } from './redis-keys.js';
 import type { RedisLogSettings } from './redis-options.js';
 import { hasEnd, parseEntries, stateOf, tailRoute, xreadIds } from './redis-read.js';
-import { scriptRunner } from './redis-run-script.js';
+import type { RunScript } from './redis-run-script.js';
 import type { StreamEntry } from './redis-stream-id.js';
 import { followRiding, sequenceOf } from './redis-tail-retry.js';
 import type { LogScope } from './types.js';
@@ -17,10 +17,9 @@ import type { LogScope } from './types.js';
 // first checks that the stream still holds what it was handed: a failover can lose the entries its master had
 // not passed on to the replica that took over, and a reader must not go on past such a gap as if nothing happened.
 
-export function redisFollow(conn: RedisConnections, settings: RedisLogSettings): FollowableEventLog['follow'] {
+export function redisFollow(conn: RedisConnections, run: RunScript, settings: RedisLogSettings): FollowableEventLog['follow'] {
   const { keyPrefix } = settings;
   const route = tailRoute(conn, settings);
-  const run = scriptRunner(conn, (scope) => streamKeyList(keyPrefix, scope), settings.retryBudgetMs);
 
   /**
    * Throws `EventLogError('lost')` when the stream no longer reaches `cursor` (the entry last handed over, or the

@@ -53,7 +53,7 @@ export function redisEventLog(options: RedisEventLogOptions = {}): EventLog & Fo
     append: redisAppend(conn, send, keysOf, settings),
     read,
     wait,
-    follow: redisFollow(conn, settings),
+    follow: redisFollow(conn, run, settings),
     state,
 
     async cancel(scope) {
