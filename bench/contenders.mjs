@@ -7,7 +7,7 @@ import { chatAccumulator, eventsourceParserDecode, floorDecode, responsesAccumul
 
 const distRoot = process.env.OPENAI_RX_DIST ? new URL(`file://${process.env.OPENAI_RX_DIST.replace(/\/?$/, '/')}`) : new URL('../dist/', import.meta.url);
 /** The built package (ESM half). */
-export const rx = await import(new URL('esm/lib/index.js', distRoot).href).catch((e) => {
+export const rx = await import(new URL('esm/index.js', distRoot).href).catch((e) => {
   throw new Error(`cannot load openai-rx from ${distRoot.pathname} (run npm run build): ${e.message}`);
 });
 

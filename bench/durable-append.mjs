@@ -11,7 +11,7 @@ import { loadavg } from 'node:os';
 const argv = process.argv.slice(2);
 const opt = (n, d) => (argv.includes(n) ? argv[argv.indexOf(n) + 1] : d);
 const root = process.env.OPENAI_RX_DIST ? `file://${process.env.OPENAI_RX_DIST.replace(/\/?$/, '/')}` : new URL('../dist/', import.meta.url).href;
-const rx = await import(new URL('esm/lib/index.js', root).href);
+const rx = await import(new URL('esm/index.js', root).href);
 const { Redis } = await import('ioredis');
 
 const WORDS = 'Reactive streams turn each server-sent event into a value you can map filter and combine '.split(' ');

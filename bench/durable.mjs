@@ -44,7 +44,7 @@ export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 export async function loadRx() {
   const root = process.env.OPENAI_RX_DIST ? new URL(`file://${process.env.OPENAI_RX_DIST.replace(/\/?$/, '/')}`) : new URL('../dist/', import.meta.url);
-  return import(new URL('esm/lib/index.js', root).href);
+  return import(new URL('esm/index.js', root).href);
 }
 
 // ---- events (shapes as on the wire; `t` is the bench's stamp) ----

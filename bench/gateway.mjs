@@ -232,7 +232,7 @@ async function proxyRole() {
   let handler;
   let close = async () => undefined;
   if (kind === 'gateway-memory' || kind === 'gateway-redis') {
-    const { createGateway } = await import(new URL('esm/lib/gateway/index.js', distRoot()).href);
+    const { createGateway } = await import(new URL('esm/gateway/index.js', distRoot()).href);
     const gateway = createGateway({ upstream, log: kind === 'gateway-redis' ? opt('--redis') : 'memory' });
     handler = gateway;
     close = () => gateway.close();

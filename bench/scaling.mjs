@@ -19,7 +19,7 @@ const fmtNum = (x, d = 1) => (x === undefined || Number.isNaN(x) ? '—' : x.toF
 
 async function loadRx() {
   const root = process.env.OPENAI_RX_DIST ? new URL(`file://${process.env.OPENAI_RX_DIST.replace(/\/?$/, '/')}`) : new URL('../dist/', import.meta.url);
-  return import(new URL('esm/lib/index.js', root).href);
+  return import(new URL('esm/index.js', root).href);
 }
 
 // ---- event builders (shapes as on the wire) ----

@@ -4,7 +4,7 @@
 // The strings form reads each string it takes in (once per release): superlinear by design, see smoothText's doc.
 // Prints ms per MB and the pieces released; a form whose time per MB grows with the size is not linear.
 import { Observable, VirtualTimeScheduler } from 'rxjs';
-import { outputText, smoothText } from '../dist/esm/lib/index.js';
+import { outputText, smoothText } from '../dist/esm/index.js';
 
 const WORDS = 'Reactive streams turn each server-sent event into a value, 今日はいい天気ですね。 👍🏽 combine.\n'.split(/(?<= )/);
 

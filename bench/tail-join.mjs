@@ -26,7 +26,7 @@ const nowMs = () => Number(process.hrtime.bigint()) / 1e6;
 
 async function loadRx() {
   const root = process.env.OPENAI_RX_DIST ? new URL(`file://${process.env.OPENAI_RX_DIST.replace(/\/?$/, '/')}`) : new URL('../dist/', import.meta.url);
-  return import(new URL('esm/lib/index.js', root).href);
+  return import(new URL('esm/index.js', root).href);
 }
 
 const freePort = () =>

@@ -3,7 +3,7 @@ import type { Observable } from 'rxjs';
 import {
   DecodeError, fromChatChunks, fromChatCompletionsSSE, fromResponsesSSE, ResponseStreamError, ResponseStreamTracker, StreamInterruptedError,
   type ResponseStreamEvent,
-} from '../lib/index.js';
+} from '../index.js';
 import type { Capture, CaptureSegment } from './capture.js';
 
 /** How one response's stream ended. */

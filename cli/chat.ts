@@ -1,6 +1,6 @@
 // `replay --to chat`: the Responses events as Chat Completions chunks, usage included.
 import type { OperatorFunction } from 'rxjs';
-import { toChatChunks, type ChatCompletionChunk, type ResponseStreamEvent } from '../lib/index.js';
+import { toChatChunks, type ChatCompletionChunk, type ResponseStreamEvent } from '../index.js';
 
 /**
  * `toChatChunks({ includeUsage: true })`. Custom tool calls come out as chat tool calls of `type: "custom"`

@@ -2,8 +2,8 @@
 // with the response bytes counted and the resume step's connection cut.
 import { Observable, type MonoTypeOperatorFunction } from 'rxjs';
 import { responseIdOf } from '../lib/events/guards.js';
-import { connectResponsesSocket, StreamInterruptedError, type ClientConfig, type ResponsesSocket, type ResponseStreamEvent } from '../lib/index.js';
-import { startResponsesWebSocketServer, startTestServer, textTranscript, type ResponsesWebSocketServer, type TestServer } from '../lib/testing/index.js';
+import { connectResponsesSocket, StreamInterruptedError, type ClientConfig, type ResponsesSocket, type ResponseStreamEvent } from '../index.js';
+import { startResponsesWebSocketServer, startTestServer, textTranscript, type ResponsesWebSocketServer, type TestServer } from '../testing/index.js';
 import { demoDurable } from './demo-durable.js';
 import { embeddedTranscripts } from './transcripts.js';
 

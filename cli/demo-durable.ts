@@ -6,8 +6,8 @@ import { lastValueFrom, tap, toArray, type MonoTypeOperatorFunction, type Subscr
 import {
   fromEventLog, memoryEventLog, outputText, persistTo, streamResponse,
   type ClientConfig, type EventLog, type ResponseStreamEvent,
-} from '../lib/index.js';
-import { textTranscript } from '../lib/testing/index.js';
+} from '../index.js';
+import { textTranscript } from '../testing/index.js';
 import { paint, type Out } from './style.js';
 
 /** The producer is dropped once this many events are stored. */

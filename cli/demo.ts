@@ -5,7 +5,7 @@ import { responseIdOf } from '../lib/events/guards.js';
 import {
   collectToolCalls, isLaneError, laneMux, outputText, resumeFrom, retrieveResponseStream, streamResponse, toChatChunks, toChatSSE,
   type ResponsesClientEvent, type ResponseStreamEvent, type ResumeCursor, type ToolCall,
-} from '../lib/index.js';
+} from '../index.js';
 import { DROP_AFTER, LANES, liveBackend, offlineBackend } from './demo-backend.js';
 import { durableStep, DURABLE_DROP_AFTER, type DurableResult } from './demo-durable.js';
 import { runTool, TOOLS } from './demo-tools.js';

@@ -2,9 +2,9 @@
 // it (offline, no key), so the whole thing can be tried with the SDK or `curl -N`.
 import { createServer } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { createGateway } from '../lib/gateway/index.js';
+import { createGateway } from '../gateway/index.js';
 import { DEFAULT_BASE_URL } from '../lib/http/config.js';
-import { startFakeProvider, type FakeProvider } from '../lib/testing/fake-provider.js';
+import { startFakeProvider, type FakeProvider } from '../testing/fake-provider.js';
 import { CLIError, parse, usage } from './args.js';
 import { untilInterrupted } from './interrupted.js';
 import type { IO } from './run.js';

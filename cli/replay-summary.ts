@@ -1,7 +1,7 @@
 // What `replay` tells of a response: its text parts, its tool calls (what matters of each kind), its events
 // by type, its usage and how it ended, as JSON (the summary) or as text for a terminal.
 import { from, lastValueFrom, toArray } from 'rxjs';
-import { accumulateResponse, accumulateText, collectToolCalls, type TextSnapshot, type ToolCall } from '../lib/index.js';
+import { accumulateResponse, accumulateText, collectToolCalls, type TextSnapshot, type ToolCall } from '../index.js';
 import type { CaptureSegment } from './capture.js';
 import type { Decoded } from './capture-decode.js';
 import { paint, table, type Out } from './style.js';

@@ -1,6 +1,6 @@
 // `openai-rx replay FILE|-`: decode a captured stream and show what it holds, response by response.
 import { from, lastValueFrom, toArray } from 'rxjs';
-import { toChatSSE, toResponsesSSE } from '../lib/index.js';
+import { toChatSSE, toResponsesSSE } from '../index.js';
 import { parse, usage } from './args.js';
 import { parseCapture, readCapture } from './capture.js';
 import { decodeSegment, type Decoded } from './capture-decode.js';

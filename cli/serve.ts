@@ -1,7 +1,7 @@
 // `openai-rx serve`: the loopback server as a standalone fake provider, until Ctrl-C.
 import { readdir, stat } from 'node:fs/promises';
 import { basename, extname, join } from 'node:path';
-import { startTestServer, type Fault, type RecordedRequest } from '../lib/testing/index.js';
+import { startTestServer, type Fault, type RecordedRequest } from '../testing/index.js';
 import { CLIError, parse, usage } from './args.js';
 import { untilInterrupted } from './interrupted.js';
 import type { IO } from './run.js';

@@ -1,6 +1,6 @@
 // Transcripts embedded in the package (test/fixtures is not shipped): what the offline demo and
 // `openai-rx serve` answer with. Each is Responses SSE text in the shape the API records.
-import { responsesTranscript, textTranscript } from '../lib/testing/transcripts.js';
+import { responsesTranscript, textTranscript } from '../testing/transcripts.js';
 
 export const DEMO_ANSWER =
   'Reactive streams turn each server-sent event into a value you can map, filter and combine. ' +

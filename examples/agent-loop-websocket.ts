@@ -1,7 +1,7 @@
 // Recipe: the same agent loop over one Responses WebSocket, several agents at once, one lane each.
 // Each agent's turns stay in order on its lane (`stream_id`); the lanes run concurrently on one connection.
 import { lastValueFrom, share, tap, toArray } from 'rxjs';
-import { collectToolCalls, connectResponsesSocket, isEventType, outputText, type FunctionToolCall, type ResponsesSocket, type ResponsesSocketConfig } from '../lib/index.js';
+import { collectToolCalls, connectResponsesSocket, isEventType, outputText, type FunctionToolCall, type ResponsesSocket, type ResponsesSocketConfig } from '../index.js';
 import { runCall, TOOL_DEFINITIONS, TOOLS, type Tools } from './agent-loop.js';
 
 export async function agent(socket: ResponsesSocket, lane: string, prompt: string, model: string, tools: Tools = TOOLS) {

@@ -1,7 +1,7 @@
 // Recipe: an agent loop over SSE. Stream a turn, collect its complete function calls, run them, send
 // their outputs back with `previous_response_id`, and repeat until the model answers without calls.
 import { lastValueFrom, share, tap, toArray } from 'rxjs';
-import { collectToolCalls, isEventType, outputText, streamResponse, type ClientConfig, type FunctionToolCall } from '../lib/index.js';
+import { collectToolCalls, isEventType, outputText, streamResponse, type ClientConfig, type FunctionToolCall } from '../index.js';
 
 export type Tools = Readonly<Record<string, (args: unknown) => unknown | Promise<unknown>>>;
 

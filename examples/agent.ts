@@ -6,7 +6,7 @@ import { filter, fromEvent, lastValueFrom, NEVER, share, takeUntil, tap } from '
 import {
   connectResponsesSocket, defineTool, isAgentEvent, outputText, runAgent, withDescription,
   type AgentEvent, type AgentRunFinishedEvent, type ClientConfig, type RunAgentOptions,
-} from '../lib/index.js';
+} from '../index.js';
 
 export const getWeather = defineTool({
   description: 'The current weather in a city',

@@ -2,7 +2,7 @@
 // `async` pipes, and as a signal-like getter. In Angular: `@Injectable({ providedIn: 'root' })` on the
 // class, `{{ chat.text$ | async }}` in a template, or `toSignal(chat.text$, { initialValue: '' })`.
 import { BehaviorSubject, catchError, concat, defer, distinctUntilChanged, filter, firstValueFrom, map, of, shareReplay, Subject, switchMap, takeUntil, tap, type Observable } from 'rxjs';
-import { outputText, streamResponse, type ClientConfig } from '../lib/index.js';
+import { outputText, streamResponse, type ClientConfig } from '../index.js';
 
 export type ChatState =
   | { readonly status: 'idle'; readonly text: '' }

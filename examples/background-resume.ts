@@ -5,7 +5,7 @@ import { from, lastValueFrom, take, toArray, type Observable } from 'rxjs';
 import {
   outputText, resumeFrom, resumeFromCursor, retrieveResponseStream, streamResponse,
   type ClientConfig, type ResponseStreamEvent, type ResumeCursor,
-} from '../lib/index.js';
+} from '../index.js';
 
 /** Where the cursor lives between processes: a file, Redis, localStorage… */
 export interface CursorStore {

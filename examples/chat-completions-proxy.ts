@@ -3,7 +3,7 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { lastValueFrom, toArray } from 'rxjs';
-import { fromChatCompletionsSSE, HTTPError, streamResponse, toChatChunks, toChatSSE, type ClientConfig } from '../lib/index.js';
+import { fromChatCompletionsSSE, HTTPError, streamResponse, toChatChunks, toChatSSE, type ClientConfig } from '../index.js';
 
 interface ChatMessage {
   readonly role: string;

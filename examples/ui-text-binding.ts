@@ -2,7 +2,7 @@
 // `outputText()` gives the whole answer so far (bind it to a text node); `accumulateText()` gives each
 // part with its delta (append it, or show a typing cursor until `done`).
 import { lastValueFrom, share, tap } from 'rxjs';
-import { accumulateText, outputText, streamResponse, type ClientConfig } from '../lib/index.js';
+import { accumulateText, outputText, streamResponse, type ClientConfig } from '../index.js';
 
 /** Anything with a text property: a DOM node, a view model, a test double. */
 export interface TextBinding {

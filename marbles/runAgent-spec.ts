@@ -1,11 +1,11 @@
 import * as t from 'io-ts';
 import { map, NEVER, Observable } from 'rxjs';
 import type { TestScheduler } from 'rxjs/testing';
-import { defineTool } from '../lib/agent/define-tool';
-import { MaxTurnsError } from '../lib/agent/errors';
-import type { AgentCall, AgentEvent } from '../lib/agent/events';
-import { runAgent, type AgentStreamEvent, type RunAgentOptions } from '../lib/agent/run-agent';
-import type { TurnTransport } from '../lib/agent/turn';
+import { defineTool } from '../agent/define-tool';
+import { MaxTurnsError } from '../agent/errors';
+import type { AgentCall, AgentEvent } from '../agent/events';
+import { runAgent, type AgentStreamEvent, type RunAgentOptions } from '../agent/run-agent';
+import type { TurnTransport } from '../agent/turn';
 import type { ResponseStreamEvent } from '../lib/events/responses';
 import type { ResponseCreateParams } from '../lib/http/transports';
 import { marbleScheduler } from '../test/helpers/marbles';

@@ -4,27 +4,11 @@
 // section (bench/durable.mjs, its own redis-server; --only durable runs it alone), the same on a Redis Cluster
 // (bench/durable-cluster.mjs; --only durable-cluster), then smoothText's (bench/smooth.mjs; --only smooth).
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
 
-function newest(dir) {
-  let t = 0;
-  for (const e of readdirSync(dir, { withFileTypes: true })) {
-    const p = join(dir, e.name);
-    if (e.isDirectory()) t = Math.max(t, newest(p));
-    else if (e.name.endsWith('.ts')) t = Math.max(t, statSync(p).mtimeMs);
-  }
-  return t;
-}
-
-const built = 'dist/esm/lib/index.js';
 // OPENAI_RX_DIST points the bench at another build (e.g. a clean clone's dist) and skips the build here.
 if (!process.env.OPENAI_RX_DIST) {
-  const stale = !existsSync(built) || !existsSync('dist/esm/package.json') || Math.max(newest('lib'), newest('operators')) > statSync(built).mtimeMs;
-  if (stale) {
-    console.log('dist is stale: npm run build');
-    execFileSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' });
-  }
+  // The build's own staleness check (every source folder and entry file), so that the bench never runs old code.
+  execFileSync(process.execPath, ['scripts/build.mjs', '--if-stale'], { stdio: 'inherit' });
 }
 const args = process.argv.slice(2);
 const only = args.includes('--only') ? args[args.indexOf('--only') + 1] : undefined;

@@ -21,8 +21,8 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 process.chdir(root);
 
 const STAMP = 'dist/.build-stamp';
-const INPUT_DIRS = ['lib', 'operators', 'angular', 'cli'];
-const INPUT_FILES = ['tsconfig.json', 'tsconfig.build.json', 'scripts/build.mjs', 'package.json'];
+const INPUT_DIRS = ['lib', 'operators', 'agent', 'gateway', 'testing', 'angular', 'cli'];
+const INPUT_FILES = ['index.ts', 'tsconfig.json', 'tsconfig.build.json', 'scripts/build.mjs', 'package.json'];
 
 /** The newest modification time among the build's inputs. */
 function newestInput() {

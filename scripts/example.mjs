@@ -4,7 +4,7 @@
 //   npm run example -- agent-loop --live     against OPENAI_BASE_URL (default https://api.openai.com/v1) with OPENAI_API_KEY
 //   npm run example                          lists the recipes
 //
-// Offline, this starts the loopback test server of openai-rx/testing (lib/testing) with the demo's embedded
+// Offline, this starts the loopback test server of openai-rx/testing (testing/) with the demo's embedded
 // transcripts (cli/transcripts.ts), points OPENAI_BASE_URL and OPENAI_API_KEY at it, calls the recipe's
 // `main()` with its defaults and prints what it returned, then what the fake provider was asked.
 // The recipes are TypeScript run from source with tsx (a dev dependency): no build needed.
@@ -59,7 +59,7 @@ function transcriptFor(body) {
 
 let server;
 if (!live) {
-  const { startTestServer } = await load('lib/testing/index.ts');
+  const { startTestServer } = await load('testing/index.ts');
   const { demoBackground, demoText, demoToolAnswer, demoToolCalls } = await load('cli/transcripts.ts');
   const transcripts = { text: demoText(), tools: demoToolCalls(), answer: demoToolAnswer(), background: demoBackground() };
   server = await startTestServer({

@@ -20,7 +20,7 @@ const fail = (message) => {
   process.exitCode = 1;
 };
 
-if (!existsSync(join(root, 'dist/esm/lib/index.js'))) {
+if (!existsSync(join(root, 'dist/esm/index.js'))) {
   console.error('test:browser: dist/esm is missing: run `npm run build` first');
   process.exit(1);
 }
@@ -33,7 +33,7 @@ const { launchChromium } = await import('./browser/chromium.mjs');
 const { angularFile, buildAngularExample, checkAngularExample } = await import('./browser/angular-example.mjs');
 // The Angular example is built first (examples/angular/dist/browser, served under /app/).
 await buildAngularExample(root);
-const { startTestServer, startResponsesWebSocketServer, textTranscript } = await import(join(root, 'dist/esm/lib/testing/index.js'));
+const { startTestServer, startResponsesWebSocketServer, textTranscript } = await import(join(root, 'dist/esm/testing/index.js'));
 const { demoText, DEMO_ANSWER } = await import(join(root, 'dist/esm/cli/transcripts.js'));
 
 const LANES = {

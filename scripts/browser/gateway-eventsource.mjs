@@ -86,8 +86,8 @@ async function readEvents(response) {
  * `executablePath`). Returns the failed checks (empty when all passed); prints one line per check.
  */
 export async function gatewayEventSource({ root, browser, executablePath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', log = console.log }) {
-  const { createGateway, GatewayHttpError } = await import(join(root, 'dist/esm/lib/gateway/index.js'));
-  const { startFakeProvider } = await import(join(root, 'dist/esm/lib/testing/index.js'));
+  const { createGateway, GatewayHttpError } = await import(join(root, 'dist/esm/gateway/index.js'));
+  const { startFakeProvider } = await import(join(root, 'dist/esm/testing/index.js'));
 
   const sessions = new Map([[randomBytes(16).toString('hex'), 'user_alice'], [randomBytes(16).toString('hex'), 'user_bob']]);
   const [aliceToken, bobToken] = [...sessions.keys()];

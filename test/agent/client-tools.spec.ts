@@ -2,7 +2,7 @@
 // approvals, and the results a function tool may not send.
 import * as t from 'io-ts';
 import { lastValueFrom, map, of, throwError, timer, toArray } from 'rxjs';
-import { AgentConfigError, ClientToolError, defineTool, runAgent, type AgentStreamEvent, type RunAgentOptions, type TurnTransport } from '../../lib/agent/index';
+import { AgentConfigError, ClientToolError, defineTool, runAgent, type AgentStreamEvent, type RunAgentOptions, type TurnTransport } from '../../agent/index';
 import type { ResponseStreamEvent } from '../../lib/events/responses';
 import type { ResponseCreateParams } from '../../lib/http/transports';
 

@@ -1,6 +1,6 @@
 // examples/agent.ts end to end against the scripted fake provider, over HTTP and over a WebSocket lane.
 import { main } from '../../examples/agent';
-import { startScriptedProvider, type ScriptedProvider } from '../../lib/testing/index';
+import { startScriptedProvider, type ScriptedProvider } from '../../testing/index';
 
 let provider: ScriptedProvider | undefined;
 afterEach(async () => {

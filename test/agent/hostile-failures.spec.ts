@@ -5,7 +5,7 @@
 // (the configured one, or any `sk-…` shape), no stack.
 import * as t from 'io-ts';
 import { lastValueFrom, of, throwError, toArray } from 'rxjs';
-import { defineTool, runAgent, type AgentStreamEvent, type ClientToolHandlers, type RunAgentOptions, type Tool, type TurnTransport } from '../../lib/agent/index';
+import { defineTool, runAgent, type AgentStreamEvent, type ClientToolHandlers, type RunAgentOptions, type Tool, type TurnTransport } from '../../agent/index';
 import type { ResponseStreamEvent } from '../../lib/events/responses';
 import type { ResponseCreateParams } from '../../lib/http/transports';
 

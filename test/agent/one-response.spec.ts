@@ -1,10 +1,10 @@
 // asOneResponse: the run read as one response by the operators that read a single one.
 import * as t from 'io-ts';
 import { filter, lastValueFrom, map, toArray } from 'rxjs';
-import { defineTool, isAgentEvent, runAgent, type AgentStreamEvent } from '../../lib/agent/index';
+import { defineTool, isAgentEvent, runAgent, type AgentStreamEvent } from '../../agent/index';
 import { fromResponsesSSE } from '../../lib/decode/responses-sse';
 import type { ResponseStreamEvent } from '../../lib/events/responses';
-import { startScriptedProvider, type ScriptedProvider } from '../../lib/testing/index';
+import { startScriptedProvider, type ScriptedProvider } from '../../testing/index';
 import { outputText } from '../../operators/outputText';
 import { toChatChunks } from '../../operators/toChatChunks';
 import { toResponsesSSE } from '../../operators/toResponsesSSE';

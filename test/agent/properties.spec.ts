@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import * as t from 'io-ts';
 import { map, Observable, of, timer, toArray } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
-import { defineTool, runAgent, type TurnTransport } from '../../lib/agent/index';
+import { defineTool, runAgent, type TurnTransport } from '../../agent/index';
 import type { ResponseStreamEvent } from '../../lib/events/responses';
 import type { ResponseCreateParams } from '../../lib/http/transports';
 

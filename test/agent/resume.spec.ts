@@ -1,9 +1,9 @@
 // A turn cut off mid-stream is resumed with resumeFrom (the `resume` option) and the run goes on as if nothing happened.
 import * as t from 'io-ts';
 import { lastValueFrom, Subject, tap, toArray } from 'rxjs';
-import { AgentConfigError, defineTool, isAgentEvent, runAgent, type AgentInputItem, type AgentTurnFinishedEvent } from '../../lib/agent/index';
+import { AgentConfigError, defineTool, isAgentEvent, runAgent, type AgentInputItem, type AgentTurnFinishedEvent } from '../../agent/index';
 import { StreamInterruptedError } from '../../lib/errors';
-import { startScriptedProvider, startTestServer, type ScriptedProvider, type TestServer } from '../../lib/testing/index';
+import { startScriptedProvider, startTestServer, type ScriptedProvider, type TestServer } from '../../testing/index';
 import { outputText } from '../../operators/outputText';
 import { demoToolAnswer, demoToolCalls } from '../../cli/transcripts';
 

@@ -2,14 +2,14 @@
 // requests the provider receives are exactly what the API expects turn after turn.
 import * as t from 'io-ts';
 import { firstValueFrom, lastValueFrom, toArray } from 'rxjs';
-import { defineTool, isAgentEvent, runAgent, type AgentStreamEvent, type RunAgentOptions } from '../../lib/agent/index';
-import type { AgentRunFinishedEvent } from '../../lib/agent/events';
+import { defineTool, isAgentEvent, runAgent, type AgentStreamEvent, type RunAgentOptions } from '../../agent/index';
+import type { AgentRunFinishedEvent } from '../../agent/events';
 import { HTTPError } from '../../lib/errors';
 import { streamResponse } from '../../lib/http/transports';
 import { connectResponsesSocket, type ResponsesSocket } from '../../lib/ws/socket';
 import { LaneError } from '../../lib/ws/errors';
 import { outputText } from '../../operators/outputText';
-import { startScriptedProvider, type ScriptedProvider, type ScriptedReply, type ScriptedRequest } from '../../lib/testing/index';
+import { startScriptedProvider, type ScriptedProvider, type ScriptedReply, type ScriptedRequest } from '../../testing/index';
 
 const KEY = 'sk-test-agent';
 let provider: ScriptedProvider | undefined;

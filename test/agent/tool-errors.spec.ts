@@ -2,7 +2,7 @@
 // error's message), never a key (the config's, or any `sk-…` / `Bearer …` shape), and the loop goes on.
 import * as t from 'io-ts';
 import { lastValueFrom, of, toArray } from 'rxjs';
-import { defineTool, runAgent, type AgentStreamEvent, type RunAgentOptions, type TurnTransport } from '../../lib/agent/index';
+import { defineTool, runAgent, type AgentStreamEvent, type RunAgentOptions, type TurnTransport } from '../../agent/index';
 import type { ResponseStreamEvent } from '../../lib/events/responses';
 import type { ResponseCreateParams } from '../../lib/http/transports';
 

@@ -17,8 +17,8 @@ import ts from 'typescript';
 import { injectResponse, type InjectResponseOptions } from '../../angular/index';
 import { HTTPError } from '../../lib/errors';
 import { retrieveResponseStream } from '../../lib/http/transports';
-import * as gatewayEntry from '../../lib/gateway/index';
-import { FAKE_ANSWER, startFakeProvider, type FakeProvider } from '../../lib/testing';
+import * as gatewayEntry from '../../gateway/index';
+import { FAKE_ANSWER, startFakeProvider, type FakeProvider } from '../../testing';
 import { lastValueFrom, toArray } from 'rxjs';
 
 const DOC = readFileSync(join(__dirname, '..', '..', 'docs', 'angular.md'), 'utf8');

@@ -6,7 +6,7 @@ import { Subject } from 'rxjs';
 import { injectResponse } from '../../angular/index';
 import { StreamInterruptedError } from '../../lib/errors';
 import type { ResponseStreamEvent } from '../../lib/events/responses';
-import { startTestServer, textTranscript, type TestServer } from '../../lib/testing';
+import { startTestServer, textTranscript, type TestServer } from '../../testing';
 import * as ev from '../operators/events';
 
 type E = ResponseStreamEvent;

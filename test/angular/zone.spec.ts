@@ -12,7 +12,7 @@ import { injectResponse, responseSignals } from '../../angular/index';
 import { StreamInterruptedError } from '../../lib/errors';
 import type { ResponseStreamEvent } from '../../lib/events/responses';
 import { streamResponse } from '../../lib/http/transports';
-import { startTestServer, textTranscript, type TestServer } from '../../lib/testing';
+import { startTestServer, textTranscript, type TestServer } from '../../testing';
 import * as ev from '../operators/events';
 
 type E = ResponseStreamEvent;

@@ -2,7 +2,7 @@
 // FC_SEED to replay a failure.
 import fc from 'fast-check';
 import { from, lastValueFrom, toArray, type Observable } from 'rxjs';
-import { decodeChatCompletionsSSE, fromChatCompletionsSSE, type StreamSource } from '../../lib/index';
+import { decodeChatCompletionsSSE, fromChatCompletionsSSE, type StreamSource } from '../../index';
 import { fromChatChunks } from '../../operators/fromChatChunks';
 import { prng } from '../helpers/prng';
 import { chunkedSource as source, cutAt, run, summary, utf8, type Feed } from '../decode/sources';

@@ -2,7 +2,7 @@
 // work when pasted into a shell: the gateway's curl sends the key in $OPENAI_API_KEY, not that text.
 import { execFile } from 'node:child_process';
 import { PassThrough, Readable } from 'node:stream';
-import { startFakeProvider } from '../../lib/testing/index';
+import { startFakeProvider } from '../../testing/index';
 import { run, type IO } from '../../cli/run';
 
 jest.setTimeout(60_000);

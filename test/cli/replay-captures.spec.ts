@@ -6,8 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { lastValueFrom, toArray } from 'rxjs';
-import { collectToolCalls, fromChatChunks, fromChatCompletionsSSE } from '../../lib/index';
-import { parseTranscript, responsesTranscript } from '../../lib/testing/index';
+import { collectToolCalls, fromChatChunks, fromChatCompletionsSSE } from '../../index';
+import { parseTranscript, responsesTranscript } from '../../testing/index';
 import { run, type IO } from '../../cli/run';
 
 const FIXTURES = join(__dirname, '..', 'fixtures');

@@ -7,8 +7,8 @@ import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import OpenAI from 'openai';
 import { lastValueFrom, toArray } from 'rxjs';
-import { fromResponsesSSE } from '../../lib/index';
-import { textTranscript } from '../../lib/testing/index';
+import { fromResponsesSSE } from '../../index';
+import { textTranscript } from '../../testing/index';
 import { CLIError } from '../../cli/args';
 import { run, type IO } from '../../cli/run';
 

@@ -4,7 +4,7 @@ import { PassThrough, Readable } from 'node:stream';
 import { lastValueFrom, toArray } from 'rxjs';
 import {
   connectResponsesSocket, outputText, resumeFrom, retrieveResponseStream, StreamInterruptedError, streamChatCompletion, streamResponse,
-} from '../../lib/index';
+} from '../../index';
 import { run, type IO } from '../../cli/run';
 import { DEMO_ANSWER } from '../../cli/transcripts';
 

@@ -2,7 +2,7 @@ import { lastValueFrom, toArray, type Observable } from 'rxjs';
 import {
   accumulateResponse, accumulateText, collectToolCalls, DecodeError, fromResponsesSSE, outputText, ResponseStreamError,
   type ResponsesSSEOptions, type ResponseStreamEvent, type ToolCall,
-} from '../../lib/index';
+} from '../../index';
 import { run } from '../decode/sources';
 
 // Responses streams in the shapes the Vercel AI SDK's own tests feed its OpenAI Responses model

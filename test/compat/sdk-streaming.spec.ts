@@ -1,7 +1,7 @@
 import {
   createSSEScanner, DecodeError, fromChatCompletionsSSE, fromResponsesSSE, ResponseStreamError, StreamInterruptedError,
   accumulateText, type ChatCompletionChunk,
-} from '../../lib/index';
+} from '../../index';
 import { lastValueFrom, toArray } from 'rxjs';
 import { cutAt, iterate, readable, run, utf8 } from '../decode/sources';
 

@@ -1,7 +1,7 @@
 import { createParser } from 'eventsource-parser';
 import {
   createSSEScanner, DecodeError, fromChatCompletionsSSE, fromResponsesSSE, StreamInterruptedError,
-} from '../../lib/index';
+} from '../../index';
 import { cutAt, readable, run, utf8 } from '../decode/sources';
 
 // The event-stream parsing cases of the web-platform-tests EventSource suite (eventsource/format-*.any.js,

@@ -2,7 +2,7 @@ import { readdirSync } from 'node:fs';
 import {
   DecodeError, fromChatCompletionsSSE, LimitExceededError, ResponseStreamError, StreamInterruptedError,
   type ChatCompletionsSSEOptions, type StreamSource,
-} from '../../lib/index';
+} from '../../index';
 import { fixture, FIXTURES_DIR, payloads } from '../helpers/fixtures';
 import { cutAt, iterate, readable, run, utf8, withEol } from './sources';
 

@@ -2,7 +2,7 @@
 // error does today: the request's key (whole or cut) and any credential shape (`sk-…`, `Bearer …`), in the
 // emitted `error` event and in the ResponseStreamError, on both HTTP surfaces.
 import { createServer } from 'node:http';
-import { streamChatCompletion, streamResponse } from '../../lib';
+import { streamChatCompletion, streamResponse } from '../../index.js';
 import { expectNoFragment, valuesAndError } from '../reliability/leaks';
 import { close, listen } from '../reliability/loopback';
 

@@ -1,4 +1,4 @@
-import { fromChatCompletionsSSE, fromResponsesSSE, ResponseStreamError } from '../../lib/index';
+import { fromChatCompletionsSSE, fromResponsesSSE, ResponseStreamError } from '../../index';
 import { run } from './sources';
 
 // Errors providers report inside a stream, in the shapes seen in the wild. Each must end the stream with a

@@ -1,6 +1,6 @@
 // keepRawData: each event keeps the `data:` text it was parsed from (what the gateway forwards as it came),
 // and nothing else carries it: not a copy, not a provider's error report rebuilt into the reference shape.
-import { fromResponsesSSE, rawDataOf } from '../../lib/index';
+import { fromResponsesSSE, rawDataOf } from '../../index';
 import { run } from './sources';
 
 const created = '{ "type": "response.created", "sequence_number": 0, "response": {"id": "resp_1", "object": "response", "status": "in_progress", "output": []} }';

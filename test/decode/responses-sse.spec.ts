@@ -1,7 +1,7 @@
 import {
   DecodeError, fromResponsesSSE, LimitExceededError, ResponseStreamError, SequenceGapError, StreamInterruptedError,
   type ResponsesSSEOptions, type StreamSource,
-} from '../../lib/index';
+} from '../../index';
 import { fixture, payloads, responsesFixtures } from '../helpers/fixtures';
 import { cutAt, frame, iterate, readable, run, utf8, withEol } from './sources';
 

@@ -1,5 +1,5 @@
 import type { Observable } from 'rxjs';
-import type { StreamSource } from '../../lib/index';
+import type { StreamSource } from '../../index';
 
 /** How an Observable ended, with everything it emitted before. */
 export interface Outcome<T> {

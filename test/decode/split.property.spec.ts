@@ -1,7 +1,7 @@
 import { readdirSync } from 'node:fs';
 import fc from 'fast-check';
 import type { Observable } from 'rxjs';
-import { fromChatCompletionsSSE, fromResponsesSSE, type StreamSource } from '../../lib/index';
+import { fromChatCompletionsSSE, fromResponsesSSE, type StreamSource } from '../../index';
 import { fixture, FIXTURES_DIR } from '../helpers/fixtures';
 import { chunkedSource as source, run, summary, utf8, type Feed } from './sources';
 

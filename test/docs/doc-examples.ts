@@ -6,8 +6,8 @@ import {
   connectResponsesSocket, decodeChatCompletionsSSE, decodeResponsesSSE, fromChatCompletionsSSE, fromResponsesSSE, laneMux, ofType,
   outputText, resumeFrom, retrieveResponseStream, streamChatCompletion, streamResponse, streamResponseOverSocket,
   type ResponsesClientEvent, type ResumeCursor,
-} from '../../lib/index.js';
-import { startTestServer, textTranscript } from '../../lib/testing/index.js';
+} from '../../index.js';
+import { startTestServer, textTranscript } from '../../testing/index.js';
 
 declare const url: string;
 declare const init: RequestInit;
@@ -85,7 +85,7 @@ streamResponseOverSocket(socket, { model: 'gpt-5.4-nano', input: 'Hi' })
   .subscribe();
 }
 
-// lib/testing/index.ts
+// testing/index.ts
 {
 const server = await startTestServer({
   transcripts: { hello: textTranscript({ deltas: ['Hel', 'lo', '!'] }) },   // chosen by `model`

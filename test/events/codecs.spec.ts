@@ -1,4 +1,4 @@
-import { ChatCompletionChunk, DecodeError, ResponsesClientEvent, responseEventCodecs, serverEventTable, type ResponseStreamEventType } from '../../lib/index';
+import { ChatCompletionChunk, DecodeError, ResponsesClientEvent, responseEventCodecs, serverEventTable, type ResponseStreamEventType } from '../../index';
 import { decodeTyped } from '../../lib/events/decode';
 import { responseEventTable } from '../../lib/events/responses';
 import { decodeChunk } from '../../lib/decode/chat-sse';

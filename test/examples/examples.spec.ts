@@ -3,7 +3,7 @@ import OpenAI from 'openai';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { parseTranscript, startResponsesWebSocketServer, startTestServer, type ResponsesWebSocketServer, type TestServer } from '../../lib/testing/index';
+import { parseTranscript, startResponsesWebSocketServer, startTestServer, type ResponsesWebSocketServer, type TestServer } from '../../testing/index';
 import { DEMO_ANSWER, demoBackground, demoText, demoToolAnswer, demoToolCalls } from '../../cli/transcripts';
 import { main as uiMain } from '../../examples/ui-text-binding';
 import { main as agentMain, TOOLS } from '../../examples/agent-loop';
@@ -156,10 +156,10 @@ describe('examples', () => {
   });
 });
 
-test('the examples import the package through ../lib (so they typecheck in the repo)', () => {
+test('the examples import the package through ../index.js, the root entry (so they typecheck in the repo)', () => {
   for (const f of ['ui-text-binding', 'agent', 'agent-loop', 'agent-loop-websocket', 'chat-completions-proxy', 'background-resume', 'angular-service']) {
     const src = readFileSync(join(__dirname, '..', '..', 'examples', `${f}.ts`), 'utf8');
-    expect(src).toMatch(/from '\.\.\/lib\/index\.js'/);
+    expect(src).toMatch(/from '\.\.\/index\.js'/);
     expect(src).toMatch(/export (async )?function main/);
   }
 });

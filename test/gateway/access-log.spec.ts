@@ -1,8 +1,8 @@
 // accessLog as a function: each request's entry, once its answer is done; a function that throws or rejects
 // changes nothing for the request (issue 24). And the option is checked at creation.
 import { ConfigurationError } from '../../lib/errors';
-import { createGateway, type GatewayOptions } from '../../lib/gateway/index';
-import type { AccessLogEntry } from '../../lib/gateway/access-log';
+import { createGateway, type GatewayOptions } from '../../gateway/index';
+import type { AccessLogEntry } from '../../gateway/access-log';
 import { startHarness, words } from './helpers';
 
 const KEY = 'sk-test-access-log-0000';

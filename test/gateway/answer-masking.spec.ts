@@ -1,9 +1,9 @@
-// What of an upstream's answer reaches a client (lib/gateway/answer-masking.ts): allow-listed headers, masked;
+// What of an upstream's answer reaches a client (gateway/answer-masking.ts): allow-listed headers, masked;
 // a body masked as it streams, wherever the chunks are cut; the gateway's own errors masked in every field.
 import type { AddressInfo } from 'node:net';
-import { maskedAnswer, answerSecrets, isKeptHeader } from '../../lib/gateway/answer-masking';
-import { GatewayHttpError } from '../../lib/gateway/errors';
-import { createGateway } from '../../lib/gateway/index';
+import { maskedAnswer, answerSecrets, isKeptHeader } from '../../gateway/answer-masking';
+import { GatewayHttpError } from '../../gateway/errors';
+import { createGateway } from '../../gateway/index';
 import { closeServer, listen } from './helpers';
 import { fragmentIn } from '../reliability/leaks';
 

@@ -2,7 +2,7 @@
 // API's background flow) can be streamed later through the gateway: the SDK's retrieve({ stream: true }) gets
 // the upstream's events, each once; with `authorize` only its owner reaches it; its cancel goes upstream.
 import OpenAI from 'openai';
-import { GatewayHttpError } from '../../lib/gateway/index';
+import { GatewayHttpError } from '../../gateway/index';
 import { beforeCancel, seqs, startHarness, words, type Harness } from './helpers';
 
 jest.setTimeout(60_000);

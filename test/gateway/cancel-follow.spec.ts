@@ -6,14 +6,14 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { firstValueFrom, Observable, take, toArray } from 'rxjs';
-import { createGateway, type Gateway } from '../../lib/gateway/index';
+import { createGateway, type Gateway } from '../../gateway/index';
 import { cancelResponse } from '../../lib/log/cancel';
 import { memoryEventLog } from '../../lib/log/memory';
 import { ResponseCancelledError } from '../../lib/errors';
 import { retrieveResponseStream, streamResponse, type ResponsesStreamConfig } from '../../lib/http/transports';
 import type { ResponseStreamEvent } from '../../lib/events/responses';
 import { resumeFrom, type ResumeCursor } from '../../operators/resumeFrom';
-import { startFakeProvider, type FakeProvider } from '../../lib/testing/index';
+import { startFakeProvider, type FakeProvider } from '../../testing/index';
 import { closeServer, listen, words } from './helpers';
 
 jest.setTimeout(60_000);

@@ -5,9 +5,9 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import OpenAI from 'openai';
-import { createGateway, type Gateway } from '../../lib/gateway/index';
+import { createGateway, type Gateway } from '../../gateway/index';
 import { memoryEventLog } from '../../lib/log/memory';
-import { startFakeProvider, type FakeProvider } from '../../lib/testing/index';
+import { startFakeProvider, type FakeProvider } from '../../testing/index';
 import { closeServer, listen, words } from './helpers';
 
 jest.setTimeout(60_000);

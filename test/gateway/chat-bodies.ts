@@ -1,5 +1,5 @@
 // Chat request bodies shared by the chatRequestToResponses specs.
-import { chatRequestToResponses, type ResponsesCreateRequest } from '../../lib/gateway/chat-request';
+import { chatRequestToResponses, type ResponsesCreateRequest } from '../../gateway/chat-request';
 
 export const USER_HI = { role: 'user', content: 'hi' };
 export const ITEM_HI = { type: 'message', role: 'user', content: 'hi' };

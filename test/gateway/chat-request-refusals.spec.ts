@@ -1,5 +1,5 @@
 // chatRequestToResponses: every refusal is a 400 with an OpenAI-style error naming the param (a JSON path) and a code.
-import { chatRequestToResponses } from '../../lib/gateway/chat-request';
+import { chatRequestToResponses } from '../../gateway/chat-request';
 import { BASE as base, USER_HI, call, withCall } from './chat-bodies';
 
 /** [case, request body, param, code] */

@@ -1,7 +1,7 @@
 // chatRequestToResponses over generated requests: every conversation a real client could send maps, with calls
 // and results paired; any JSON at all maps or is a 400, and never throws. Seeded: FC_SEED replays a failure.
 import fc from 'fast-check';
-import { chatRequestToResponses } from '../../lib/gateway/chat-request';
+import { chatRequestToResponses } from '../../gateway/chat-request';
 import { BASE as base, USER_HI, call } from './chat-bodies';
 
 const text = fc.string({ maxLength: 12 });

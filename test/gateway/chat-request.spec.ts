@@ -2,7 +2,7 @@
 // checked against the official SDK's Responses wire types. Refusals: chat-request-refusals.spec.ts; generated
 // requests: chat-request.property.spec.ts.
 import type { ResponseCreateParamsBase, ResponseInputItem, Tool } from 'openai/resources/responses/responses';
-import type { ResponsesCreateRequest, ResponsesInputContent } from '../../lib/gateway/chat-request';
+import type { ResponsesCreateRequest, ResponsesInputContent } from '../../gateway/chat-request';
 import { ITEM_HI, USER_HI, call, mapped } from './chat-bodies';
 
 describe('chatRequestToResponses: messages → input items', () => {

@@ -7,8 +7,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import OpenAI from 'openai';
 import type { ChatCompletion, ChatCompletionCreateParamsStreaming, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
-import { createGateway, type Gateway } from '../../lib/gateway/index';
-import { chatTranscript, startTestServer, type TestServer } from '../../lib/testing/index';
+import { createGateway, type Gateway } from '../../gateway/index';
+import { chatTranscript, startTestServer, type TestServer } from '../../testing/index';
 import { CREATED_AT, customCall, ev, sseOf, transcript, type UsageSpec } from '../chat/build';
 
 const USAGE: UsageSpec = {

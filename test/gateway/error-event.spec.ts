@@ -3,8 +3,8 @@
 // upstream may still send an event under that number (a background response goes on). A reconnect with the
 // Last-Event-ID a browser holds (the last real event) gets that event; an `id:` would have skipped it.
 import type { AddressInfo } from 'node:net';
-import { createGateway, type Gateway } from '../../lib/gateway/index';
-import { parseTranscript, textTranscript } from '../../lib/testing/index';
+import { createGateway, type Gateway } from '../../gateway/index';
+import { parseTranscript, textTranscript } from '../../testing/index';
 import { closeServer, listen } from './helpers';
 
 jest.setTimeout(60_000);

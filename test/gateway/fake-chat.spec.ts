@@ -1,7 +1,7 @@
 // The fake provider behind the gateway (what `openai-rx gateway --fake` runs) answers a non-streaming chat
 // completion, which the gateway forwards as it is: the SDK's chat.completions.create gets a chat.completion.
 import OpenAI from 'openai';
-import { FAKE_ANSWER } from '../../lib/testing/index';
+import { FAKE_ANSWER } from '../../testing/index';
 import { startHarness, words, type Harness } from './helpers';
 
 jest.setTimeout(60_000);

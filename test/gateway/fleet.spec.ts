@@ -6,10 +6,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import OpenAI from 'openai';
-import { createGateway, ownerOf } from '../../lib/gateway/index';
+import { createGateway, ownerOf } from '../../gateway/index';
 import { redisEventLog } from '../../lib/log/redis';
 import type { EventLog } from '../../lib/log/types';
-import { startFakeProvider, type FakeProvider } from '../../lib/testing/index';
+import { startFakeProvider, type FakeProvider } from '../../testing/index';
 import { type RedisServer, startRedisServer } from '../log/redis-server';
 import { lapseSoon } from '../log/takeover-helpers';
 import { beforeCancel, closeServer, listen, seqs, words } from './helpers';

@@ -8,8 +8,8 @@
 import type { Redis } from 'ioredis';
 import { request, type IncomingMessage } from 'node:http';
 import { EventLogError } from '../../lib/errors';
-import { ownerOf } from '../../lib/gateway/index';
-import { GatewayMetrics } from '../../lib/gateway/metrics';
+import { ownerOf } from '../../gateway/index';
+import { GatewayMetrics } from '../../gateway/metrics';
 import { canFollow } from '../../lib/log/follow';
 import { memoryEventLog } from '../../lib/log/memory';
 import { redisEventLog } from '../../lib/log/redis';

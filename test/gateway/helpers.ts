@@ -1,8 +1,8 @@
 // A gateway in front of the fake provider, both on real loopback sockets, for the gateway suites.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { createGateway, type Gateway, type GatewayOptions } from '../../lib/gateway/index';
-import { startFakeProvider, type FakeProvider, type FakeProviderOptions } from '../../lib/testing/index';
+import { createGateway, type Gateway, type GatewayOptions } from '../../gateway/index';
+import { startFakeProvider, type FakeProvider, type FakeProviderOptions } from '../../testing/index';
 
 export interface Harness {
   readonly provider: FakeProvider;

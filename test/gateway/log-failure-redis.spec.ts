@@ -2,7 +2,7 @@
 // nothing: the client still gets every event the upstream sent, byte for byte, to the terminal event, and no
 // client (it, a follower) ever sees a word of Redis's. The upstream holds after its first event until the test
 // has seen it in Redis and killed the server, so the kill falls mid-stream whatever the machine's speed.
-import { ownerOf } from '../../lib/gateway/index';
+import { ownerOf } from '../../gateway/index';
 import { redisEventLog } from '../../lib/log/redis';
 import type { EventLog } from '../../lib/log/types';
 import { startRedisServer, type RedisServer } from '../log/redis-server';

@@ -4,7 +4,7 @@
 // a typed error with no word of the log's own. The client reads nothing until the upstream has finished, so
 // the order of things is fixed whatever the machine's speed; that it really was behind is checked on the
 // gateway's side of its socket.
-import { ownerOf } from '../../lib/gateway/index';
+import { ownerOf } from '../../gateway/index';
 import { memoryEventLog } from '../../lib/log/memory';
 import type { EventLog } from '../../lib/log/types';
 import { startHarness, type Harness } from './helpers';

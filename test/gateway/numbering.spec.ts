@@ -5,8 +5,8 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { lastValueFrom, toArray } from 'rxjs';
 import { fromResponsesSSE } from '../../lib/decode/responses-sse';
-import { createGateway, type Gateway } from '../../lib/gateway/index';
-import { startTestServer, type TestServer } from '../../lib/testing/index';
+import { createGateway, type Gateway } from '../../gateway/index';
+import { startTestServer, type TestServer } from '../../testing/index';
 import { sseOf, transcript } from '../chat/build';
 import { closeServer, listen } from './helpers';
 

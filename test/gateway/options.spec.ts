@@ -1,6 +1,6 @@
 // createGateway's default upstream: OPENAI_BASE_URL (with its /v1), else the OpenAI API; an empty
 // OPENAI_BASE_URL counts as unset. Checked on where a forwarded request goes (an injected fetch records it).
-import { createGateway } from '../../lib/gateway/index';
+import { createGateway } from '../../gateway/index';
 import { closeServer, listen } from './helpers';
 import type { AddressInfo } from 'node:net';
 

@@ -1,9 +1,9 @@
-// The request target as the route table sees it (lib/gateway/paths.ts) and the table itself (routes.ts): one
+// The request target as the route table sees it (gateway/paths.ts) and the table itself (routes.ts): one
 // reading per path, and the upstream path rebuilt from the segments that were checked.
 import { ConfigurationError } from '../../lib/errors';
-import { GatewayHttpError } from '../../lib/gateway/errors';
-import { normaliseTarget } from '../../lib/gateway/paths';
-import { matchRoute, parsePassThrough } from '../../lib/gateway/routes';
+import { GatewayHttpError } from '../../gateway/errors';
+import { normaliseTarget } from '../../gateway/paths';
+import { matchRoute, parsePassThrough } from '../../gateway/routes';
 
 const segs = (raw: string): readonly string[] => normaliseTarget(raw).segments;
 const refused = (raw: string): unknown => {

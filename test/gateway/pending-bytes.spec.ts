@@ -7,14 +7,14 @@ import { EventEmitter } from 'node:events';
 import type { ServerResponse } from 'node:http';
 import { Subject } from 'rxjs';
 import type { ResponseStreamEvent } from '../../lib/events/responses';
-import { chatCompletion } from '../../lib/gateway/chat';
-import type { GatewayContext } from '../../lib/gateway/context';
-import { GatewayMetrics } from '../../lib/gateway/metrics';
-import { resolveOptions } from '../../lib/gateway/options';
-import { Producers } from '../../lib/gateway/producers';
-import { pumpSSE } from '../../lib/gateway/sse';
+import { chatCompletion } from '../../gateway/chat';
+import type { GatewayContext } from '../../gateway/context';
+import { GatewayMetrics } from '../../gateway/metrics';
+import { resolveOptions } from '../../gateway/options';
+import { Producers } from '../../gateway/producers';
+import { pumpSSE } from '../../gateway/sse';
 import { memoryEventLog } from '../../lib/log/memory';
-import { startFakeProvider } from '../../lib/testing/index';
+import { startFakeProvider } from '../../testing/index';
 
 /** A client that reads nothing: everything written waits in the response. */
 class StuckResponse extends EventEmitter {

@@ -3,8 +3,8 @@
 // Redis refusing that user nothing (ACL LOG). Redis's default user is there, used only by the test's admin.
 import OpenAI from 'openai';
 import type { AddressInfo } from 'node:net';
-import { createGateway } from '../../lib/gateway/index';
-import { startFakeProvider, type FakeProvider } from '../../lib/testing/index';
+import { createGateway } from '../../gateway/index';
+import { startFakeProvider, type FakeProvider } from '../../testing/index';
 import { aclUser, refusedTo } from '../log/redis-acl';
 import { redisForSuite } from '../log/redis-server';
 import { beforeCancel, closeServer, listen, words } from './helpers';

@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import OpenAI from 'openai';
 import { lastValueFrom, toArray } from 'rxjs';
 import { fromResponsesSSE } from '../../lib/decode/responses-sse';
-import { GatewayHttpError } from '../../lib/gateway/index';
+import { GatewayHttpError } from '../../gateway/index';
 import { beforeCancel, closeServer, listen, seqs, startHarness, words, type Harness } from './helpers';
 
 jest.setTimeout(60_000);

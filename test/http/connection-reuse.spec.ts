@@ -1,7 +1,7 @@
 import { createServer, type ServerResponse, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { first, lastValueFrom, take, toArray } from 'rxjs';
-import { streamChatCompletion, streamResponse } from '../../lib/index';
+import { streamChatCompletion, streamResponse } from '../../index';
 import { fixture, payloads } from '../helpers/fixtures';
 
 /**

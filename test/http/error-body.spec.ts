@@ -8,7 +8,7 @@ import { HTTPError, NotAnEventStreamError } from '../../lib/errors';
 import { retrieveResponseStream, streamResponse } from '../../lib/http/transports';
 import { resumeFrom } from '../../operators/resumeFrom';
 import { MAX_ERROR_BODY } from '../../lib/http/request';
-import { startTestServer } from '../../lib/testing/http-server';
+import { startTestServer } from '../../testing/http-server';
 import { fixture, payloads } from '../helpers/fixtures';
 import { errorOf } from '../reliability/leaks';
 

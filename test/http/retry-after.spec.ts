@@ -1,7 +1,7 @@
 import { retryAfterOf } from '../../lib/http/request';
 import { lastValueFrom } from 'rxjs';
-import { streamResponse } from '../../lib/index';
-import { startTestServer } from '../../lib/testing';
+import { streamResponse } from '../../index';
+import { startTestServer } from '../../testing';
 import { fixture } from '../helpers/fixtures';
 
 describe('Retry-After', () => {

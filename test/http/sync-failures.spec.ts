@@ -1,6 +1,6 @@
 // A request that fails before it is sent (a fetch that throws instead of rejecting, a body that is not JSON) is
 // raised as it is, not as a retryable NetworkError, and masked like every other error of the transport.
-import { NetworkError, streamResponse } from '../../lib';
+import { NetworkError, streamResponse } from '../../index.js';
 import { errorOf, views } from '../reliability/leaks';
 
 const KEY = 'sk-test-SYNC-SECRET-7171';

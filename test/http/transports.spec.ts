@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { lastValueFrom, toArray } from 'rxjs';
-import { retrieveResponseStream, streamChatCompletion, streamResponse } from '../../lib/index';
+import { retrieveResponseStream, streamChatCompletion, streamResponse } from '../../index';
 import { fixture, payloads } from '../helpers/fixtures';
 
 interface Seen { method: string; url: string; auth: string | undefined; body: string }

@@ -8,7 +8,7 @@ import { EventLogError, OpenAIRxError } from '../../lib/errors';
 import { cancelResponse } from '../../lib/log/cancel';
 import { fromEventLog } from '../../lib/log/from-event-log';
 import { memoryEventLog } from '../../lib/log/memory';
-import { startTestServer } from '../../lib/testing/index';
+import { startTestServer } from '../../testing/index';
 import { completed, created, delta } from './contract';
 import { collect, sleep } from './takeover-helpers';
 

@@ -9,7 +9,7 @@
 // is killed itself mid-continuation, and a third reader takes over from B and ends with the recording.
 import { lastValueFrom, toArray } from 'rxjs';
 import { fromEventLog } from '../../lib/log/from-event-log';
-import type { Fault } from '../../lib/testing/index';
+import type { Fault } from '../../testing/index';
 import { fixture, payloads } from '../helpers/fixtures';
 import { prng } from '../helpers/prng';
 import { type Child, childProcessSuite, collect, killChild, lapseSoon, seqs, stallCreate, startChild, untilStored } from './takeover-helpers';

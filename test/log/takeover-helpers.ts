@@ -11,7 +11,7 @@ import { streamResponse } from '../../lib/http/transports';
 import { memoryEventLog } from '../../lib/log/memory';
 import { redisEventLog } from '../../lib/log/redis';
 import type { EventLog, LogScope } from '../../lib/log/types';
-import { type Fault, startTestServer, type TestServer, type TestServerOptions } from '../../lib/testing/index';
+import { type Fault, startTestServer, type TestServer, type TestServerOptions } from '../../testing/index';
 import { persistTo } from '../../operators/persistTo';
 import { type RedisServer, startRedisServer } from './redis-server';
 

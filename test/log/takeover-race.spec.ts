@@ -8,7 +8,7 @@
 import { lastValueFrom, toArray } from 'rxjs';
 import { fromEventLog } from '../../lib/log/from-event-log';
 import { redisEventLog } from '../../lib/log/redis';
-import { startTestServer } from '../../lib/testing/index';
+import { startTestServer } from '../../testing/index';
 import { recording } from '../helpers/fixtures';
 import { collect, crashedProducer, type Outcome, seqs, stallCreate, takeoverStorePairs, takeoverSuite, untilLapsed } from './takeover-helpers';
 

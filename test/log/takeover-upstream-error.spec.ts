@@ -9,7 +9,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { OpenAIRxError } from '../../lib/errors';
 import { fromEventLog } from '../../lib/log/from-event-log';
 import type { EventLog, LogScope } from '../../lib/log/types';
-import type { Fault } from '../../lib/testing/index';
+import type { Fault } from '../../testing/index';
 import { recording } from '../helpers/fixtures';
 import { collect, crashedProducer, type Outcome, seqs, stallCreate, takeoverStorePairs, takeoverSuite, untilLapsed } from './takeover-helpers';
 

@@ -2,8 +2,8 @@
 // without releasing its lease); a reader with `upstream` waits out the lease, takes it over, continues the
 // provider's stream after the last stored event, and the reader's events equal the recording.
 import { lastValueFrom, toArray } from 'rxjs';
-import { cancelResponse, fromEventLog, memoryEventLog, persistTo, streamResponse } from '../../lib/index';
-import { startTestServer } from '../../lib/testing/index';
+import { cancelResponse, fromEventLog, memoryEventLog, persistTo, streamResponse } from '../../index';
+import { startTestServer } from '../../testing/index';
 import { fixture, payloads } from '../helpers/fixtures';
 import { crashingView } from './takeover-helpers';
 

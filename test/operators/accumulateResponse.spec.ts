@@ -2,7 +2,7 @@ import { from, lastValueFrom, toArray } from 'rxjs';
 import { accumulateResponse } from '../../operators/index';
 import type { Response } from '../../lib/events/response';
 import type { ResponseStreamEvent } from '../../lib/events/responses';
-import { fromResponsesSSE } from '../../lib/index';
+import { fromResponsesSSE } from '../../index';
 import { fixture, payloads, responsesFixtures } from '../helpers/fixtures';
 import { responsesEnding, valuesToEnd } from '../helpers/endings';
 import * as ev from './events';

@@ -2,7 +2,7 @@ import { DecodeError } from '../../lib/errors';
 import { from, lastValueFrom, Observable, toArray } from 'rxjs';
 import { accumulateText, outputText, type TextSnapshot } from '../../operators/index';
 import type { ResponseStreamEvent } from '../../lib/events/responses';
-import { fromResponsesSSE } from '../../lib/index';
+import { fromResponsesSSE } from '../../index';
 import { fixture, payloads, responsesFixtures } from '../helpers/fixtures';
 import { responsesEnding, valuesToEnd } from '../helpers/endings';
 import * as ev from './events';

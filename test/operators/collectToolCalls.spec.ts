@@ -1,7 +1,7 @@
 import { from, lastValueFrom, toArray } from 'rxjs';
 import { collectToolCalls, type CollectToolCallsOptions, type ToolCall } from '../../operators/index';
 import type { ResponseStreamEvent } from '../../lib/events/responses';
-import { fromResponsesSSE } from '../../lib/index';
+import { fromResponsesSSE } from '../../index';
 import { fixture, payloads } from '../helpers/fixtures';
 import { responsesEnding, valuesToEnd } from '../helpers/endings';
 import * as ev from './events';

@@ -4,7 +4,7 @@
 import { accumulateResponse as sdkAccumulate } from 'openai/lib/responses/ResponseAccumulator';
 import type { Response as SdkResponse, ResponseStreamEvent as SdkEvent } from 'openai/resources/responses/responses';
 import { lastValueFrom, toArray } from 'rxjs';
-import { RESPONSE_STREAM_EVENT_TYPES, fromResponsesSSE, type ResponseStreamEvent } from '../../lib/index';
+import { RESPONSE_STREAM_EVENT_TYPES, fromResponsesSSE, type ResponseStreamEvent } from '../../index';
 import { accumulateText, collectToolCalls, outputText, type ToolCall } from '../../operators/index';
 import { fixture, payloads, responsesFixtures } from '../helpers/fixtures';
 import { responsesEnding, valuesToEnd } from '../helpers/endings';

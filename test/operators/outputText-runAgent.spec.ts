@@ -2,8 +2,8 @@
 // turn's text in order, the final answer last, although each turn's items start again at output_index 0.
 import * as t from 'io-ts';
 import { lastValueFrom, toArray } from 'rxjs';
-import { defineTool, runAgent, type RunAgentOptions } from '../../lib/agent/index';
-import { startScriptedProvider, type ScriptedProvider, type ScriptedReply, type ScriptedRequest } from '../../lib/testing/index';
+import { defineTool, runAgent, type RunAgentOptions } from '../../agent/index';
+import { startScriptedProvider, type ScriptedProvider, type ScriptedReply, type ScriptedRequest } from '../../testing/index';
 import { connectResponsesSocket, type ResponsesSocket } from '../../lib/ws/socket';
 import { accumulateResponse } from '../../operators/accumulateResponse';
 import { outputText } from '../../operators/outputText';

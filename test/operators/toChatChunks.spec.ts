@@ -4,7 +4,7 @@ import type { ChatCompletion } from 'openai/resources/chat/completions';
 import { from, lastValueFrom, toArray } from 'rxjs';
 import type { ChatCompletionChunk } from '../../lib/events/chat';
 import type { ResponseStreamEvent } from '../../lib/events/responses';
-import { fromResponsesSSE } from '../../lib/index';
+import { fromResponsesSSE } from '../../index';
 import { outputText, toChatChunks } from '../../operators/index';
 import { fixture } from '../helpers/fixtures';
 import * as ev from './events';

@@ -18,7 +18,7 @@ export function npm(args: string[], cwd = ROOT): Promise<{ stdout: string; stder
 
 /** Builds dist/ unless it is there (scripts/build.mjs replaces it in one step, so a concurrent reader never sees half of it). */
 export async function ensureBuilt(): Promise<void> {
-  if (existsSync(join(ROOT, 'dist', 'esm', 'lib', 'index.d.ts')) && existsSync(join(ROOT, 'dist', 'cjs', 'lib', 'index.d.ts')) && existsSync(join(ROOT, 'dist', 'cjs', 'package.json'))) return;
+  if (existsSync(join(ROOT, 'dist', 'esm', 'index.d.ts')) && existsSync(join(ROOT, 'dist', 'cjs', 'index.d.ts')) && existsSync(join(ROOT, 'dist', 'cjs', 'package.json'))) return;
   await run(process.execPath, [join(ROOT, 'scripts', 'build.mjs')], { cwd: ROOT, maxBuffer: 64 * 1024 * 1024 });
 }
 

@@ -9,7 +9,7 @@ import { TestScheduler } from 'rxjs/testing';
 import {
   DEFAULT_BASE_URL, DEFAULT_MAX_EVENT_SIZE, DEFAULT_MAX_LINE_LENGTH, exponentialBackoff, fromResponsesSSE, HTTPError, IdleTimeoutError, LimitExceededError,
   NetworkError, resumeFrom, streamResponse, StreamInterruptedError, type ResponseStreamEvent,
-} from '../../lib';
+} from '../../index.js';
 import { assertMarbles } from '../helpers/marbles';
 
 // The README and the guides it links to (docs/*.md: the limits in guarantees.md, resumeFrom's table in resume.md, …).

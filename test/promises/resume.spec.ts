@@ -6,8 +6,8 @@ import { TestScheduler } from 'rxjs/testing';
 import {
   fromResponsesSSE, HTTPError, IdleTimeoutError, isRetryableError, resumeFrom, retrieveResponseStream, StreamInterruptedError, streamResponse,
   type ResponseStreamEvent, type ResumeCursor,
-} from '../../lib';
-import { startTestServer } from '../../lib/testing';
+} from '../../index.js';
+import { startTestServer } from '../../testing';
 import { fixture } from '../helpers/fixtures';
 import { assertMarbles } from '../helpers/marbles';
 import { runSync } from '../reliability/harness';

@@ -1,8 +1,8 @@
 // A caller's `signal` (config.signal) aborting a stream mid-way: no event after the abort, one typed error,
 // the connection closed, nothing left running. And a signal aborted before subscribing sends nothing.
 import { Observable } from 'rxjs';
-import { isRetryableError, OpenAIRxError, resumeFrom, retrieveResponseStream, streamChatCompletion, streamResponse, type ResponseStreamEvent } from '../../lib';
-import { startTestServer } from '../../lib/testing';
+import { isRetryableError, OpenAIRxError, resumeFrom, retrieveResponseStream, streamChatCompletion, streamResponse, type ResponseStreamEvent } from '../../index.js';
+import { startTestServer } from '../../testing';
 import { fixture } from '../helpers/fixtures';
 import { trackTimers } from '../helpers/timers';
 

@@ -2,7 +2,7 @@
 // and computer calls, and the hosted file search, code interpreter and image generation calls (recorded
 // transcripts; emitted only with { hosted: true }).
 import { from, lastValueFrom, toArray } from 'rxjs';
-import { fromResponsesSSE, type ResponseStreamEvent } from '../../lib';
+import { fromResponsesSSE, type ResponseStreamEvent } from '../../index.js';
 import { collectToolCalls, type CollectToolCallsOptions, type ToolCall } from '../../operators';
 import { fixture, payloads } from '../helpers/fixtures';
 import { responsesEnding, valuesToEnd } from '../helpers/endings';

@@ -5,8 +5,8 @@ import { filter, firstValueFrom, from, lastValueFrom, toArray } from 'rxjs';
 import {
   connectResponsesSocket, isLaneError, laneMux, LimitExceededError, WebSocketClosedError, WebSocketConfigError,
   type ResponsesClientEvent, type ResponsesSocket,
-} from '../../lib';
-import { startResponsesWebSocketServer } from '../../lib/testing';
+} from '../../index.js';
+import { startResponsesWebSocketServer } from '../../testing';
 import { trackTimers } from '../helpers/timers';
 
 type Listener = (ev: never) => void;

@@ -12,10 +12,10 @@ const FILES = ['README.md', ...readdirSync(join(root, 'docs')).filter((f) => f.e
 
 /** Where snippets.ts may import what a reader imports from each module (`openai-rx` re-exports the operators). */
 const SOURCES: Record<string, readonly string[]> = {
-  'openai-rx': ['../../lib/index.js', '../../operators/index.js'],
+  'openai-rx': ['../../index.js', '../../operators/index.js'],
   'openai-rx/operators': ['../../operators/index.js'],
-  'openai-rx/gateway': ['../../lib/gateway/index.js'],
-  'openai-rx/testing': ['../../lib/testing/index.js'],
+  'openai-rx/gateway': ['../../gateway/index.js'],
+  'openai-rx/testing': ['../../testing/index.js'],
   'openai-rx/angular': ['../../angular/index.js'],
 };
 

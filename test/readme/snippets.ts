@@ -12,11 +12,11 @@ import {
   accumulateResponse, collectToolCalls, connectResponsesSocket, defineTool, fanOut, fromEventLog, isAgentEvent, isLaneError, laneMux,
   memoryEventLog, outputText, persistTo, redisEventLog, resumeFrom, resumeFromCursor, retrieveResponseStream, runAgent, smoothText,
   streamResponse, toChatChunks, toChatSSE, withDescription, type ResponseCreateParams, type ResumeCursor,
-} from '../../lib/index.js';
+} from '../../index.js';
 import { ofType } from '../../operators/index.js';
-import { chatRequestToResponses, createGateway, GatewayHttpError } from '../../lib/gateway/index.js';
+import { chatRequestToResponses, createGateway, GatewayHttpError } from '../../gateway/index.js';
 import { injectResponse, responseSignals } from '../../angular/index.js';
-import { startScriptedProvider, startTestServer } from '../../lib/testing/index.js';
+import { startScriptedProvider, startTestServer } from '../../testing/index.js';
 
 // The reader's own code.
 declare function render(x: unknown): void;

@@ -2,9 +2,9 @@
 // (and its connection) with LimitExceededError('maxQueue') instead of growing memory; a bound the consumer
 // stays within changes nothing.
 import { lastValueFrom, timer, map, toArray } from 'rxjs';
-import { fromResponsesSSE, LimitExceededError, ofType, streamResponse } from '../../lib';
+import { fromResponsesSSE, LimitExceededError, ofType, streamResponse } from '../../index.js';
 import { bufferLimit } from '../../operators';
-import { startTestServer } from '../../lib/testing';
+import { startTestServer } from '../../testing';
 import { fixture } from '../helpers/fixtures';
 import { runSync } from './harness';
 

@@ -3,7 +3,7 @@
 // overlong line, an oversized event and a body without newlines end in a typed error with bounded buffering.
 import fc from 'fast-check';
 import type { Observable } from 'rxjs';
-import { fromChatCompletionsSSE, fromResponsesSSE } from '../../lib';
+import { fromChatCompletionsSSE, fromResponsesSSE } from '../../index.js';
 import { DecodeError, LimitExceededError } from '../../lib/errors';
 import { accumulateResponse, collectToolCalls, toChatChunks } from '../../operators';
 import { PROTO_KEYS, assertNoPollution, assertTypedOutcome, params, runAsync, runSync } from './harness';

@@ -5,7 +5,7 @@
 // error": the same outcome, event for event.
 import { readdirSync } from 'node:fs';
 import fc from 'fast-check';
-import { fromChatCompletionsSSE, fromResponsesSSE } from '../../lib';
+import { fromChatCompletionsSSE, fromResponsesSSE } from '../../index.js';
 import { fixture, FIXTURES_DIR } from '../helpers/fixtures';
 import { expectSameError } from '../helpers/marbles';
 import { params, runAsync, runSync, type Outcome } from './harness';

@@ -10,8 +10,8 @@ import { from, lastValueFrom, map, merge, mergeMap, toArray } from 'rxjs';
 import {
   connectResponsesSocket, fromResponsesSSE, isLaneError, laneMux, resumeFrom, retrieveResponseStream, streamResponse,
   WebSocketClosedError, type ResponseStreamEvent, type ResponsesClientEvent,
-} from '../../lib';
-import { startResponsesWebSocketServer, startTestServer, type Fault } from '../../lib/testing';
+} from '../../index.js';
+import { startResponsesWebSocketServer, startTestServer, type Fault } from '../../testing';
 import { fixture } from '../helpers/fixtures';
 import { SEED, runSync } from './harness';
 import { prng } from '../helpers/prng';

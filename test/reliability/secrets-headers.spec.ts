@@ -4,7 +4,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer } from 'ws';
-import { connectResponsesSocket, resumeFrom, retrieveResponseStream, streamChatCompletion, streamResponse } from '../../lib';
+import { connectResponsesSocket, resumeFrom, retrieveResponseStream, streamChatCompletion, streamResponse } from '../../index.js';
 import { expectNoFragment, valuesAndError } from './leaks';
 import { close, listen } from './loopback';
 

@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import fc from 'fast-check';
 import { filter, firstValueFrom } from 'rxjs';
 import { WebSocketServer } from 'ws';
-import { connectResponsesSocket, streamResponse } from '../../lib';
+import { connectResponsesSocket, streamResponse } from '../../index.js';
 import { excerpt } from '../../lib/errors';
 import { redactString, redactThenCut } from '../../lib/redact';
 import { params } from './harness';

@@ -7,8 +7,8 @@ import type { AddressInfo } from 'node:net';
 import { filter, firstValueFrom, of } from 'rxjs';
 import {
   connectResponsesSocket, fromResponsesSSE, laneMux, resumeFrom, retrieveResponseStream, streamChatCompletion, streamResponse,
-} from '../../lib';
-import { startResponsesWebSocketServer, startTestServer, type TestServer } from '../../lib/testing';
+} from '../../index.js';
+import { startResponsesWebSocketServer, startTestServer, type TestServer } from '../../testing';
 import { fixture } from '../helpers/fixtures';
 
 const KEY = 'sk-test-SECRET-4242';

@@ -4,8 +4,8 @@ import { filter, firstValueFrom, lastValueFrom, Subject, take, toArray, type Sub
 import {
   connectResponsesSocket, fromResponsesSSE, IdleTimeoutError, laneMux, resumeFrom, retrieveResponseStream, streamChatCompletion, streamResponse,
   type ResponseStreamEvent, type ResponsesClientEvent,
-} from '../../lib';
-import { startResponsesWebSocketServer, startTestServer } from '../../lib/testing';
+} from '../../index.js';
+import { startResponsesWebSocketServer, startTestServer } from '../../testing';
 import { fixture } from '../helpers/fixtures';
 import { trackTimers } from '../helpers/timers';
 import { runSync } from './harness';

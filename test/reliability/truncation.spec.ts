@@ -2,7 +2,7 @@
 // followed by StreamInterruptedError, or the whole stream; never a shorter stream that looks complete.
 import { readdirSync } from 'node:fs';
 import fc from 'fast-check';
-import { fromChatCompletionsSSE, fromResponsesSSE } from '../../lib';
+import { fromChatCompletionsSSE, fromResponsesSSE } from '../../index.js';
 import { StreamInterruptedError } from '../../lib/errors';
 import { fixture, FIXTURES_DIR } from '../helpers/fixtures';
 import { params, runSync, type Outcome } from './harness';

@@ -5,7 +5,7 @@ import { fromResponsesSSE } from '../../lib/decode/responses-sse';
 import type { ResponseStreamEvent } from '../../lib/events/responses';
 import { memoryEventLog } from '../../lib/log/memory';
 import type { EventLog } from '../../lib/log/types';
-import { parseTranscript, textTranscript } from '../../lib/testing/index';
+import { parseTranscript, textTranscript } from '../../testing/index';
 
 const transcript = parseTranscript(textTranscript({ responseId: 'resp_cb', model: 'm', deltas: ['a ', 'b ', 'c'] }));
 export const body = transcript.events.map((e) => e.raw).join('');

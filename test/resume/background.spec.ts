@@ -1,6 +1,6 @@
 import { lastValueFrom, toArray } from 'rxjs';
-import { resumeFrom, retrieveResponseStream, streamResponse, type ResumeCursor } from '../../lib/index';
-import { startTestServer } from '../../lib/testing/index';
+import { resumeFrom, retrieveResponseStream, streamResponse, type ResumeCursor } from '../../index';
+import { startTestServer } from '../../testing/index';
 import { fixture, payloads } from '../helpers/fixtures';
 
 // The recorded background transcript: created(0) → queued(1) → in_progress(2) → … → completed.

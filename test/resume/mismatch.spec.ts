@@ -5,7 +5,7 @@ import { concat, lastValueFrom, of, tap, throwError, type Observable } from 'rxj
 import { ResponseMismatchError, StreamInterruptedError } from '../../lib/errors';
 import type { ResponseStreamEvent } from '../../lib/events/responses';
 import { retrieveResponseStream, streamResponse } from '../../lib/http/transports';
-import { parseTranscript, startTestServer } from '../../lib/testing/index';
+import { parseTranscript, startTestServer } from '../../testing/index';
 import { resumeFrom, resumeFromCursor, type ResumeCursor } from '../../operators/resumeFrom';
 import { fixture } from '../helpers/fixtures';
 

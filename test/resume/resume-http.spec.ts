@@ -2,8 +2,8 @@ import { lastValueFrom, Observable, tap, toArray } from 'rxjs';
 import {
   accumulateResponse, outputText, resumeFrom, resumeFromCursor, retrieveResponseStream, streamResponse,
   type ResponseStreamEvent, type ResponsesStreamConfig, type ResumeCursor,
-} from '../../lib/index';
-import { parseTranscript, startTestServer, type Fault, type TestServer } from '../../lib/testing/index';
+} from '../../index';
+import { parseTranscript, startTestServer, type Fault, type TestServer } from '../../testing/index';
 import { fixture, payloads } from '../helpers/fixtures';
 import { prng } from '../helpers/prng';
 

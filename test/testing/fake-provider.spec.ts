@@ -2,7 +2,7 @@
 // a plain one (neither streamed nor in the background) once complete, with its message and usage; a background
 // one at once, queued, and complete on a retrieve once its timeline has run.
 import OpenAI from 'openai';
-import { FAKE_ANSWER, startFakeProvider, type FakeProvider } from '../../lib/testing/index';
+import { FAKE_ANSWER, startFakeProvider, type FakeProvider } from '../../testing/index';
 
 jest.setTimeout(60_000);
 

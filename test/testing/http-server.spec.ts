@@ -1,6 +1,6 @@
 import { filter, firstValueFrom, lastValueFrom, take, toArray } from 'rxjs';
-import { connectResponsesSocket, HTTPError, StreamInterruptedError, retrieveResponseStream, streamChatCompletion, streamResponse } from '../../lib/index';
-import { parseTranscript, startTestServer, textTranscript, chatTranscript, type TestServer } from '../../lib/testing/index';
+import { connectResponsesSocket, HTTPError, StreamInterruptedError, retrieveResponseStream, streamChatCompletion, streamResponse } from '../../index';
+import { parseTranscript, startTestServer, textTranscript, chatTranscript, type TestServer } from '../../testing/index';
 
 const KEY = 'sk-test-SECRET-0123456789abcdef';
 const text = textTranscript({ responseId: 'resp_srv', deltas: ['Hel', 'lo', ', ', 'wor', 'ld', '!'], background: true });

@@ -1,7 +1,7 @@
 // startTestServer answers GET /v1/models (issue 23) as the API does: a list of the models a request can name
 // (the transcripts' names, then the models they were recorded with), and /v1/models/{id}; neither takes a fault.
 import OpenAI from 'openai';
-import { chatTranscript, startTestServer, textTranscript, type TestServer } from '../../lib/testing/index';
+import { chatTranscript, startTestServer, textTranscript, type TestServer } from '../../testing/index';
 
 let server: TestServer | undefined;
 afterEach(async () => {

@@ -3,8 +3,8 @@
 // turn's previous_response_id names it and the call checks follow it.
 import { lastValueFrom, toArray } from 'rxjs';
 import { responseIdOf } from '../../lib/events/guards';
-import { connectResponsesSocket, HTTPError, streamResponse } from '../../lib/index';
-import { responsesTranscript, scriptedEvents, startScriptedProvider, textTranscript, type ScriptedProvider } from '../../lib/testing/index';
+import { connectResponsesSocket, HTTPError, streamResponse } from '../../index';
+import { responsesTranscript, scriptedEvents, startScriptedProvider, textTranscript, type ScriptedProvider } from '../../testing/index';
 
 const recorded = textTranscript({ responseId: 'resp_recorded', deltas: ['Hel', 'lo', '!'] });
 const withCall = responsesTranscript(

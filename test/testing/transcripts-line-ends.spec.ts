@@ -4,9 +4,9 @@
 // a client decoding the file itself reads, and the official SDK reads them.
 import OpenAI from 'openai';
 import { lastValueFrom, toArray } from 'rxjs';
-import { fromResponsesSSE, retrieveResponseStream, streamResponse } from '../../lib/index';
+import { fromResponsesSSE, retrieveResponseStream, streamResponse } from '../../index';
 import { createSSEScanner } from '../../lib/sse/scanner';
-import { parseTranscript, startTestServer, textTranscript, type TestServer } from '../../lib/testing/index';
+import { parseTranscript, startTestServer, textTranscript, type TestServer } from '../../testing/index';
 
 const LF = textTranscript({ responseId: 'resp_crlf', deltas: ['Line ', 'ends ', 'are ', 'one.'] });
 const payloads = parseTranscript(LF).events.map((e) => JSON.parse(e.data) as Record<string, unknown>);

@@ -3,8 +3,8 @@
 import { lastValueFrom, toArray } from 'rxjs';
 import {
   collectToolCalls, connectResponsesSocket, fromResponsesSSE, HTTPError, outputText, streamChatCompletion, streamResponse, type ResponseStreamEvent,
-} from '../../lib/index';
-import { chatTranscript, parseTranscript, responsesTranscript, startTestServer, textTranscript, type TestServer } from '../../lib/testing/index';
+} from '../../index';
+import { chatTranscript, parseTranscript, responsesTranscript, startTestServer, textTranscript, type TestServer } from '../../testing/index';
 
 const text = textTranscript({ responseId: 'resp_a', deltas: ['Hel', 'lo', '!'] });
 const other = textTranscript({ responseId: 'resp_b', deltas: ['Other ', 'answer'] });

@@ -6,7 +6,7 @@ import type { ResponsesClientEvent } from '../../lib/events/websocket';
 import { DecodeError, LimitExceededError } from '../../lib/errors';
 import { connectResponsesSocket, type ResponsesSocket, type ResponsesSocketConfig } from '../../lib/ws/socket';
 import { isLaneError, LaneError } from '../../lib/ws/errors';
-import { startResponsesWebSocketServer, type ResponsesWebSocketServer } from '../../lib/testing/ws-server';
+import { startResponsesWebSocketServer, type ResponsesWebSocketServer } from '../../testing/ws-server';
 import { laneMux } from '../../operators/laneMux';
 
 let server: ResponsesWebSocketServer | undefined;

@@ -5,7 +5,7 @@ import { from, lastValueFrom, Observable, take, toArray } from 'rxjs';
 import type { ResponsesClientEvent } from '../../lib/events/websocket';
 import { connectResponsesSocket, type ResponsesSocket } from '../../lib/ws/socket';
 import { isLaneError } from '../../lib/ws/errors';
-import { startResponsesWebSocketServer, type ResponsesWebSocketServer } from '../../lib/testing/ws-server';
+import { startResponsesWebSocketServer, type ResponsesWebSocketServer } from '../../testing/ws-server';
 import { laneMux, type LaneMuxOutput } from '../../operators/laneMux';
 
 let server: ResponsesWebSocketServer | undefined;

@@ -2,7 +2,7 @@ import { firstValueFrom, from, map, Observable, Subject, toArray, lastValueFrom,
 import type { ResponsesClientEvent, ResponsesServerEvent } from '../../lib/events/websocket';
 import { connectResponsesSocket, type ResponsesSocket } from '../../lib/ws/socket';
 import { InvalidClientEventError, isLaneError, LaneError, WebSocketClosedError, WebSocketNotOpenError } from '../../lib/ws/errors';
-import { startResponsesWebSocketServer, type ResponsesWebSocketServer } from '../../lib/testing/ws-server';
+import { startResponsesWebSocketServer, type ResponsesWebSocketServer } from '../../testing/ws-server';
 import { laneMux, type LaneMuxOutput } from '../../operators/laneMux';
 import { fixture, payloads } from '../helpers/fixtures';
 

@@ -5,7 +5,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { join } from 'node:path';
-import { startFakeProvider, type FakeProvider, type FakeProviderOptions } from '../../../lib/testing/index';
+import { startFakeProvider, type FakeProvider, type FakeProviderOptions } from '../../../testing/index';
 import { ROOT, run } from '../../package/helpers';
 
 /** The gateway's own upstream key, shared by every user: it must never reach a client. */
@@ -121,7 +121,7 @@ export interface GatewayProcess {
 export async function startGatewayProcess(options: GatewayProcessOptions): Promise<GatewayProcess> {
   // The process runs dist/: rebuilt when older than the sources (atomic, so suites may race), never a stale one.
   await run(process.execPath, [join(ROOT, 'scripts', 'build.mjs'), '--if-stale'], { cwd: ROOT, maxBuffer: 64 * 1024 * 1024 });
-  const entry = join(ROOT, 'dist', 'cjs', 'lib', 'gateway', 'index.js');
+  const entry = join(ROOT, 'dist', 'cjs', 'gateway', 'index.js');
   const script = `
     const { createServer } = require('node:http');
     const { createGateway, GatewayHttpError } = require(${JSON.stringify(entry)});

@@ -1,6 +1,6 @@
 // Recorded SSE transcripts as the test servers serve them: split into events, sliced for resumes,
 // or generated for tests that need a long one.
-import { sseMessagesOf, wholeMessageText } from '../sse/text.js';
+import { sseMessagesOf, wholeMessageText } from '../lib/sse/text.js';
 
 /** One SSE event of a transcript: its raw text (blank line included) and, where it has one, its JSON payload. */
 export interface TranscriptEvent {

@@ -5,9 +5,9 @@
 // `limits.maxPendingBytes`, past which its stream ends with an error chunk (`client_too_slow`).
 import type { ServerResponse } from 'node:http';
 import type { Subscription } from 'rxjs';
-import { streamResponse } from '../http/transports.js';
-import { toChatChunks } from '../../operators/toChatChunks.js';
-import { toChatSSE } from '../../operators/toChatSSE.js';
+import { streamResponse } from '../lib/http/transports.js';
+import { toChatChunks } from '../operators/toChatChunks.js';
+import { toChatSSE } from '../operators/toChatSSE.js';
 import { upstreamConfig, type Caller } from './auth.js';
 import { chatRequestToResponses } from './chat-request.js';
 import { countEvent } from './access-log.js';
@@ -15,7 +15,7 @@ import { admit, sendError, type GatewayContext } from './context.js';
 import { GatewayHttpError, upstreamError } from './errors.js';
 import { SSE_HEADERS } from './sse.js';
 import { GatewayStreamError } from './stream-errors.js';
-import { errorPayload } from '../../operators/internal/chat-sse-error.js';
+import { errorPayload } from '../operators/internal/chat-sse-error.js';
 
 /** The error chunk a chat stream that fails after its start ends with, as the API sends it mid-stream (no `[DONE]`). */
 function errorChunk(e: unknown): string {

@@ -1,9 +1,9 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { lastValueFrom, toArray } from 'rxjs';
-import { fromResponsesSSE } from '../decode/responses-sse.js';
-import { toChatChunks } from '../../operators/toChatChunks.js';
-import { toChatSSE } from '../../operators/toChatSSE.js';
+import { fromResponsesSSE } from '../lib/decode/responses-sse.js';
+import { toChatChunks } from '../operators/toChatChunks.js';
+import { toChatSSE } from '../operators/toChatSSE.js';
 import { readBody, redact, routeOf, sendError, sendJSON } from './http-messages.js';
 import type { Fault, Loaded, Mutable, RecordedConnection, RecordedRequest, TestServer, TestServerOptions } from './http-server-types.js';
 import { type HTTPSide, webSocketOptions } from './http-server-websocket.js';

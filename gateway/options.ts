@@ -1,11 +1,11 @@
 // What a gateway is configured with, and the defaults filled in once at creation.
 import type { IncomingMessage } from 'node:http';
-import { env } from '../env.js';
-import { checkBaseURL, DEFAULT_BASE_URL } from '../http/config.js';
-import { memoryEventLog } from '../log/memory.js';
-import { redisEventLog } from '../log/redis.js';
-import type { EventLog } from '../log/types.js';
-import { ConfigurationError } from '../errors.js';
+import { env } from '../lib/env.js';
+import { checkBaseURL, DEFAULT_BASE_URL } from '../lib/http/config.js';
+import { memoryEventLog } from '../lib/log/memory.js';
+import { redisEventLog } from '../lib/log/redis.js';
+import type { EventLog } from '../lib/log/types.js';
+import { ConfigurationError } from '../lib/errors.js';
 import { checkAccessLog, type AccessLogOption } from './access-log.js';
 import { parsePassThrough, type PassThroughPattern } from './routes.js';
 

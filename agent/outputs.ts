@@ -1,4 +1,4 @@
-import type { Secrets } from '../redact.js';
+import type { Secrets } from '../lib/redact.js';
 import type { AgentCall, AgentInputItem } from './events.js';
 import { messageOf } from './failure-text.js';
 

@@ -1,6 +1,6 @@
 // createGateway: the node:http request handler, its routes, and close().
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { EventLog } from '../log/types.js';
+import type { EventLog } from '../lib/log/types.js';
 import { noteOwner, noteResponseId, noteRoute, startAccessLog } from './access-log.js';
 import { callerOf } from './auth.js';
 import { readBody } from './body.js';
@@ -45,7 +45,7 @@ const json = (res: ServerResponse, value: unknown): void => {
  * streaming is forwarded and registered in the log (a later streamed `GET` takes it over from the upstream). The
  * other routes it implements (retrieve, delete, input items, models, conversations) are forwarded; any other path
  * is a 404 unless the operator passes it through (`passThrough`). Paths are normalised before they are routed,
- * and with `authorize` every response or conversation id a request names must be the caller's (lib/gateway/routes.ts,
+ * and with `authorize` every response or conversation id a request names must be the caller's (gateway/routes.ts,
  * ownership.ts).
  *
  * ```ts

@@ -1,7 +1,7 @@
 // What `GET /metrics` reports: streams in flight, events per second, and how far the event log lags behind
 // (appends in flight, the age of the oldest, their latency).
-import { followOf } from '../log/follow.js';
-import type { EventLog } from '../log/types.js';
+import { followOf } from '../lib/log/follow.js';
+import type { EventLog } from '../lib/log/types.js';
 
 export interface GatewayMetricsSnapshot {
   /** Client streams (SSE responses) open now, and upstream streams being recorded by this instance. */

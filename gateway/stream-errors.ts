@@ -1,7 +1,7 @@
 // How a stream the gateway serves ends when the gateway itself cannot go on: the event log failed, or the client
 // fell too far behind. A client is told a code and a generic sentence, never the log's own words (a Redis
 // error names hosts, ports, commands and server state: backend internals that are not the client's business).
-import { EventLogError, OpenAIRxError } from '../errors.js';
+import { EventLogError, OpenAIRxError } from '../lib/errors.js';
 import { GatewayHttpError } from './errors.js';
 
 /**

@@ -1,9 +1,9 @@
 import { map, type Observable } from 'rxjs';
-import type { ResponseStreamEvent } from '../events/responses.js';
-import { retrieveResponseStream, streamResponse, type ResponseCreateParams, type ResponsesStreamConfig } from '../http/transports.js';
-import { streamResponseOverSocket } from '../ws/response.js';
-import type { LaneSocket } from '../ws/types.js';
-import { resumeFrom, type Reconnect, type ResumeOptions } from '../../operators/resumeFrom.js';
+import type { ResponseStreamEvent } from '../lib/events/responses.js';
+import { retrieveResponseStream, streamResponse, type ResponseCreateParams, type ResponsesStreamConfig } from '../lib/http/transports.js';
+import { streamResponseOverSocket } from '../lib/ws/response.js';
+import type { LaneSocket } from '../lib/ws/types.js';
+import { resumeFrom, type Reconnect, type ResumeOptions } from '../operators/resumeFrom.js';
 import type { AgentInputItem } from './events.js';
 
 /** What a turn's transport is told besides the request body. */

@@ -1,7 +1,7 @@
 // The gateway's HTTP errors: an OpenAI-style JSON body ({ error: { message, type, param, code } }) with its
 // status, so the official SDK and any OpenAI-compatible client raise their own typed errors from it.
-import { HTTPError, IdleTimeoutError, NetworkError, NotAnEventStreamError } from '../errors.js';
-import { redactThenCut } from '../redact.js';
+import { HTTPError, IdleTimeoutError, NetworkError, NotAnEventStreamError } from '../lib/errors.js';
+import { redactThenCut } from '../lib/redact.js';
 
 /** The body of an OpenAI API error response. */
 export interface OpenAIErrorBody {

@@ -2,7 +2,7 @@
 // operator passes through on purpose (`passThrough`). Anything else is a 404 and never reaches the upstream:
 // the upstream key can do everything its organisation can, and a gateway that forwarded every path would lend
 // that to every caller.
-import { ConfigurationError } from '../errors.js';
+import { ConfigurationError } from '../lib/errors.js';
 import { GatewayHttpError } from './errors.js';
 import { pathOf, type NormalisedTarget } from './paths.js';
 

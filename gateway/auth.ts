@@ -2,7 +2,7 @@
 // its streams) or the application's `authorize`. Upstream credentials never leave this module but in headers.
 import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import type { ResponsesStreamConfig } from '../http/transports.js';
+import type { ResponsesStreamConfig } from '../lib/http/transports.js';
 import { answerSecrets, maskingFetch } from './answer-masking.js';
 import { GatewayHttpError, isGatewayHttpError } from './errors.js';
 import type { GatewayCaller, ResolvedGatewayOptions } from './options.js';

@@ -1,8 +1,8 @@
 import { concat, connect, defer, EMPTY, filter, map, merge, mergeMap, Observable, of, tap, throwError } from 'rxjs';
-import type { ResponseStreamEvent } from '../events/responses.js';
-import { configSecrets } from '../http/config.js';
-import type { ResponseCreateParams, ResponsesStreamConfig } from '../http/transports.js';
-import type { LaneSocket } from '../ws/types.js';
+import type { ResponseStreamEvent } from '../lib/events/responses.js';
+import { configSecrets } from '../lib/http/config.js';
+import type { ResponseCreateParams, ResponsesStreamConfig } from '../lib/http/transports.js';
+import type { LaneSocket } from '../lib/ws/types.js';
 import { answer, callsOf, type CallEnvironment, type CallStep } from './calls.js';
 import type { Tool, ToolReturn } from './define-tool.js';
 import { AgentConfigError, MaxTurnsError } from './errors.js';

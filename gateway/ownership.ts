@@ -8,8 +8,8 @@
 // a streamed create, registered by a background create) or an ownership record, a stream with no events under
 // `response/<id>` or `conversation/<id>` (a name no response id can take: `/` is refused in ids), kept as long
 // as the log keeps a stream that never ended (`liveTtlMs`).
-import { checkResponseId } from '../http/transports.js';
-import type { LogScope } from '../log/types.js';
+import { checkResponseId } from '../lib/http/transports.js';
+import type { LogScope } from '../lib/log/types.js';
 import type { Caller } from './auth.js';
 import type { GatewayContext } from './context.js';
 import { GatewayHttpError, invalidRequest } from './errors.js';

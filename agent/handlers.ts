@@ -1,4 +1,4 @@
-import type { ApplyPatchCall, ComputerCall, LocalShellCall, ShellCall } from '../events/items.js';
+import type { ApplyPatchCall, ComputerCall, LocalShellCall, ShellCall } from '../lib/events/items.js';
 import type { ToolContext, ToolReturn } from './define-tool.js';
 
 // The client-executed tools of the Responses API: the model asks, your code acts, and the loop answers with

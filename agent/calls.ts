@@ -1,5 +1,5 @@
 import { catchError, defaultIfEmpty, defer, from, isObservable, map, Observable, of, take, takeLast, throwError, timeout, type Subscription } from 'rxjs';
-import type { Secrets } from '../redact.js';
+import type { Secrets } from '../lib/redact.js';
 import type { Tool, ToolContext, ToolReturn } from './define-tool.js';
 import type { AgentCall, AgentCallType, AgentEvent, AgentInputItem, ToolFailureReason } from './events.js';
 import { ClientToolError } from './errors.js';

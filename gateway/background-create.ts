@@ -4,7 +4,7 @@
 // on any instance then finds it, takes it over (as a dead producer's background stream) and records it from the
 // upstream as it streams it; with `authorize`, only its owner reaches it.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { LogScope } from '../log/types.js';
+import type { LogScope } from '../lib/log/types.js';
 import type { Caller } from './auth.js';
 import type { GatewayContext } from './context.js';
 import { recordOwner } from './ownership.js';

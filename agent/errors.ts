@@ -1,4 +1,4 @@
-import { OpenAIRxError } from '../errors.js';
+import { OpenAIRxError } from '../lib/errors.js';
 
 /**
  * `runAgent` ran `maxTurns` turns and the model still asked for tools. Raised after the last turn's events

@@ -1,4 +1,4 @@
-import { redactThenCut, type Secrets } from '../redact.js';
+import { redactThenCut, type Secrets } from '../lib/redact.js';
 
 // What the model (and `agent.tool_call.failed`) is told of a failure, and what a thrown value says, read without
 // trusting it: a tool, a handler or a validator may throw anything (a Proxy whose every trap throws, an Error whose

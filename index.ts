@@ -22,26 +22,26 @@
  * @packageDocumentation
  * @module openai-rx
  */
-export * from './errors.js';
-export * from './events/items.js';
-export * from './events/response.js';
-export * from './events/responses.js';
-export * from './events/websocket.js';
-export * from './events/chat.js';
-export { isKnownEvent, isEventType, RESPONSE_STREAM_EVENT_TYPES } from './events/guards.js';
-export type { ValidateMode } from './events/decode.js';
-export { createSSEScanner, DEFAULT_MAX_EVENT_SIZE, DEFAULT_MAX_LINE_LENGTH, type SSELimits, type SSEMessageHandler, type SSEScanner } from './sse/scanner.js';
-export type { StreamSource } from './sse/source.js';
-export { fromResponsesSSE, decodeResponsesSSE, type ResponsesSSEOptions } from './decode/responses-sse.js';
-export { rawDataOf } from './decode/raw-data.js';
-export { fromChatCompletionsSSE, decodeChatCompletionsSSE, decodeChunk, type ChatCompletionsSSEOptions } from './decode/chat-sse.js';
-export { ResponseStreamTracker, type SequenceMode, type SequenceOptions } from './decode/tracker.js';
-export { DEFAULT_BASE_URL, type ClientConfig } from './http/config.js';
+export * from './lib/errors.js';
+export * from './lib/events/items.js';
+export * from './lib/events/response.js';
+export * from './lib/events/responses.js';
+export * from './lib/events/websocket.js';
+export * from './lib/events/chat.js';
+export { isKnownEvent, isEventType, RESPONSE_STREAM_EVENT_TYPES } from './lib/events/guards.js';
+export type { ValidateMode } from './lib/events/decode.js';
+export { createSSEScanner, DEFAULT_MAX_EVENT_SIZE, DEFAULT_MAX_LINE_LENGTH, type SSELimits, type SSEMessageHandler, type SSEScanner } from './lib/sse/scanner.js';
+export type { StreamSource } from './lib/sse/source.js';
+export { fromResponsesSSE, decodeResponsesSSE, type ResponsesSSEOptions } from './lib/decode/responses-sse.js';
+export { rawDataOf } from './lib/decode/raw-data.js';
+export { fromChatCompletionsSSE, decodeChatCompletionsSSE, decodeChunk, type ChatCompletionsSSEOptions } from './lib/decode/chat-sse.js';
+export { ResponseStreamTracker, type SequenceMode, type SequenceOptions } from './lib/decode/tracker.js';
+export { DEFAULT_BASE_URL, type ClientConfig } from './lib/http/config.js';
 export {
   streamResponse, retrieveResponseStream, streamChatCompletion,
   type ResponsesStreamConfig, type ChatStreamConfig, type ResponseCreateParams, type ChatCompletionCreateParams,
-} from './http/transports.js';
-export * from '../operators/index.js';
-export * from './ws/index.js';
-export * from './log/index.js';
+} from './lib/http/transports.js';
+export * from './operators/index.js';
+export * from './lib/ws/index.js';
+export * from './lib/log/index.js';
 export * from './agent/index.js';

@@ -3,8 +3,8 @@
 // every caller: every answer the gateway relays (status aside) is masked on its way in, before any route reads it.
 // Headers come through an allow-list, their values masked; the body is masked as it streams, byte for byte
 // elsewhere, whatever its size and however it is cut into chunks.
-import { headerSecrets, redactString, secretsOf, type Secrets } from '../redact.js';
-import { StreamRedactor } from '../redact-stream.js';
+import { headerSecrets, redactString, secretsOf, type Secrets } from '../lib/redact.js';
+import { StreamRedactor } from '../lib/redact-stream.js';
 
 /**
  * Upstream response headers a client gets (values masked): what the body is, the request id and timing the

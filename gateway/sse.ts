@@ -5,10 +5,10 @@
 // a bound; past it the source is let go for the log when the log records the stream, else the stream ends.
 import type { ServerResponse } from 'node:http';
 import type { Observable, Subscription } from 'rxjs';
-import { rawDataOf } from '../decode/raw-data.js';
-import { isTerminalType } from '../events/guards.js';
-import type { ResponseStreamEvent } from '../events/responses.js';
-import { errorFrame } from '../../operators/internal/error-frame.js';
+import { rawDataOf } from '../lib/decode/raw-data.js';
+import { isTerminalType } from '../lib/events/guards.js';
+import type { ResponseStreamEvent } from '../lib/events/responses.js';
+import { errorFrame } from '../operators/internal/error-frame.js';
 import { GatewayStreamError } from './stream-errors.js';
 
 export const SSE_HEADERS = {

@@ -1,4 +1,4 @@
-import type { ResponseStreamEvent } from '../events/responses.js';
+import type { ResponseStreamEvent } from '../lib/events/responses.js';
 import { ANSWERED } from './calls.js';
 import type { AgentInputItem } from './events.js';
 

@@ -1,7 +1,7 @@
 // The upstream streams this instance records: each runs on its own, apart from the client that started it,
 // so a client that leaves leaves it running (and recorded); `cancel` and `close` stop them.
 import { Subject, type Observable, type Subscription } from 'rxjs';
-import type { ResponseStreamEvent } from '../events/responses.js';
+import type { ResponseStreamEvent } from '../lib/events/responses.js';
 
 const keyOf = (owner: string, responseId: string): string => JSON.stringify([owner, responseId]);
 

@@ -3,14 +3,14 @@
 // and cancel.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { catchError, from, lastValueFrom, Observable, throwError, timeout, type MonoTypeOperatorFunction } from 'rxjs';
-import type { ResponseStreamEvent } from '../events/responses.js';
-import { checkResponseId, streamResponse, type ResponsesStreamConfig } from '../http/transports.js';
-import { fromEventLog } from '../log/from-event-log.js';
-import { followOf } from '../log/follow.js';
-import type { EventLog, LogScope } from '../log/types.js';
-import { EventLogError } from '../errors.js';
-import { accumulateResponse } from '../../operators/accumulateResponse.js';
-import { persistTo } from '../../operators/persistTo.js';
+import type { ResponseStreamEvent } from '../lib/events/responses.js';
+import { checkResponseId, streamResponse, type ResponsesStreamConfig } from '../lib/http/transports.js';
+import { fromEventLog } from '../lib/log/from-event-log.js';
+import { followOf } from '../lib/log/follow.js';
+import type { EventLog, LogScope } from '../lib/log/types.js';
+import { EventLogError } from '../lib/errors.js';
+import { accumulateResponse } from '../operators/accumulateResponse.js';
+import { persistTo } from '../operators/persistTo.js';
 import { upstreamConfig, type Caller } from './auth.js';
 import { admit, sendError, startPump, type GatewayContext } from './context.js';
 import { FirstEventTimeout, GatewayHttpError, invalidRequest, upstreamError } from './errors.js';

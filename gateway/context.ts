@@ -2,7 +2,7 @@
 // the metrics, and how an error is answered.
 import type { ServerResponse } from 'node:http';
 import { tap } from 'rxjs';
-import type { EventLog } from '../log/types.js';
+import type { EventLog } from '../lib/log/types.js';
 import { countEvent, isLogged, noteResponseId } from './access-log.js';
 import { GatewayHttpError } from './errors.js';
 import type { GatewayMetrics } from './metrics.js';
