@@ -21,11 +21,11 @@ export type ToolReturn<R> = R | PromiseLike<R> | Observable<R>;
 export type Checked<A> = { readonly ok: true; readonly value: A } | { readonly ok: false; readonly error: string };
 
 /**
- * A validator for the plain JSON Schema form: a type guard / boolean function (an Ajv `validate`, whose
- * `errors` are read for the message), or a function returning `{ success, data?, error? }` (a zod
- * `safeParse`, say).
+ * What checks a call's arguments in the plain JSON Schema form: a type guard / boolean function (an Ajv
+ * compiled schema, whose `errors` are read for the message), or a function returning `{ success, data?, error? }`
+ * (a zod `safeParse`, say). Named apart from the decoders' `validate` mode, which is a setting, not a function.
  */
-export type ToolValidator<A> =
+export type ArgumentsCheck<A> =
   | ((args: unknown) => args is A)
   | ((args: unknown) => boolean)
   | ((args: unknown) => { readonly success: boolean; readonly data?: A; readonly error?: unknown });
@@ -55,7 +55,7 @@ export interface SchemaToolOptions<A, R> extends ToolOptionsBase<A, R> {
   /** A JSON Schema you already have, sent as it is. */
   readonly parameters: JsonSchema;
   /** Checks the parsed arguments (without one, any JSON value is passed to `execute`). */
-  readonly validate?: ToolValidator<A>;
+  readonly checkArguments?: ArgumentsCheck<A>;
   readonly result?: t.Type<R, unknown, unknown>;
 }
 
@@ -90,8 +90,8 @@ const isCodec = (u: unknown): u is t.Mixed => u instanceof t.Type;
 /**
  * Defines a function tool. With an io-ts codec as `parameters`, the JSON Schema sent to the model is derived
  * from it (`toJsonSchema`, strict-mode valid) and the model's arguments are decoded with the same codec, after
- * `null`s standing for absent optional properties are removed. With a plain JSON Schema, give a `validate`
- * function (Ajv, zod's `safeParse`, a type guard), or none to take any JSON.
+ * `null`s standing for absent optional properties are removed. With a plain JSON Schema, give a
+ * `checkArguments` function (Ajv, zod's `safeParse`, a type guard), or none to take any JSON.
  *
  * Arguments that are not JSON or do not decode, a throwing `execute`, a timeout or an invalid result never
  * end the run: the model gets an error message as the call's output and may try again.
@@ -115,7 +115,7 @@ export function defineTool(options: CodecToolOptions<t.Mixed, unknown> | SchemaT
   if (codec && parameters['type'] !== 'object') {
     throw new UnsupportedCodecError(codec.name, '', 'the parameters of a tool must be an object (t.type, t.partial, t.intersection of them…), not a nullable object, a union or another type');
   }
-  const validate = codec ? undefined : (options as SchemaToolOptions<unknown, unknown>).validate;
+  const checkArguments = codec ? undefined : (options as SchemaToolOptions<unknown, unknown>).checkArguments;
   const needs = options.needsApproval;
   const result = options.result;
   return {
@@ -125,7 +125,7 @@ export function defineTool(options: CodecToolOptions<t.Mixed, unknown> | SchemaT
     strict,
     timeout: options.timeout,
     definition: (name) => ({ type: 'function', name, ...(options.description !== undefined ? { description: options.description } : {}), parameters, strict }),
-    check: (json) => (codec ? decodeWith(codec, argumentsFor(codec, json)) : validateWith(validate, json)),
+    check: (json) => (codec ? decodeWith(codec, argumentsFor(codec, json)) : checkWith(checkArguments, json)),
     checkResult: (value) => {
       if (result && !result.is(value)) return `the result does not match ${result.name}`;
       return undefined;
@@ -140,26 +140,26 @@ function decodeWith(codec: t.Mixed, value: unknown): Checked<unknown> {
   return r._tag === 'Right' ? { ok: true, value: r.right } : { ok: false, error: describeErrors(r.left) };
 }
 
-function validateWith(validate: ToolValidator<unknown> | undefined, value: unknown): Checked<unknown> {
-  if (!validate) return { ok: true, value };
+function checkWith(check: ArgumentsCheck<unknown> | undefined, value: unknown): Checked<unknown> {
+  if (!check) return { ok: true, value };
   let r: unknown;
   try {
-    r = validate(value);
+    r = check(value);
   } catch (e) {
-    return { ok: false, error: `the validator threw: ${thrownText(e) ?? 'unknown error'}` };
+    return { ok: false, error: `checkArguments threw: ${thrownText(e) ?? 'unknown error'}` };
   }
   try {
-    return validatorAnswer(validate, r, value);
+    return checkAnswer(check, r, value);
   } catch (e) {
     // Its answer cannot be read (a throwing getter, a Proxy): a refusal, as a throw is.
-    return { ok: false, error: `the validator's answer cannot be read: ${thrownText(e) ?? 'unknown error'}` };
+    return { ok: false, error: `the answer of checkArguments cannot be read: ${thrownText(e) ?? 'unknown error'}` };
   }
 }
 
-/** What a validator's answer says: `true`, `false` (Ajv, with `errors`) or `{ success, data?, error? }` (zod's safeParse). */
-function validatorAnswer(validate: ToolValidator<unknown>, r: unknown, value: unknown): Checked<unknown> {
+/** What checkArguments answered: `true`, `false` (Ajv, with `errors`) or `{ success, data?, error? }` (zod's safeParse). */
+function checkAnswer(check: ArgumentsCheck<unknown>, r: unknown, value: unknown): Checked<unknown> {
   if (r === true) return { ok: true, value };
-  if (r === false) return { ok: false, error: ajvErrors((validate as { errors?: unknown }).errors) ?? 'the arguments do not match the schema' };
+  if (r === false) return { ok: false, error: ajvErrors((check as { errors?: unknown }).errors) ?? 'the arguments do not match the schema' };
   const o = r as { success?: unknown; data?: unknown; error?: unknown };
   if (o?.success === true) return { ok: true, value: 'data' in o && o.data !== undefined ? o.data : value };
   return { ok: false, error: thrownText(o?.error) ?? 'the arguments do not match the schema' };

@@ -1,6 +1,6 @@
 // The agent loop: defineTool (io-ts → JSON Schema), runAgent (turns over HTTP or a WebSocket lane), agent.* events.
 export { runAgent, type RunAgentOptions, type AgentStreamEvent } from './run-agent.js';
-export { defineTool, type Tool, type ToolContext, type ToolReturn, type ToolValidator, type Checked, type CodecToolOptions, type SchemaToolOptions, type FunctionToolDefinition } from './define-tool.js';
+export { defineTool, type Tool, type ToolContext, type ToolReturn, type ArgumentsCheck, type Checked, type CodecToolOptions, type SchemaToolOptions, type FunctionToolDefinition } from './define-tool.js';
 export { strictSchemaViolations, STRICT_LIMITS } from './strict-schema.js';
 export { toJsonSchema, argumentsFor, withDescription, DescribedType, UnsupportedCodecError, type JsonSchema, type JsonSchemaOptions } from './json-schema.js';
 export { httpTransport, socketTransport, type TurnTransport, type TurnContext, type AgentResumeOptions } from './turn.js';

@@ -149,15 +149,15 @@ test('a parameters codec whose decode throws: invalid_arguments, masked, and the
   secretFree(r);
 });
 
-describe('a validator that fails with a hostile value: invalid_arguments, masked, and the loop goes on', () => {
+describe('a checkArguments that fails with a hostile value: invalid_arguments, masked, and the loop goes on', () => {
   const parameters = { type: 'object', properties: {}, additionalProperties: false };
   test.each([
     ...thrown.map(([name, v]): [string, (u: unknown) => boolean] => [`throws ${name}`, () => { throw v(); }]),
     ['returns a hostile Proxy', () => hostileProxy() as unknown as boolean],
     ['returns { success: false, error: <hostile Proxy> }', () => ({ success: false, error: hostileProxy() }) as unknown as boolean],
     ['returns false with errors whose message has a throwing toString', Object.assign(() => false, { errors: [{ instancePath: '/q', message: throwingToString() }] })],
-  ])('%s', async (_name, validate) => {
-    const tools = { v: defineTool({ parameters, validate, execute: () => 'never' }), fine: defineTool({ parameters: t.type({}), execute: () => 'ok' }) };
+  ])('%s', async (_name, checkArguments) => {
+    const tools = { v: defineTool({ parameters, checkArguments, execute: () => 'never' }), fine: defineTool({ parameters: t.type({}), execute: () => 'ok' }) };
     const r = await run(tools as Record<string, Tool<unknown, unknown>>);
     expect(r.failed).toEqual([expect.objectContaining({ reason: 'invalid_arguments' })]);
     expect(r.outputs).toEqual([expect.stringMatching(/^Error: the arguments of v are invalid: /), 'ok']);

@@ -86,16 +86,16 @@ describe('argumentsFor + the codec: what a strict model sends decodes', () => {
     expect(tool.check({ city: 'Paris', note: null, days: 2.5, where: null })).toEqual({ ok: false, error: expect.stringMatching(/days: expected Int, got 2\.5/) });
     expect(tool.check({ city: 'Paris', note: 'n', days: 3, where: null })).toEqual({ ok: true, value: { city: 'Paris', note: 'n', days: 3 } });
   });
-  test('a plain JSON Schema with a validator (type guard, Ajv-style with errors, safeParse-style)', () => {
+  test('a plain JSON Schema with checkArguments (type guard, Ajv-style with errors, safeParse-style)', () => {
     const parameters = { type: 'object', properties: { n: { type: 'number' } }, required: ['n'], additionalProperties: false };
-    const guard = defineTool({ parameters, validate: (u): u is { n: number } => typeof (u as { n?: unknown }).n === 'number', execute: ({ n }) => n });
+    const guard = defineTool({ parameters, checkArguments: (u): u is { n: number } => typeof (u as { n?: unknown }).n === 'number', execute: ({ n }) => n });
     expect(guard.check({ n: 1 })).toEqual({ ok: true, value: { n: 1 } });
     expect(guard.check({ n: 'x' })).toEqual({ ok: false, error: 'the arguments do not match the schema' });
     const ajv = Object.assign((u: unknown) => typeof (u as { n?: unknown }).n === 'number', { errors: [{ instancePath: '/n', message: 'must be number' }] });
-    expect(defineTool({ parameters, validate: ajv, execute: () => 1 }).check({ n: 'x' })).toEqual({ ok: false, error: '/n must be number' });
+    expect(defineTool({ parameters, checkArguments: ajv, execute: () => 1 }).check({ n: 'x' })).toEqual({ ok: false, error: '/n must be number' });
     const safeParse = (u: unknown) => (typeof (u as { n?: unknown }).n === 'number' ? { success: true, data: { n: 2 } } : { success: false, error: new Error('n: Expected number') });
-    expect(defineTool({ parameters, validate: safeParse, execute: () => 1 }).check({ n: 1 })).toEqual({ ok: true, value: { n: 2 } });
-    expect(defineTool({ parameters, validate: safeParse, execute: () => 1 }).check({})).toEqual({ ok: false, error: 'n: Expected number' });
+    expect(defineTool({ parameters, checkArguments: safeParse, execute: () => 1 }).check({ n: 1 })).toEqual({ ok: true, value: { n: 2 } });
+    expect(defineTool({ parameters, checkArguments: safeParse, execute: () => 1 }).check({})).toEqual({ ok: false, error: 'n: Expected number' });
     expect(guard.definition('count')).toEqual({ type: 'function', name: 'count', parameters, strict: true });
   });
 });

@@ -58,15 +58,15 @@ test('thrown non-Errors, empty messages, and the configured key in any shape', a
   expect(r.outputs).toEqual(['Error: str failed: bad token Bearer [redacted]', 'Error: empty failed: TypeError', 'Error: azure failed: key [redacted] rejected']);
 });
 
-test('a validator that throws or reports with a key in its message: masked too', async () => {
+test('a checkArguments that throws or reports with a key in its message: masked too', async () => {
   const parameters = { type: 'object', properties: { q: { type: 'string' } }, required: ['q'], additionalProperties: false };
-  const throwing = defineTool({ parameters, validate: (): boolean => { throw new Error(`schema store ${KEY} unreachable\n    at validate (/srv/v.js:1:1)`); }, execute: () => 'never' });
+  const throwing = defineTool({ parameters, checkArguments: (): boolean => { throw new Error(`schema store ${KEY} unreachable\n    at validate (/srv/v.js:1:1)`); }, execute: () => 'never' });
   const ajv = Object.assign(() => false, { errors: [{ instancePath: '/q', message: `must not be ${KEY}` }] });
-  const reporting = defineTool({ parameters, validate: ajv, execute: () => 'never' });
+  const reporting = defineTool({ parameters, checkArguments: ajv, execute: () => 'never' });
   const r = await outputsFor([fc('a', 'v1', { q: 'x' }), fc('b', 'v2', { q: 'x' })], { tools: { v1: throwing, v2: reporting } });
   r.outputs.forEach(noStack);
   expect(r.outputs).toEqual([
-    'Error: the arguments of v1 are invalid: the validator threw: schema store [redacted] unreachable',
+    'Error: the arguments of v1 are invalid: checkArguments threw: schema store [redacted] unreachable',
     'Error: the arguments of v2 are invalid: /q must not be [redacted]',
   ]);
 });
