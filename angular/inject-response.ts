@@ -30,7 +30,7 @@ export interface InjectResponseOptions<I = string> {
    */
   readonly resume?: boolean | Reconnect;
   /** resumeFrom's options (attempts, delay, which errors count). */
-  readonly resumeOptions?: Omit<ResumeOptions, 'startingAfter'>;
+  readonly resumeOptions?: Omit<ResumeOptions, 'cursor'>;
   /**
    * Pace the text with smoothText (`true` for its defaults, or its options); the tool calls, the response and the
    * status then keep pace with it. Default `false`, as for responseSignals: the signals follow the stream as it comes.

@@ -117,11 +117,11 @@ describe('resumeFrom', () => {
     });
   });
 
-  test('with startingAfter, unsequenced events before the first new one are dropped as replay', () => {
+  test('with a saved cursor, unsequenced events before the first new one are dropped as replay', () => {
     scheduler().run(({ cold, expectObservable }) => {
       const r = reconnects();
-      const startingAfter = { responseId: 'resp_1', sequenceNumber: 1 };
-      expectObservable(cold('-u-b-c-u-|', { ...values, u: unsequenced }).pipe(resumeFrom(r.fn, { startingAfter }))).toBe('-----c-u-|', { ...values, u: unsequenced });
+      const cursor = { responseId: 'resp_1', sequenceNumber: 1 };
+      expectObservable(cold('-u-b-c-u-|', { ...values, u: unsequenced }).pipe(resumeFrom(r.fn, { cursor }))).toBe('-----c-u-|', { ...values, u: unsequenced });
     });
   });
 
@@ -178,12 +178,12 @@ describe('resumeFrom', () => {
     });
   });
 
-  test('startingAfter drops what the saved cursor covers and makes an early failure resumable', () => {
+  test('cursor drops what the saved cursor covers and makes an early failure resumable', () => {
     scheduler().run(({ cold, expectObservable, flush }) => {
       const r = reconnects(cold('-d-e|', values));
-      const startingAfter = { responseId: 'resp_1', sequenceNumber: 1 };
+      const cursor = { responseId: 'resp_1', sequenceNumber: 1 };
       const src = cold('-b-c-#', values, cut);
-      expectObservable(src.pipe(resumeFrom(r.fn, { delay: 1, startingAfter }))).toBe('---c---d-e|', values);
+      expectObservable(src.pipe(resumeFrom(r.fn, { delay: 1, cursor }))).toBe('---c---d-e|', values);
       flush();
       expect(r.cursors).toEqual([{ responseId: 'resp_1', sequenceNumber: 2 }]);
     });

@@ -21,10 +21,11 @@ export interface ResumeOptions {
   /** Fixed ms, or a function of the attempt and the error. Default `exponentialBackoff()` (≈0.5 s doubling to 8 s, jittered). */
   readonly delay?: number | ResumeDelay;
   /**
-   * A cursor saved by an earlier process. Events at or below it are dropped, and a failure before any
-   * new event is already resumable.
+   * A cursor saved by an earlier process (what `onCursor` was given). Events at or below it are dropped, and a
+   * failure before any new event is already resumable. An object, not a number as the transports' and
+   * `fromEventLog`'s `startingAfter`: those are told the response id, this operator learns it from the cursor.
    */
-  readonly startingAfter?: ResumeCursor;
+  readonly cursor?: ResumeCursor;
   /**
    * Called after each event that moves the cursor has been delivered downstream: persist it here. If it
    * throws, the stream ends with what it threw (the source is let go).
@@ -93,7 +94,7 @@ function namedResponseId(e: ResponseStreamEvent): string | undefined {
  * (not retryable) rather than splicing two answers together.
  *
  * Events without a `sequence_number` cannot be placed against the cursor. On the first stream they
- * pass; on a reconnected stream (and with `startingAfter`) they count as replay and are dropped until
+ * pass; on a reconnected stream (and with `cursor`) they count as replay and are dropped until
  * that stream has delivered an event past the cursor, and pass after it.
  *
  * ```
@@ -119,9 +120,9 @@ export function resumeFrom(reconnect: Reconnect, options: ResumeOptions = {}): M
 
   return (source) =>
     new Observable<ResponseStreamEvent>((subscriber) => {
-      const startingAfter = options.startingAfter;
-      let responseId = startingAfter?.responseId;
-      let last = startingAfter?.sequenceNumber;
+      const saved = options.cursor;
+      let responseId = saved?.responseId;
+      let last = saved?.sequenceNumber;
       let attempt = 0;
       // A terminal event went downstream: the response is over, a reconnect could bring nothing.
       let ended = false;
@@ -203,7 +204,7 @@ export function resumeFrom(reconnect: Reconnect, options: ResumeOptions = {}): M
         events.subscribe(leg);
       };
 
-      follow(source, startingAfter !== undefined);
+      follow(source, saved !== undefined);
       return () => {
         waiting?.unsubscribe();
         current?.unsubscribe();
@@ -243,7 +244,7 @@ class Leg extends Subscriber<ResponseStreamEvent> {
 
 /**
  * Resumes a response from a cursor saved by an earlier process: `reconnect(cursor)` piped through
- * `resumeFrom` with `startingAfter: cursor`.
+ * `resumeFrom` with `cursor`.
  *
  * ```ts
  * resumeFromCursor(saved, (c) => retrieveResponseStream(c.responseId, { startingAfter: c.sequenceNumber }, config))
@@ -252,7 +253,7 @@ class Leg extends Subscriber<ResponseStreamEvent> {
 export function resumeFromCursor(
   cursor: ResumeCursor,
   reconnect: Reconnect,
-  options: Omit<ResumeOptions, 'startingAfter'> = {},
+  options: Omit<ResumeOptions, 'cursor'> = {},
 ): Observable<ResponseStreamEvent> {
-  return defer(() => reconnect(cursor)).pipe(resumeFrom(reconnect, { ...options, startingAfter: cursor }));
+  return defer(() => reconnect(cursor)).pipe(resumeFrom(reconnect, { ...options, cursor }));
 }

@@ -110,7 +110,7 @@ describe('a baseURL with user:password@', () => {
       let reconnects = 0;
       const resumed = await valuesAndError(
         retrieveResponseStream('resp_1', { startingAfter: 0 }, { baseURL, apiKey: KEY }).pipe(
-          resumeFrom(() => (reconnects++, retrieveResponseStream('resp_1', {}, { baseURL })), { delay: 0, startingAfter: { responseId: 'resp_1', sequenceNumber: 0 } }),
+          resumeFrom(() => (reconnects++, retrieveResponseStream('resp_1', {}, { baseURL })), { delay: 0, cursor: { responseId: 'resp_1', sequenceNumber: 0 } }),
         ),
       );
       expect(resumed.error).toMatchObject({ name: 'ConfigurationError' });
