@@ -15,13 +15,7 @@ import { admit, sendError, type GatewayContext } from './context.js';
 import { GatewayHttpError, upstreamError } from './errors.js';
 import { SSE_HEADERS } from './sse.js';
 import { GatewayStreamError } from './stream-errors.js';
-import { errorPayload } from '../operators/internal/chat-sse-error.js';
-
-/** The error chunk a chat stream that fails after its start ends with, as the API sends it mid-stream (no `[DONE]`). */
-function errorChunk(e: unknown): string {
-  const p = errorPayload(e);
-  return `data: ${JSON.stringify({ error: { message: p.message, type: 'server_error', code: p.code, param: p.param } })}\n\n`;
-}
+import { chatErrorFrame } from '../lib/sse/error-frame.js';
 
 export function chatCompletion(ctx: GatewayContext, res: ServerResponse, caller: Caller, body: Record<string, unknown>): void {
   const mapped = chatRequestToResponses(body);
@@ -61,7 +55,7 @@ export function chatCompletion(ctx: GatewayContext, res: ServerResponse, caller:
     res.write(Buffer.from(text)); // as bytes: the socket counts a string's characters
     if (res.writableLength <= options.maxPendingBytes) return;
     finish();
-    res.end(errorChunk(new GatewayStreamError('client_too_slow')));
+    res.end(chatErrorFrame(new GatewayStreamError('client_too_slow')));
   };
 
   sub = streamResponse(mapped.request, upstreamConfig(caller, options))
@@ -83,7 +77,7 @@ export function chatCompletion(ctx: GatewayContext, res: ServerResponse, caller:
         finish();
         if (!started) return sendError(ctx, res, upstreamError(e));
         // After the start: the error as the API sends it mid-stream (and the SDKs raise), no [DONE].
-        res.end(errorChunk(e));
+        res.end(chatErrorFrame(e));
       },
       complete: () => {
         if (ended) return;

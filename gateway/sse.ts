@@ -8,7 +8,7 @@ import type { Observable, Subscription } from 'rxjs';
 import { rawDataOf } from '../lib/decode/raw-data.js';
 import { isTerminalType } from '../lib/events/guards.js';
 import type { ResponseStreamEvent } from '../lib/events/responses.js';
-import { errorFrame } from '../operators/internal/error-frame.js';
+import { responsesErrorFrame } from '../lib/sse/error-frame.js';
 import { GatewayStreamError } from './stream-errors.js';
 
 export const SSE_HEADERS = {
@@ -160,7 +160,7 @@ export function pumpSSE(o: PumpOptions): Pump {
   const tooSlow = (): void => {
     paused = true;
     sub?.unsubscribe();
-    res.end(errorFrame(new GatewayStreamError('client_too_slow'), last));
+    res.end(responsesErrorFrame(new GatewayStreamError('client_too_slow'), last));
     finish();
   };
 
@@ -191,7 +191,7 @@ export function pumpSSE(o: PumpOptions): Pump {
     if (ended) return;
     start();
     if (terminal !== undefined) res.write(sseFrame({ ...terminal, sequence_number: last === undefined ? 0 : last + 1 } as ResponseStreamEvent));
-    else if (err !== undefined && !terminalSeen) res.write(errorFrame(err.error, last));
+    else if (err !== undefined && !terminalSeen) res.write(responsesErrorFrame(err.error, last));
     res.end();
     finish();
   };

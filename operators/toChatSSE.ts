@@ -2,7 +2,7 @@ import { Observable, type OperatorFunction } from 'rxjs';
 import type { ChatCompletionChunk } from '../lib/events/chat.js';
 import { DecodeError } from '../lib/errors.js';
 import { isRecord } from './internal/chat-fields.js';
-import { errorPayload } from './internal/chat-sse-error.js';
+import { chatErrorFrame } from '../lib/sse/error-frame.js';
 
 export interface ToChatSSEOptions {
   /**
@@ -33,8 +33,7 @@ export function toChatSSE(options: ToChatSSEOptions = {}): OperatorFunction<Chat
     new Observable<string>((subscriber) => {
       const fail = (err: unknown): void => {
         if (!asEvent) return subscriber.error(err);
-        const p = errorPayload(err);
-        subscriber.next(`data: ${JSON.stringify({ error: { message: p.message, type: 'server_error', code: p.code, param: p.param } })}\n\n`);
+        subscriber.next(chatErrorFrame(err));
         subscriber.complete();
       };
       return source.subscribe({

@@ -1,7 +1,7 @@
 import { Observable, type OperatorFunction } from 'rxjs';
 import { DecodeError, ResponseStreamError } from '../lib/errors.js';
 import type { ResponseStreamEvent } from '../lib/events/responses.js';
-import { errorFrame } from './internal/error-frame.js';
+import { responsesErrorFrame } from '../lib/sse/error-frame.js';
 import { eventError, isRecord } from './internal/chat-fields.js';
 
 /** One SSE block; a type with a line break would forge extra SSE fields, so it is refused. */
@@ -49,7 +49,7 @@ export function toResponsesSSE(options: ToResponsesSSEOptions = {}): OperatorFun
       const fail = (err: unknown): void => {
         if (!asEvent) return subscriber.error(err);
         // A ResponseStreamError stands for an event already written.
-        if (!(err instanceof ResponseStreamError)) subscriber.next(errorFrame(err, lastSeq));
+        if (!(err instanceof ResponseStreamError)) subscriber.next(responsesErrorFrame(err, lastSeq));
         subscriber.complete();
       };
       return source.subscribe({
