@@ -9,7 +9,8 @@ import { AgentConfigError, MaxTurnsError } from './errors.js';
 import type { AgentCall, AgentEvent, AgentInputItem } from './events.js';
 import type { ApprovalContext, ClientToolHandlers } from './handlers.js';
 import { OneResponseView } from './one-response.js';
-import { httpTransport, inputItems, outputTextOf, socketTransport, TurnRecord, type AgentResumeOptions, type TurnTransport } from './turn.js';
+import { httpTransport, inputItems, outputTextOf, socketTransport, TurnRecord, type TurnTransport } from './turn.js';
+import { autoResumeOf, type AutoResumeOptions } from '../operators/resumeFrom.js';
 
 export interface RunAgentOptions {
   /** Function tools by name (`{ get_weather: defineTool(…) }`), or a list of tools that carry their `name`. */
@@ -30,8 +31,11 @@ export interface RunAgentOptions {
   readonly streamId?: string;
   /** Any other way to send a turn (a scripted model in tests, a proxy); overrides `config` and `socket`. */
   readonly transport?: TurnTransport;
-  /** HTTP only (an `AgentConfigError` with `socket` or `transport`): each turn through `resumeFrom`, so a retryable interruption resumes the turn (`true`: defaults). */
-  readonly resume?: AgentResumeOptions | boolean;
+  /**
+   * HTTP only (an `AgentConfigError` with `socket` or `transport`): each turn through `resumeFrom`, so a retryable
+   * interruption resumes the turn: `true` for the defaults, or resumeFrom's options and a `reconnect`. Off by default.
+   */
+  readonly resume?: boolean | AutoResumeOptions;
   /** Turns at most (default 10); a model still calling tools after the last one ends the run with `MaxTurnsError`. */
   readonly maxTurns?: number;
   /** Calls running at once (default 4). Their outputs are always sent in the order of the calls. */
@@ -118,7 +122,7 @@ export function runAgent(request: ResponseCreateParams, options: RunAgentOptions
     const tools = toolMap(options.tools);
     const transport = options.transport
       ?? (options.socket ? socketTransport(options.socket, options.streamId ?? `agent-${Date.now().toString(36)}-${(lanes++).toString(36)}`)
-        : httpTransport(options.config, options.resume === true ? {} : options.resume === false ? undefined : options.resume));
+        : httpTransport(options.config, autoResumeOf(options.resume)));
     const env: CallEnvironment = { tools, handlers: options.handlers ?? {}, approve: options.approve, toolTimeout: options.toolTimeout, secrets: configSecrets(options.config) };
 
     const stored = request['store'] !== false;

@@ -3,7 +3,7 @@ import type { ResponseStreamEvent } from '../lib/events/responses.js';
 import { retrieveResponseStream, streamResponse, type ResponseCreateParams, type ResponsesStreamConfig } from '../lib/http/transports.js';
 import { streamResponseOverSocket } from '../lib/ws/response.js';
 import type { LaneSocket } from '../lib/ws/types.js';
-import { resumeFrom, type Reconnect, type ResumeOptions } from '../operators/resumeFrom.js';
+import { resumeFrom, type AutoResumeOptions, type Reconnect } from '../operators/resumeFrom.js';
 import type { AgentInputItem } from './events.js';
 
 /** What a turn's transport is told besides the request body. */
@@ -19,14 +19,11 @@ export interface TurnContext {
  */
 export type TurnTransport = (body: ResponseCreateParams, context: TurnContext) => Observable<ResponseStreamEvent>;
 
-/** `resumeFrom` for every HTTP turn: a retryable interruption resumes the turn where it broke off. */
-export interface AgentResumeOptions extends ResumeOptions {
-  /** Default: `retrieveResponseStream(cursor.responseId, { startingAfter: cursor.sequenceNumber }, config)`. */
-  readonly reconnect?: Reconnect;
-}
-
-/** Each turn is `POST /responses` (`streamResponse`), through `resumeFrom` when `resume` is given. */
-export function httpTransport(config: ResponsesStreamConfig | undefined, resume?: AgentResumeOptions): TurnTransport {
+/**
+ * Each turn is `POST /responses` (`streamResponse`), through `resumeFrom` when `resume` is given: a retryable
+ * interruption resumes the turn where it broke off.
+ */
+export function httpTransport(config: ResponsesStreamConfig | undefined, resume?: AutoResumeOptions): TurnTransport {
   return (body) => {
     const events = streamResponse(body, config);
     if (!resume) return events;

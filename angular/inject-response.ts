@@ -2,7 +2,7 @@ import { computed, signal, type Injector, type Signal } from '@angular/core';
 import type { Observable, Subscription } from 'rxjs';
 import type { ResponseStreamEvent } from '../lib/events/responses.js';
 import { retrieveResponseStream, streamResponse, type ResponsesStreamConfig } from '../lib/http/transports.js';
-import { exponentialBackoff, resumeFrom, type Reconnect, type ResumeOptions } from '../operators/resumeFrom.js';
+import { autoResumeOf, exponentialBackoff, resumeFrom, type AutoResumeOptions, type Reconnect } from '../operators/resumeFrom.js';
 import { ResponseState, type ResponseSignals, type SmoothOption } from './response-state.js';
 import { destroyRefOf } from './response-signals.js';
 
@@ -25,12 +25,12 @@ export interface InjectResponseOptions<I = string> {
   readonly headers?: Record<string, string>;
   readonly fetch?: typeof fetch;
   /**
-   * Resume after a dropped connection, from the last event received: a reconnect function, or `true` with
-   * `baseURL` (`GET {baseURL}/responses/{id}?stream=true&starting_after=N`, as the gateway serves). Off by default.
+   * Resume after a dropped connection, from the last event received (through `resumeFrom`): `true` for the
+   * defaults, or resumeFrom's options (attempts, delay, which errors count) and a `reconnect`. The default
+   * reconnect, with `baseURL`, is `GET {baseURL}/responses/{id}?stream=true&starting_after=N`, as the gateway
+   * serves. Off by default.
    */
-  readonly resume?: boolean | Reconnect;
-  /** resumeFrom's options (attempts, delay, which errors count). */
-  readonly resumeOptions?: Omit<ResumeOptions, 'cursor'>;
+  readonly resume?: boolean | AutoResumeOptions;
   /**
    * Pace the text with smoothText (`true` for its defaults, or its options); the tool calls, the response and the
    * status then keep pace with it. Default `false`, as for responseSignals: the signals follow the stream as it comes.
@@ -78,7 +78,8 @@ export interface ResponseController<I = string> extends ResponseSignals {
 export function injectResponse<I = string>(options: InjectResponseOptions<I>): ResponseController<I> {
   const destroyRef = destroyRefOf(options.injector, injectResponse);
   const open = openerOf(options);
-  const reconnect = reconnectOf(options);
+  const resume = autoResumeOf(options.resume);
+  const reconnect = resume && reconnectOf(options, resume);
   const state = new ResponseState();
   const input = signal<I | undefined>(undefined);
   const reconnecting = signal(false);
@@ -107,19 +108,18 @@ export function injectResponse<I = string>(options: InjectResponseOptions<I>): R
       state.status.set('error');
       return;
     }
-    if (reconnect !== undefined) {
-      const ro = options.resumeOptions ?? {};
-      const delayOption = ro.delay ?? exponentialBackoff();
+    if (resume && reconnect) {
+      const delayOption = resume.delay ?? exponentialBackoff();
       events$ = events$.pipe(
         resumeFrom(reconnect, {
-          ...ro,
+          ...resume,
           delay: (attempt, error) => {
             reconnecting.set(true);
             return typeof delayOption === 'number' ? delayOption : delayOption(attempt, error);
           },
           onCursor: (c) => {
             if (reconnecting()) reconnecting.set(false);
-            ro.onCursor?.(c);
+            resume.onCursor?.(c);
           },
         }),
       );
@@ -163,11 +163,9 @@ function openerOf<I>(options: InjectResponseOptions<I>): (input: I) => Observabl
   return (input) => streamResponse({ ...(options.model !== undefined && { model: options.model }), ...options.body, input }, config);
 }
 
-function reconnectOf<I>(options: InjectResponseOptions<I>): Reconnect | undefined {
-  const r = options.resume;
-  if (typeof r === 'function') return r;
-  if (r !== true) return undefined;
-  if (options.baseURL === undefined) throw new TypeError('injectResponse: `resume: true` needs `baseURL` (or pass a reconnect function)');
+function reconnectOf<I>(options: InjectResponseOptions<I>, resume: AutoResumeOptions): Reconnect {
+  if (resume.reconnect) return resume.reconnect;
+  if (options.baseURL === undefined) throw new TypeError('injectResponse: `resume` without a `reconnect` needs `baseURL`');
   const config = configOf(options as InjectResponseOptions<unknown>);
   return (c) => retrieveResponseStream(c.responseId, { startingAfter: c.sequenceNumber }, config);
 }

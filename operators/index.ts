@@ -10,7 +10,7 @@
  * @module openai-rx/operators
  */
 export { ofType } from './ofType.js';
-export { resumeFrom, resumeFromCursor, exponentialBackoff, isRetryableError, type ResumeCursor, type ResumeOptions, type Reconnect, type ResumeDelay, type BackoffOptions } from './resumeFrom.js';
+export { resumeFrom, resumeFromCursor, exponentialBackoff, isRetryableError, type ResumeCursor, type ResumeOptions, type AutoResumeOptions, type Reconnect, type ResumeDelay, type BackoffOptions } from './resumeFrom.js';
 export { toChatChunks, type ToChatChunksOptions } from './toChatChunks.js';
 export { accumulateText, TEXT_KINDS, type TextKind, type TextSnapshot, type AccumulateTextOptions } from './accumulateText.js';
 export { outputText } from './outputText.js';

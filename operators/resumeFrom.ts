@@ -36,6 +36,21 @@ export interface ResumeOptions {
 }
 
 /**
+ * The `resume` option of what puts `resumeFrom` in for you (`runAgent`'s HTTP turns, Angular's `injectResponse`):
+ * `true` for the defaults, or resumeFrom's options with the reconnect to use. There is no saved `cursor` here: each
+ * stream resumes from its own last event.
+ */
+export interface AutoResumeOptions extends Omit<ResumeOptions, 'cursor'> {
+  /** Default: `retrieveResponseStream(c.responseId, { startingAfter: c.sequenceNumber }, config)` with the caller's config. */
+  readonly reconnect?: Reconnect;
+}
+
+/** `resume: true | false | {…}` as options, `undefined` when off. */
+export function autoResumeOf(resume: boolean | AutoResumeOptions | undefined): AutoResumeOptions | undefined {
+  return resume === true ? {} : resume === false || resume === undefined ? undefined : resume;
+}
+
+/**
  * Whether an error says that trying again can help: network errors, interrupted bodies, idle timeouts,
  * HTTP 408/409/429/5xx. Duck-typed on `retryable === true` so that errors from a second copy of the
  * library (ESM next to CJS) count too.

@@ -112,7 +112,7 @@ describe('injectResponse with a scripted stream', () => {
     const reconnects: Array<{ responseId: string; sequenceNumber: number }> = [];
     const rest = new Subject<E>();
     const chat = TestBed.runInInjectionContext(() =>
-      injectResponse({ stream: s.stream, smooth: false, resume: (c) => (reconnects.push(c), rest), resumeOptions: { delay: 0 } }),
+      injectResponse({ stream: s.stream, smooth: false, resume: { reconnect: (c) => (reconnects.push(c), rest), delay: 0 } }),
     );
     chat.send('q');
     const first = s.sends[0]!.events;
@@ -136,7 +136,7 @@ describe('injectResponse with a scripted stream', () => {
   test('stop() while a dropped connection is being resumed: cancelled, not error, and the resumed stream released', () => {
     const s = scripted();
     const rest = new Subject<E>();
-    const chat = TestBed.runInInjectionContext(() => injectResponse({ stream: s.stream, smooth: false, resume: () => rest, resumeOptions: { delay: 0 } }));
+    const chat = TestBed.runInInjectionContext(() => injectResponse({ stream: s.stream, smooth: false, resume: { reconnect: () => rest, delay: 0 } }));
     chat.send('q');
     answer(s.sends[0]!.events, ['Hello']);
     s.sends[0]!.events.error(new StreamInterruptedError('resp_1', 2));
@@ -191,7 +191,7 @@ describe('injectResponse with a scripted stream', () => {
 
   test('without stream or baseURL: a clear error, at once', () => {
     expect(() => TestBed.runInInjectionContext(() => injectResponse({}))).toThrow(/stream.*baseURL/);
-    expect(() => TestBed.runInInjectionContext(() => injectResponse({ stream: () => new Subject<E>(), resume: true }))).toThrow(/resume: true/);
+    expect(() => TestBed.runInInjectionContext(() => injectResponse({ stream: () => new Subject<E>(), resume: true }))).toThrow(/`resume` without a `reconnect` needs `baseURL`/);
   });
 });
 
@@ -244,7 +244,7 @@ describe('injectResponse against a loopback server (real fetch, SSE and resume)'
     expect(chat.error()).toBeUndefined();
   });
 
-  test('a dropped connection: an error without resume; with resume: true, the rest from the backend and the whole text', async () => {
+  test('a dropped connection: an error without resume; with resume, the rest from the backend and the whole text', async () => {
     server.inject({ type: 'drop', afterEvents: 7 });
     const plain = TestBed.runInInjectionContext(() => injectResponse({ baseURL: server.baseURL, smooth: false }));
     plain.send('drop');
@@ -254,7 +254,7 @@ describe('injectResponse against a loopback server (real fetch, SSE and resume)'
 
     server.inject({ type: 'drop', afterEvents: 7 });
     const index = server.requests.length;
-    const resumed = TestBed.runInInjectionContext(() => injectResponse({ baseURL: server.baseURL, smooth: false, resume: true, resumeOptions: { delay: 5 } }));
+    const resumed = TestBed.runInInjectionContext(() => injectResponse({ baseURL: server.baseURL, smooth: false, resume: { delay: 5 } }));
     resumed.send('drop');
     await until(() => resumed.status() !== 'streaming', 'the resumed answer');
     expect(resumed.error()).toBeUndefined();

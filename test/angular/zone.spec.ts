@@ -219,7 +219,7 @@ describe('under Zone.js against a loopback server (real fetch and SSE)', () => {
     await fixture.whenStable(); // a stop leaves nothing pending in the Angular zone
   });
 
-  test('a dropped connection: status error on the page without resume; with resume: true, the whole answer', async () => {
+  test('a dropped connection: status error on the page without resume; with resume, the whole answer', async () => {
     server.inject({ type: 'drop', afterEvents: 7 });
     const plain = chatBox({ smooth: false });
     click(plain, '.send');
@@ -227,7 +227,7 @@ describe('under Zone.js against a loopback server (real fetch and SSE)', () => {
     expect(plain.componentInstance.chat.error()).toBeInstanceOf(StreamInterruptedError);
 
     server.inject({ type: 'drop', afterEvents: 7 });
-    const resumed = chatBox({ smooth: false, resume: true, resumeOptions: { delay: 5 } });
+    const resumed = chatBox({ smooth: false, resume: { delay: 5 } });
     click(resumed, '.send');
     await until(() => ['done', 'error', 'cancelled'].includes(rendered(resumed, 'i') ?? ''), 'the resumed answer');
     expect(rendered(resumed, 'i')).toBe('done');
