@@ -260,18 +260,43 @@ export class ResponseMismatchError extends OpenAIRxError {
  * key to the log's user, e.g. a Redis ACL without it; `lost`: the log holds less than was already acknowledged
  * or delivered, events lost when a Redis master died before its replica had them; `corrupt`: a stream's keys
  * are not what the log wrote, e.g. overwritten with another type; `invalid`: what was given cannot be recorded, e.g.
- * an event without a sequence number, or a stream with no response id); `retryable` when trying again can help.
+ * an event without a sequence number, or a stream with no response id; `missing_dependency`: the store's client
+ * package is not installed, e.g. ioredis for `redisEventLog`, named in the message and by the
+ * `MissingPeerDependencyError` that is its `cause`); `retryable` when trying again can help.
  */
 export class EventLogError extends OpenAIRxError {
   override readonly name = 'EventLogError';
   readonly code = 'event_log_error';
   override readonly retryable: boolean;
   constructor(
-    readonly reason: 'lease_held' | 'fenced' | 'limit' | 'unavailable' | 'not_found' | 'forbidden' | 'lost' | 'corrupt' | 'invalid',
+    readonly reason: 'lease_held' | 'fenced' | 'limit' | 'unavailable' | 'not_found' | 'forbidden' | 'lost' | 'corrupt' | 'invalid' | 'missing_dependency',
     message: string,
     readonly responseId?: string,
+    options?: { readonly cause?: unknown },
   ) {
-    super(`${reason}: ${message}${responseId !== undefined ? ` (response ${responseId})` : ''}`);
+    super(`${reason}: ${message}${responseId !== undefined ? ` (response ${responseId})` : ''}`, options);
     this.retryable = reason === 'unavailable' || reason === 'lease_held';
+  }
+}
+
+/**
+ * A feature needs an optional peer dependency that is not installed: `ws` for a WebSocket on Node (the
+ * socket's `events$` errors with it), `ioredis` for `redisEventLog` (its calls fail with
+ * `EventLogError('missing_dependency')`, whose `cause` this is). Raised when the feature is used, never at
+ * import; installing the package helps, trying again does not.
+ */
+export class MissingPeerDependencyError extends OpenAIRxError {
+  override readonly name = 'MissingPeerDependencyError';
+  readonly code = 'missing_peer_dependency';
+  constructor(
+    /** The package to install, e.g. `ioredis`. */
+    readonly packageName: string,
+    /** What needs it, e.g. `redisEventLog`. */
+    readonly feature: string,
+    /** Why, when not plain, e.g. `to send the connection's headers`. */
+    reason?: string,
+    options?: { readonly cause?: unknown },
+  ) {
+    super(`${feature} needs the optional peer dependency '${packageName}'${reason ? ` ${reason}` : ''}: npm install ${packageName}`, options);
   }
 }

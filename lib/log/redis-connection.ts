@@ -1,7 +1,9 @@
 import type { Cluster, Redis, RedisOptions } from 'ioredis';
-import { EventLogError } from '../errors.js';
+import { EventLogError, MissingPeerDependencyError } from '../errors.js';
+import { loadPeer } from '../peer.js';
 import { type ClusterTails, clusterTails } from './redis-cluster-tail.js';
 import { isRefusal, refusal } from './redis-refused.js';
+import type { RedisClient } from './redis-options.js';
 import { type RedisTail, redisTail } from './redis-tail.js';
 import type { LogScope } from './types.js';
 
@@ -16,20 +18,22 @@ const WAKE_TTL_MS = 10_000;
 // What every connection of the log's own (and every duplicate) leaves out: the ready check's INFO and the client
 // info's CLIENT SETINFO, which a least-privilege ACL user lacks (ioredis would warn, or Redis log the refusal).
 const QUIET: Partial<RedisOptions> = { enableReadyCheck: false, disableClientInfo: true };
-// A specifier bundlers do not follow: ioredis is loaded (in Node) on first use only, so that the main entry,
-// which exports `redisEventLog`, stays loadable in a browser.
-const IOREDIS = 'ioredis';
-type IORedisModule = typeof import('ioredis');
-
-async function loadIORedis(): Promise<IORedisModule['Redis']> {
-  const mod = (await import(/* webpackIgnore: true */ /* @vite-ignore */ IOREDIS)) as IORedisModule & { default?: { Redis?: unknown } };
-  return (mod.Redis ?? mod.default?.Redis ?? mod.default) as IORedisModule['Redis'];
+/** ioredis's `Redis` class, loaded (an optional peer dependency) when the log first needs a connection of its own. */
+async function loadIORedis(): Promise<typeof Redis> {
+  const mod = (await loadPeer('ioredis', 'redisEventLog')) as { Redis?: typeof Redis; default?: typeof Redis | { Redis?: typeof Redis } };
+  const d = mod.default;
+  return (mod.Redis ?? (typeof d === 'function' ? d : d?.Redis)) as typeof Redis;
 }
 
-/** A failure as the log's error: a refusal (ACL) as `'forbidden'` naming the command, anything else `'unavailable'`. */
+/**
+ * A failure as the log's error: a refusal (ACL) as `'forbidden'` naming the command, a missing ioredis as
+ * `'missing_dependency'` (not retryable: installing it helps, trying again does not), anything else `'unavailable'`.
+ */
 export const unavailable = (e: unknown, scope?: LogScope): EventLogError =>
   e instanceof EventLogError
     ? e
+    : e instanceof MissingPeerDependencyError
+    ? new EventLogError('missing_dependency', e.message, scope?.responseId, { cause: e })
     : (refusal(e, scope) ?? new EventLogError('unavailable', `Redis: ${e instanceof Error ? e.message : String(e)}`, scope?.responseId));
 
 /**
@@ -41,7 +45,7 @@ export function eventLogErrorOf(e: EventLogError, responseId: string | undefined
   const suffix = e.responseId === undefined ? '' : ` (response ${e.responseId})`;
   const { message } = e;
   const bare = message.startsWith(prefix) && message.endsWith(suffix) ? message.slice(prefix.length, message.length - suffix.length) : message;
-  return new EventLogError(e.reason, bare, responseId);
+  return new EventLogError(e.reason, bare, responseId, e.cause === undefined ? undefined : { cause: e.cause });
 }
 
 /** An error a shared reader or batch reported without a response, as this response's own. */
@@ -52,7 +56,8 @@ export const isCluster = (c: Redis | Cluster): c is Cluster => 'isCluster' in c 
 
 export interface RedisConnectionOptions {
   readonly url?: string;
-  readonly client?: Redis | Cluster;
+  /** An ioredis `Redis` or `Cluster` (typed by a few members in the public options: `RedisClient`). */
+  readonly client?: RedisClient;
   readonly timeoutMs: number;
   /** The log's key prefix: the tail's wake stream lives under it too (an ACL's `~<keyPrefix>*` covers it). */
   readonly keyPrefix: string;
@@ -80,7 +85,9 @@ export interface RedisConnections {
 
 export function redisConnections(options: RedisConnectionOptions): RedisConnections {
   const { timeoutMs } = options;
-  const owned = options.client === undefined;
+  // What `RedisClient` describes is an ioredis client: used as one (ioredis's types inside the package only).
+  const given = options.client as Redis | Cluster | undefined;
+  const owned = given === undefined;
   const busy = new Set<Redis>(); // blocking connections being connected
   let tail: RedisTail | undefined;
   let tails: ClusterTails | undefined;
@@ -103,7 +110,7 @@ export function redisConnections(options: RedisConnectionOptions): RedisConnecti
   };
 
   const client = (): Promise<Redis | Cluster> => {
-    if (options.client) return Promise.resolve(options.client);
+    if (given) return Promise.resolve(given);
     main ??= loadIORedis().then((RedisClass) => {
       const c = new RedisClass(options.url ?? 'redis://127.0.0.1:6379', ownOptions);
       c.on('error', () => undefined); // reported through the failing commands; not an unhandled 'error' event

@@ -1,4 +1,16 @@
-import type { Cluster, Redis } from 'ioredis';
+/**
+ * An ioredis client, `Redis` or `Cluster`, as the log's options name it: by a few of its members rather than by
+ * ioredis's own types, so that the package's declarations need no ioredis (an optional peer dependency) in a
+ * project that never uses the Redis log.
+ */
+export interface RedisClient {
+  /** `'ready'`, `'connecting'`, `'end'`, … */
+  readonly status: string;
+  readonly options: object;
+  duplicate(): unknown;
+  quit(): Promise<unknown>;
+  disconnect(): void;
+}
 
 export interface RedisEventLogOptions {
   /** Where to connect when no `client` is given, e.g. `redis://:password@host:6379/0`. Default `redis://127.0.0.1:6379`. */
@@ -7,7 +19,7 @@ export interface RedisEventLogOptions {
    * A client the application already has (an ioredis `Redis` or `Cluster`). The log uses it as it is, opens
    * only duplicates of it for blocking reads, and `close()` leaves it open.
    */
-  readonly client?: Redis | Cluster;
+  readonly client?: RedisClient;
   /** Put before every key (no braces: the keys' hash tag is the log's own). Default `'openai-rx:log:'`. */
   readonly keyPrefix?: string;
   /** How long an ended stream (terminal event or cancel) is kept, in ms. Default 24 h. */

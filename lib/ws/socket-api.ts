@@ -19,7 +19,11 @@ export interface ResponsesSocketConfig {
   readonly url?: string;
   /** Extra handshake headers (`ws`-style constructors only). */
   readonly headers?: Record<string, string>;
-  /** A WebSocket constructor (tests, other runtimes). Default: `ws` in Node, the global `WebSocket` elsewhere. */
+  /**
+   * A WebSocket constructor (tests, other runtimes). Default in Node: `ws` (an optional peer dependency, loaded
+   * when the socket opens); without it the global `WebSocket` (Node 22+) for a connection that sends no headers
+   * (no API key, no `headers`), else `events$` errors with `MissingPeerDependencyError` naming ws. Elsewhere: the global `WebSocket`.
+   */
   readonly WebSocket?: WebSocketConstructorLike;
   /**
    * Ping period in ms for sockets that can ping (`ws`): keeps an idle connection alive, and a connection that

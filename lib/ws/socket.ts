@@ -1,5 +1,5 @@
 import { BehaviorSubject, interval, Subject, timer, type Subscription } from 'rxjs';
-import { LimitExceededError } from '../errors.js';
+import { LimitExceededError, MissingPeerDependencyError } from '../errors.js';
 import { isErrorType } from '../events/guards.js';
 import type { ResponsesClientEvent } from '../events/websocket.js';
 import { WebSocketClosedError, WebSocketConfigError, WebSocketNotOpenError } from './errors.js';
@@ -9,6 +9,7 @@ import { headerSecrets, redactError, redactValue, secretsOf } from '../redact.js
 import { streamResponseOverSocket } from './response.js';
 import { DEFAULT_TERMINAL_TIMEOUT } from './lane-types.js';
 import type { ResponsesSocket, ResponsesSocketConfig } from './socket-api.js';
+import { nodeWebSocket } from './socket-impl.js';
 import { checkSocketURL, responsesSocketURL } from './socket-url.js';
 import { checkClientEvent } from './validate.js';
 import type { ConnectionState, NodeWebSocketLike, SocketEvent, WebSocketConstructorLike, WebSocketLike } from './types.js';
@@ -67,6 +68,8 @@ export function connectResponsesSocket(config: ResponsesSocketConfig = {}): Resp
   let heartbeat: Subscription | undefined;
   let closeFallback: Subscription | undefined;
   let tooBig: LimitExceededError | undefined;
+  /** No WebSocket to open: `ws` is not installed and the global one cannot serve. */
+  let missing: MissingPeerDependencyError | undefined;
 
   // The key only ever lives in this headers object, which is handed to the constructor and nowhere else.
   const apiKey = config.apiKey ?? (isNode() ? env('OPENAI_API_KEY') : undefined);
@@ -84,6 +87,7 @@ export function connectResponsesSocket(config: ResponsesSocketConfig = {}): Resp
     state.complete();
     buffer.length = 0;
     if (tooBig) events.error(tooBig);
+    else if (missing) events.error(missing);
     else if (closedByClient && deadReason === undefined) events.complete();
     else events.error(redactError(new WebSocketClosedError(closeCode, deadReason ?? (closeReason || lastErrorMessage), lastErrorCode), secrets));
   };
@@ -208,22 +212,15 @@ export function connectResponsesSocket(config: ResponsesSocketConfig = {}): Resp
     const global = (globalThis as { WebSocket?: unknown }).WebSocket;
     guarded(() => attach(given, given !== global));
   } else if (isNode()) {
-    // Dynamic, so browser bundles never load `ws`.
-    import('ws').then(
-      (mod) => {
-        const m = mod as unknown as { WebSocket?: WebSocketConstructorLike; default?: WebSocketConstructorLike };
-        const Ctor = m.WebSocket ?? m.default;
-        if (!Ctor) return broke(new Error('ws has no WebSocket export'));
-        guarded(() => attach(Ctor, true));
-      },
-      () => {
-        const G = (globalThis as { WebSocket?: WebSocketConstructorLike }).WebSocket;
-        if (G) guarded(() => attach(G, false));
-        else {
-          closeCode = 1006;
-          lastErrorMessage = 'no WebSocket implementation: install ws or pass config.WebSocket';
-          finish();
-        }
+    // `ws` (an optional peer dependency) is loaded now, not at import: browser bundles never include it.
+    nodeWebSocket(Object.keys(headers).length > 0).then(
+      ({ Ctor, nodeStyle }) => guarded(() => attach(Ctor, nodeStyle)),
+      (e: unknown) => {
+        if (closedByClient) return finish();
+        closeCode = 1006;
+        if (e instanceof MissingPeerDependencyError) missing = e;
+        else lastErrorMessage = e instanceof Error ? e.message : 'could not load ws';
+        finish();
       },
     );
   } else {
