@@ -233,7 +233,7 @@ async function proxyRole() {
   let close = async () => undefined;
   if (kind === 'gateway-memory' || kind === 'gateway-redis') {
     const { createGateway } = await import(new URL('esm/gateway/index.js', distRoot()).href);
-    const gateway = createGateway({ upstream, log: kind === 'gateway-redis' ? opt('--redis') : 'memory' });
+    const gateway = createGateway({ upstream: { baseURL: upstream }, log: kind === 'gateway-redis' ? opt('--redis') : 'memory' });
     handler = gateway;
     close = () => gateway.close();
   } else if (kind === 'byte') {

@@ -39,7 +39,7 @@ export async function runGateway(argv: readonly string[], io: IO): Promise<numbe
   let gateway;
   try {
     gateway = createGateway({
-      upstream, ...(redis ? { log: redis } : {}), background: a.flags.background === true, ...(leaseMs !== undefined ? { leaseMs } : {}),
+      upstream: { baseURL: upstream }, ...(redis ? { log: redis } : {}), background: a.flags.background === true, ...(leaseMs !== undefined ? { leaseMs } : {}),
       ...(passThrough ? { passThrough } : {}), ...(a.flags['access-log'] === true ? { accessLog: 'stdout' as const } : {}),
     });
   } catch (e) {

@@ -1,7 +1,7 @@
 // What a gateway is configured with, and the defaults filled in once at creation.
 import type { IncomingMessage } from 'node:http';
 import { env } from '../lib/env.js';
-import { checkBaseURL, DEFAULT_BASE_URL } from '../lib/http/config.js';
+import { checkBaseURL, DEFAULT_BASE_URL, type ClientConfig } from '../lib/http/config.js';
 import { memoryEventLog } from '../lib/log/memory.js';
 import { redisEventLog } from '../lib/log/redis.js';
 import type { EventLog } from '../lib/log/types.js';
@@ -22,14 +22,14 @@ export interface GatewayCaller {
   readonly headers?: Readonly<Record<string, string>>;
 }
 
-export interface GatewayUpstream {
-  /** A base URL as in `OPENAI_BASE_URL`, including its `/v1`. Default `OPENAI_BASE_URL`, else `https://api.openai.com/v1`. */
-  readonly baseURL?: string;
-  /** The key used with a custom `authorize` that returns none (never with the default, which forwards the caller's). */
-  readonly apiKey?: string;
-  /** Injectable fetch (default: the global one). */
-  readonly fetch?: typeof fetch;
-}
+/**
+ * Where requests go: the fields of a {@link ClientConfig} that a gateway uses, meaning what they mean there
+ * (`fromEventLog`'s `upstream` is a whole ClientConfig). `baseURL` as in `OPENAI_BASE_URL`, with its `/v1`
+ * (default `OPENAI_BASE_URL`, else `https://api.openai.com/v1`); `apiKey` is used with a custom `authorize`
+ * that returns none (never with the default, which forwards the caller's); `fetch` defaults to the global one.
+ * Headers come per caller from `authorize`; the gateway's own `timeouts` stand for a client's idle timeout and signal.
+ */
+export type GatewayUpstream = Pick<ClientConfig, 'baseURL' | 'apiKey' | 'fetch'>;
 
 export interface GatewayLimits {
   /** Largest request body, in bytes; a larger one is a 413. Default 16 MiB. */
@@ -60,8 +60,8 @@ export interface GatewayTimeouts {
 }
 
 export interface GatewayOptions {
-  /** Where requests go: a base URL (string), or the upstream's options. */
-  readonly upstream?: string | GatewayUpstream;
+  /** Where requests go: `{ baseURL, apiKey?, fetch? }`, the same shape as `fromEventLog`'s `upstream`. Default `{}`. */
+  readonly upstream?: GatewayUpstream;
   /**
    * The event log streams are recorded in and resumed from: an {@link EventLog}, a `redis://` / `rediss://`
    * URL (a `redisEventLog` the gateway opens and closes), or `'memory'` (default: one process only).
@@ -132,7 +132,9 @@ function logOf(log: GatewayOptions['log']): { log: EventLog; owned: boolean } {
 const positive = (v: number | undefined, fallback: number): number => (v !== undefined && Number.isFinite(v) && v >= 0 ? v : fallback);
 
 export function resolveOptions(options: GatewayOptions): ResolvedGatewayOptions {
-  const upstream: GatewayUpstream = typeof options.upstream === 'string' ? { baseURL: options.upstream } : (options.upstream ?? {});
+  const upstream: GatewayUpstream = options.upstream ?? {};
+  // A URL string (the shape this option once had) would otherwise be read as `{}`: the default upstream, silently.
+  if (typeof upstream !== 'object' || upstream === null) throw new ConfigurationError('upstream', `expected { baseURL, apiKey?, fetch? }, got ${typeof upstream}`);
   const baseURL = checkBaseURL((upstream.baseURL ?? env('OPENAI_BASE_URL') ?? DEFAULT_BASE_URL).replace(/\/+$/, ''));
   const f = upstream.fetch ?? globalThis.fetch.bind(globalThis);
   const { log, owned } = logOf(options.log);

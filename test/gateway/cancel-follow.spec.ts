@@ -26,7 +26,7 @@ let a: string;
 let b: string;
 
 async function instance(): Promise<string> {
-  const g = createGateway({ upstream: provider.baseURL, log });
+  const g = createGateway({ upstream: { baseURL: provider.baseURL }, log });
   const s = await listen(g);
   gateways.push(g);
   servers.push(s);
@@ -131,7 +131,7 @@ it('a log that cannot give the response so far still ends the reader with the ca
   const inner = memoryEventLog();
   // The whole-stream read (what was generated, for the cancelled response) fails; paged reads work.
   const flaky = { ...inner, read: (s: Parameters<typeof inner.read>[0], after?: number, limit?: number) => (after === undefined && limit === undefined ? Promise.reject(new Error('read failed')) : inner.read(s, after, limit)) };
-  const g = createGateway({ upstream: provider.baseURL, log: flaky });
+  const g = createGateway({ upstream: { baseURL: provider.baseURL }, log: flaky });
   const s = await listen(g);
   try {
     const config: ResponsesStreamConfig = { baseURL: `http://127.0.0.1:${(s.address() as AddressInfo).port}/v1`, apiKey: 'sk-test-cancel-follow' };

@@ -24,7 +24,7 @@ let a: string;
 let b: string;
 
 async function instance(): Promise<string> {
-  const g = createGateway({ upstream: provider.baseURL, log });
+  const g = createGateway({ upstream: { baseURL: provider.baseURL }, log });
   const s = await listen(g);
   gateways.push(g);
   servers.push(s);

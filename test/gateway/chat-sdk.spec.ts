@@ -93,7 +93,7 @@ beforeAll(async () => {
   }
   upstream = await startTestServer({ transcripts: responses, chatFromResponses: false });
   chatProvider = await startTestServer({ transcripts: chats });
-  gateway = createGateway({ upstream: upstream.baseURL });
+  gateway = createGateway({ upstream: { baseURL: upstream.baseURL } });
   server = createServer(gateway);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   gatewayURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;

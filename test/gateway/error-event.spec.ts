@@ -45,7 +45,7 @@ describe("the final error event's missing id", () => {
         res.end(transcript.events.slice(after + 1).map((e) => e.raw).join(''));
       });
     });
-    gateway = createGateway({ upstream: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/v1`, leaseMs: 200 });
+    gateway = createGateway({ upstream: { baseURL: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/v1` }, leaseMs: 200 });
     gatewayServer = await listen(gateway);
     origin = `http://127.0.0.1:${(gatewayServer.address() as AddressInfo).port}`;
   });

@@ -158,7 +158,7 @@ describe('cancel across instances', () => {
 
 describe('createGateway({ log: "redis://…" }) in one process', () => {
   it('records to Redis, resumes from it (seen by another log client), and close() releases its connections', async () => {
-    const gateway = createGateway({ upstream: provider.baseURL, log: redis.url });
+    const gateway = createGateway({ upstream: { baseURL: provider.baseURL }, log: redis.url });
     const server = await listen(gateway);
     const baseURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
     try {
@@ -185,7 +185,7 @@ describe('createGateway({ log: "redis://…" }) in one process', () => {
 
 describe('a foreground response (no background) on two gateways sharing Redis', () => {
   it("a cancel on B ends A's live stream (its producer, fenced off in Redis, closes the upstream request) and answers it `cancelled`", async () => {
-    const [ga, gb] = [createGateway({ upstream: provider.baseURL, log: redis.url }), createGateway({ upstream: provider.baseURL, log: redis.url })];
+    const [ga, gb] = [createGateway({ upstream: { baseURL: provider.baseURL }, log: redis.url }), createGateway({ upstream: { baseURL: provider.baseURL }, log: redis.url })];
     const [sa, sb] = [await listen(ga), await listen(gb)];
     const url = (s: typeof sa) => `http://127.0.0.1:${(s.address() as AddressInfo).port}/v1`;
     const sdk = (baseURL: string) => new OpenAI({ apiKey: KEY, baseURL, maxRetries: 0, timeout: 60_000 });

@@ -17,7 +17,7 @@ export interface Harness {
 /** Starts the fake provider and a gateway in front of it (options override the defaults). */
 export async function startHarness(options: { provider?: FakeProviderOptions; gateway?: GatewayOptions } = {}): Promise<Harness> {
   const provider = await startFakeProvider(options.provider);
-  const gateway = createGateway({ upstream: provider.baseURL, ...options.gateway });
+  const gateway = createGateway({ upstream: { baseURL: provider.baseURL }, ...options.gateway });
   const server = await listen(gateway);
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {

@@ -22,7 +22,7 @@ const sent = transcript({ text: ['Hel', 'lo', ', ', 'world'] }).map((e) => {
 
 beforeAll(async () => {
   upstream = await startTestServer({ transcripts: { 'no-seq': sseOf(sent) }, chatFromResponses: false });
-  gateway = createGateway({ upstream: upstream.baseURL });
+  gateway = createGateway({ upstream: { baseURL: upstream.baseURL } });
   server = await listen(gateway);
   baseURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
 });

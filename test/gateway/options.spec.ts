@@ -44,3 +44,15 @@ it('an upstream given in the options wins over OPENAI_BASE_URL', async () => {
   process.env['OPENAI_BASE_URL'] = 'http://127.0.0.1:9/v1';
   expect(await upstreamURL({ baseURL: 'http://127.0.0.1:10/other/v1' })).toBe('http://127.0.0.1:10/other/v1/models?limit=2');
 });
+
+it('upstream is an object ({ baseURL, apiKey, fetch }, as fromEventLog takes): a URL string is refused, not read as the default upstream', () => {
+  process.env['OPENAI_BASE_URL'] = 'http://127.0.0.1:9/v1';
+  const loose = { upstream: 'http://127.0.0.1:10/v1' } as unknown as Parameters<typeof createGateway>[0];
+  let thrown: unknown;
+  try {
+    createGateway(loose).close();
+  } catch (e) {
+    thrown = e;
+  }
+  expect(thrown).toMatchObject({ name: 'ConfigurationError', message: 'upstream: expected { baseURL, apiKey?, fetch? }, got string' });
+});

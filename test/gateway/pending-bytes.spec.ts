@@ -74,7 +74,7 @@ it('a client that stops reading a live stream of 3-byte characters is ended once
 it('a chat client that stops reading a stream of 3-byte characters is ended once the bytes waiting pass maxPendingBytes', async () => {
   const BOUND = 100_000;
   const provider = await startFakeProvider({ answer: Array.from({ length: 3000 }, () => '€'.repeat(100)).join(' ') });
-  const options = resolveOptions({ upstream: provider.baseURL, limits: { maxPendingBytes: BOUND } });
+  const options = resolveOptions({ upstream: { baseURL: provider.baseURL }, limits: { maxPendingBytes: BOUND } });
   const producers = new Producers();
   const metrics = new GatewayMetrics(() => producers.size);
   const ctx: GatewayContext = { options, log: memoryEventLog(), producers, metrics, pumps: new Set() };

@@ -32,7 +32,7 @@ afterEach(async () => {
 
 /** Two gateways on one Redis as the ACL user, and an SDK client for each. */
 async function twoGateways(): Promise<{ a: OpenAI; b: OpenAI; close: () => Promise<void> }> {
-  const [ga, gb] = [createGateway({ upstream: provider.baseURL, log: url }), createGateway({ upstream: provider.baseURL, log: url })];
+  const [ga, gb] = [createGateway({ upstream: { baseURL: provider.baseURL }, log: url }), createGateway({ upstream: { baseURL: provider.baseURL }, log: url })];
   const [sa, sb] = [await listen(ga), await listen(gb)];
   const sdk = (s: typeof sa) => new OpenAI({ apiKey: KEY, baseURL: `http://127.0.0.1:${(s.address() as AddressInfo).port}/v1`, maxRetries: 0, timeout: 60_000 });
   return {

@@ -189,7 +189,7 @@ describe('errors', () => {
     const dead = await listen(() => undefined);
     const port = (dead.address() as AddressInfo).port;
     await closeServer(dead);
-    const h = await startHarness({ gateway: { upstream: `http://127.0.0.1:${port}/v1` } });
+    const h = await startHarness({ gateway: { upstream: { baseURL: `http://127.0.0.1:${port}/v1` } } });
     try {
       await expect(sdk(h.baseURL).responses.create({ model: 'fake-model', input: 'Hi', stream: true })).rejects.toMatchObject({ status: 502, code: 'bad_gateway' });
       await expect(sdk(h.baseURL).models.list()).rejects.toMatchObject({ status: 502 });
@@ -201,7 +201,7 @@ describe('errors', () => {
   it('an upstream that never answers: 504 after timeouts.upstream', async () => {
     const silent: Server = createServer(() => undefined);
     await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
-    const h = await startHarness({ gateway: { upstream: `http://127.0.0.1:${(silent.address() as AddressInfo).port}/v1`, timeouts: { upstream: 300 } } });
+    const h = await startHarness({ gateway: { upstream: { baseURL: `http://127.0.0.1:${(silent.address() as AddressInfo).port}/v1` }, timeouts: { upstream: 300 } } });
     try {
       await expect(sdk(h.baseURL).responses.create({ model: 'fake-model', input: 'Hi', stream: true })).rejects.toMatchObject({ status: 504 });
       await expect(sdk(h.baseURL).models.list()).rejects.toMatchObject({ status: 504 });

@@ -89,7 +89,7 @@ describe('non-streaming requests are forwarded as they are', () => {
         res.end(JSON.stringify(completion));
       });
     });
-    const g = await startHarness({ gateway: { upstream: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/v1` } });
+    const g = await startHarness({ gateway: { upstream: { baseURL: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/v1` } } });
     try {
       const c = new OpenAI({ apiKey: 'sk-test-user-one-0000', baseURL: g.baseURL, maxRetries: 0 });
       const { data, response } = await c.chat.completions

@@ -180,7 +180,7 @@ await provider.close();
 // docs/gateway.md
 {
 const gateway = createGateway({
-  upstream: 'https://api.openai.com/v1',     // default: OPENAI_BASE_URL, else the OpenAI API
+  upstream: { baseURL: 'https://api.openai.com/v1' },   // default: OPENAI_BASE_URL, else the OpenAI API
   log: process.env.REDIS_URL,                // an EventLog, a redis:// URL, or 'memory' (the default)
   background: true,                          // any instance can continue a stream after a crash
   limits: { maxBodyBytes: 16 << 20, maxConcurrentStreams: 10_000 },

@@ -168,7 +168,7 @@ describe('the gateway', () => {
     ['returns a caller whose owner getter throws', () => ({ get owner(): string { throw boom(); } })],
   ])('authorize that %s: an error status, the gateway serves on', async (_, authorize) => {
     let got: number[] = [];
-    expect(await escaped(async () => (got = await statuses((upstreamURL) => ({ upstream: upstreamURL, authorize }))))).toEqual([]);
+    expect(await escaped(async () => (got = await statuses((upstreamURL) => ({ upstream: { baseURL: upstreamURL }, authorize }))))).toEqual([]);
     for (const s of got) expect(s).toBeGreaterThanOrEqual(400);
   });
 
@@ -190,7 +190,7 @@ describe('the gateway', () => {
     try {
       let got: number[] = [];
       let metrics: GatewayMetricsSnapshot | undefined;
-      expect(await escaped(async () => (got = await statuses((upstreamURL) => ({ upstream: upstreamURL, log }), (g) => (metrics = g.metrics()))))).toEqual([]);
+      expect(await escaped(async () => (got = await statuses((upstreamURL) => ({ upstream: { baseURL: upstreamURL }, log }), (g) => (metrics = g.metrics()))))).toEqual([]);
       expect(got).toHaveLength(2);
       // Counted as a failure of the log, and nothing left "in flight" in /metrics.
       expect(metrics!.log.appendsInFlight).toBe(0);
