@@ -8,6 +8,7 @@ import type { EventLog } from '../lib/log/types.js';
 import { ConfigurationError } from '../lib/errors.js';
 import { checkAccessLog, type AccessLogOption } from './access-log.js';
 import { parsePassThrough, type PassThroughPattern } from './routes.js';
+import { DEFAULT_LEASE_MS, DEFAULT_NOT_FOUND_TIMEOUT_MS } from '../lib/log/defaults.js';
 
 /**
  * Who a request is, as `authorize` decides: `owner` scopes its streams in the log (another owner's stream is
@@ -53,9 +54,13 @@ export interface GatewayTimeouts {
   readonly idle?: number;
   /** Longest time to receive a request body, in ms; then 408. Default 30 000. */
   readonly body?: number;
-  /** A `: keep-alive` comment on an idle client stream every this many ms (proxies cut silent connections). Default 15 000; 0 turns it off. */
+  /**
+   * A `: keep-alive` comment on an idle client stream every this many ms (proxies cut silent connections). Default
+   * 15 000; 0 turns it off. Not the WebSocket's 30-s ping (`heartbeatInterval`): that one keeps the package's own
+   * connection to the provider alive, this one a browser's through proxies that cut at 30 to 60 s of silence.
+   */
   readonly heartbeat?: number;
-  /** How long a resume waits for a stream that has not reached the log yet, in ms; then 404. Default 2000. */
+  /** How long a resume waits for a stream that has not reached the log yet, in ms; then 404. Default 5000 (as fromEventLog's). */
   readonly notFound?: number;
 }
 
@@ -157,8 +162,8 @@ export function resolveOptions(options: GatewayOptions): ResolvedGatewayOptions 
     idleTimeout: t.idle,
     bodyTimeout: positive(t.body, 30_000),
     heartbeat: positive(t.heartbeat, 15_000),
-    notFoundTimeout: positive(t.notFound, 2000),
-    leaseMs: positive(options.leaseMs, 10_000),
+    notFoundTimeout: positive(t.notFound, DEFAULT_NOT_FOUND_TIMEOUT_MS),
+    leaseMs: positive(options.leaseMs, DEFAULT_LEASE_MS),
     passThrough,
     accessLog,
   };

@@ -9,6 +9,7 @@ import { lostError } from './lost.js';
 import { isTerminalEvent } from './scope.js';
 import type { EventLog, LogScope } from './types.js';
 import { asEventLogError, LogWriter, type LogWriterOptions } from './writer.js';
+import { DEFAULT_NOT_FOUND_TIMEOUT_MS } from './defaults.js';
 
 export interface FromEventLogOptions extends LogWriterOptions {
   /**
@@ -19,7 +20,7 @@ export interface FromEventLogOptions extends LogWriterOptions {
   readonly startingAfter?: number;
   /** The application's owner of the stream. Default `''`. */
   readonly owner?: string;
-  /** How long to wait for a stream that does not exist yet, in ms, before `EventLogError('not_found')`. Default 5000. */
+  /** How long to wait for a stream that does not exist yet, in ms, before `EventLogError('not_found')`. Default 5000 (as the gateway's). */
   readonly notFoundTimeout?: number;
   /**
    * Where to continue the stream when its producer's lease lapses before a terminal event: this reader takes
@@ -57,7 +58,7 @@ export function fromEventLog(log: EventLog, responseId: string, options: FromEve
   const invalid = checkCursor(options.startingAfter);
   if (invalid) return throwError(() => invalid);
   const scope: LogScope = { responseId, owner: options.owner };
-  const notFoundTimeout = options.notFoundTimeout ?? 5000;
+  const notFoundTimeout = options.notFoundTimeout ?? DEFAULT_NOT_FOUND_TIMEOUT_MS;
   const pageSize = Math.max(1, options.pageSize ?? 500);
   const pollMs = Math.max(1, options.pollMs ?? 1000);
   return new Observable<ResponseStreamEvent>((subscriber) => {

@@ -4,6 +4,7 @@ import { rawDataOf } from '../decode/raw-data.js';
 import type { ResponseStreamEvent } from '../events/responses.js';
 import { isTerminalEvent, scopeKey } from './scope.js';
 import type { EventLog, Lease, LogEnd, LogScope, LogState } from './types.js';
+import { DEFAULT_MAX_EVENTS, DEFAULT_MAX_STREAM_BYTES, DEFAULT_TTL_MS } from './defaults.js';
 
 export interface MemoryEventLogOptions {
   /** How long an ended stream (terminal event or cancel) is kept, in ms. Default 24 h. */
@@ -34,7 +35,6 @@ interface Stream {
   timerAt: number;
 }
 
-const DAY = 24 * 60 * 60 * 1000;
 /** setTimeout's longest delay: a longer one fires at once (TimeoutOverflowWarning). */
 const MAX_DELAY = 2 ** 31 - 1;
 const encoder = new TextEncoder();
@@ -57,10 +57,10 @@ const sizeOf = (e: ResponseStreamEvent): number => byteLength(rawDataOf(e) ?? JS
  * ```
  */
 export function memoryEventLog(options: MemoryEventLogOptions = {}): EventLog {
-  const ttlMs = options.ttlMs ?? DAY;
-  const liveTtlMs = options.liveTtlMs ?? DAY;
-  const maxEvents = options.maxEvents ?? 100_000;
-  const maxBytes = options.maxBytes ?? 64 * 1024 * 1024;
+  const ttlMs = options.ttlMs ?? DEFAULT_TTL_MS;
+  const liveTtlMs = options.liveTtlMs ?? DEFAULT_TTL_MS;
+  const maxEvents = options.maxEvents ?? DEFAULT_MAX_EVENTS;
+  const maxBytes = options.maxBytes ?? DEFAULT_MAX_STREAM_BYTES;
   const now = options.now ?? Date.now;
   const streams = new Map<string, Stream>();
   const waiters = new Map<string, Set<() => void>>();

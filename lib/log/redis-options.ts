@@ -1,3 +1,5 @@
+import { DEFAULT_MAX_EVENTS, DEFAULT_MAX_STREAM_BYTES, DEFAULT_TTL_MS } from './defaults.js';
+
 /**
  * An ioredis client, `Redis` or `Cluster`, as the log's options name it: by a few of its members rather than by
  * ioredis's own types, so that the package's declarations need no ioredis (an optional peer dependency) in a
@@ -70,7 +72,6 @@ export interface RedisLogSettings {
   readonly warn: (message: string) => void;
 }
 
-const DAY = 24 * 60 * 60 * 1000;
 const DEFAULT_PREFIX = 'openai-rx:log:';
 
 /** The settings of `options`; throws a `TypeError` for a `keyPrefix` with braces. */
@@ -79,10 +80,10 @@ export function redisLogSettings(options: RedisEventLogOptions): RedisLogSetting
   if (/[{}]/.test(keyPrefix)) throw new TypeError('redisEventLog: keyPrefix must not contain { or } (the keys carry their own hash tag)');
   return {
     keyPrefix,
-    ttlMs: Math.max(1, Math.round(options.ttlMs ?? DAY)),
-    liveTtlMs: Math.max(1, Math.round(options.liveTtlMs ?? DAY)),
-    maxEvents: options.maxEvents ?? 100_000,
-    maxBytes: options.maxBytes ?? 64 * 1024 * 1024,
+    ttlMs: Math.max(1, Math.round(options.ttlMs ?? DEFAULT_TTL_MS)),
+    liveTtlMs: Math.max(1, Math.round(options.liveTtlMs ?? DEFAULT_TTL_MS)),
+    maxEvents: options.maxEvents ?? DEFAULT_MAX_EVENTS,
+    maxBytes: options.maxBytes ?? DEFAULT_MAX_STREAM_BYTES,
     timeoutMs: options.commandTimeoutMs ?? 5000,
     retryBudgetMs: Math.max(0, options.retryBudgetMs ?? 20_000),
     replicas: Math.max(0, Math.floor(options.replicas ?? 0)),

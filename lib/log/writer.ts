@@ -2,6 +2,7 @@ import { asapScheduler, asyncScheduler, type SchedulerLike, type Subscription } 
 import { EventLogError } from '../errors.js';
 import type { ResponseStreamEvent } from '../events/responses.js';
 import type { EventLog, Lease, LogScope } from './types.js';
+import { DEFAULT_LEASE_MS } from './defaults.js';
 
 /** How a leased writer batches, bounds and keeps its lease: shared by `persistTo` and `fromEventLog`'s takeover. */
 export interface LogWriterOptions {
@@ -92,7 +93,7 @@ export class LogWriter {
     options: LogWriterOptions,
     private readonly onError: (e: EventLogError) => void,
   ) {
-    this.leaseMs = options.leaseMs ?? 10_000;
+    this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
     this.maxBatchDelay = options.maxBatchDelay;
     this.maxBatchSize = Math.max(1, options.maxBatchSize ?? 500);
     this.maxPending = options.maxPending ?? 10_000;

@@ -13,12 +13,14 @@ import { nodeWebSocket } from './socket-impl.js';
 import { checkSocketURL, responsesSocketURL } from './socket-url.js';
 import { checkClientEvent } from './validate.js';
 import type { ConnectionState, NodeWebSocketLike, SocketEvent, WebSocketConstructorLike, WebSocketLike } from './types.js';
+import { DEFAULT_MAX_EVENT_SIZE } from '../sse/scanner.js';
 
 export type { ResponsesSocket, ResponsesSocketConfig } from './socket-api.js';
 export { responsesSocketURL } from './socket-url.js';
 
 const CONNECTION_LIMIT = 'websocket_connection_limit_reached';
-const DEFAULT_MAX_FRAME_SIZE = 128 * 1024 * 1024;
+// One frame is one event: the same bound as the SSE decoder's largest event (a 64 MiB image event fits).
+const DEFAULT_MAX_FRAME_SIZE = DEFAULT_MAX_EVENT_SIZE;
 /** `ws`'s code for a frame over `maxPayload`. */
 const WS_TOO_BIG = 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH';
 const reasonText = new TextDecoder();
