@@ -2,8 +2,8 @@
 export { runAgent, type RunAgentOptions, type AgentStreamEvent } from './run-agent.js';
 export { defineTool, type Tool, type ToolContext, type ToolReturn, type ArgumentsCheck, type Checked, type CodecToolOptions, type SchemaToolOptions, type FunctionToolDefinition } from './define-tool.js';
 export { strictSchemaViolations, STRICT_LIMITS } from './strict-schema.js';
-export { toJsonSchema, argumentsFor, withDescription, DescribedType, UnsupportedCodecError, type JsonSchema, type JsonSchemaOptions } from './json-schema.js';
-export { httpTransport, socketTransport, type TurnTransport, type TurnContext } from './turn.js';
+export { toJsonSchema, withDescription, UnsupportedCodecError, type DescribedType, type JsonSchema, type JsonSchemaOptions } from './json-schema.js';
+export type { TurnTransport, TurnContext } from './turn.js';
 export type { ApprovalContext, ClientToolHandlers, ShellCommandOutput, ApplyPatchResult, ComputerScreenshot } from './handlers.js';
 export { MaxTurnsError, AgentConfigError, ClientToolError } from './errors.js';
 export {

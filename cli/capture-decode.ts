@@ -1,9 +1,10 @@
 // One response of a capture decoded into Responses events, and how its stream ended.
 import type { Observable } from 'rxjs';
 import {
-  DecodeError, fromChatChunks, fromChatCompletionsSSE, fromResponsesSSE, ResponseStreamError, ResponseStreamTracker, StreamInterruptedError,
+  DecodeError, fromChatChunks, fromChatCompletionsSSE, fromResponsesSSE, ResponseStreamError, StreamInterruptedError,
   type ResponseStreamEvent,
 } from '../index.js';
+import { ResponseStreamTracker } from '../lib/codecs.js';
 import type { Capture, CaptureSegment } from './capture.js';
 
 /** How one response's stream ended. */

@@ -15,7 +15,7 @@
  */
 export { createGateway, type Gateway } from './handler.js';
 export type { GatewayCaller, GatewayLimits, GatewayOptions, GatewayTimeouts, GatewayUpstream } from './options.js';
-export { GatewayHttpError, invalidRequest, isGatewayHttpError, type GatewayErrorStatus, type OpenAIErrorBody } from './errors.js';
+export { GatewayHttpError, type GatewayErrorStatus, type OpenAIErrorBody } from './errors.js';
 export type { GatewayMetricsSnapshot } from './metrics.js';
 export type { AccessLogEntry, AccessLogOption } from './access-log.js';
 export { ownerOf } from './auth.js';

@@ -21,8 +21,22 @@
  * @packageDocumentation
  * @module openai-rx/testing
  */
-export * from './http-server.js';
-export * from './transcripts.js';
-export * from './ws-server.js';
-export * from './fake-provider.js';
-export * from './scripted-provider.js';
+// Every name is listed (test/package/exports.spec.ts pins the lists); the servers' helpers stay inside.
+export {
+  startTestServer,
+  type TestServer, type TestServerOptions, type Fault, type RecordedRequest, type RecordedConnection, type CloseOutcome, type TestRoute,
+} from './http-server.js';
+export {
+  textTranscript, responsesTranscript, chatTranscript, parseTranscript,
+  type TextTranscriptOptions, type TranscriptEventInput, type TranscriptEvent, type ParsedTranscript,
+} from './transcripts.js';
+export {
+  startResponsesWebSocketServer,
+  type ResponsesWebSocketServer, type ResponsesWebSocketServerOptions, type ResponsePlan, type WebSocketResponseFault,
+  type WebSocketResponseRecord, type WebSocketServerCounters, type WebSocketServerFaults,
+} from './ws-server.js';
+export { startFakeProvider, FAKE_ANSWER, type FakeProvider, type FakeProviderOptions, type FakeResponse } from './fake-provider.js';
+export {
+  startScriptedProvider,
+  type ScriptedProvider, type ScriptedProviderOptions, type ScriptedCall, type ScriptedReply, type ScriptedRequest,
+} from './scripted-provider.js';

@@ -1,7 +1,8 @@
 // io-ts → JSON Schema: the derived schemas equal the expected ones, every one passes OpenAI's strict-mode rules,
 // and the same codec decodes what a strict model sends (null for an absent optional property).
 import * as t from 'io-ts';
-import { argumentsFor, defineTool, strictSchemaViolations, toJsonSchema, UnsupportedCodecError, withDescription, type JsonSchema } from '../../agent/index';
+import { argumentsFor } from '../../agent/json-schema';
+import { defineTool, strictSchemaViolations, toJsonSchema, UnsupportedCodecError, withDescription, type JsonSchema } from '../../agent/index';
 import { optional, struct } from '../../lib/events/codec';
 
 const obj = (properties: Record<string, JsonSchema>, extra: Record<string, unknown> = {}): JsonSchema => ({

@@ -1,5 +1,6 @@
+import { createSSEScanner } from '../../lib/codecs';
 import {
-  createSSEScanner, DecodeError, fromChatCompletionsSSE, fromResponsesSSE, ResponseStreamError, StreamInterruptedError,
+  DecodeError, fromChatCompletionsSSE, fromResponsesSSE, ResponseStreamError, StreamInterruptedError,
   accumulateText, type ChatCompletionChunk,
 } from '../../index';
 import { lastValueFrom, toArray } from 'rxjs';

@@ -1,6 +1,7 @@
 import { createParser } from 'eventsource-parser';
+import { createSSEScanner } from '../../lib/codecs';
 import {
-  createSSEScanner, DecodeError, fromChatCompletionsSSE, fromResponsesSSE, StreamInterruptedError,
+  DecodeError, fromChatCompletionsSSE, fromResponsesSSE, StreamInterruptedError,
 } from '../../index';
 import { cutAt, readable, run, utf8 } from '../decode/sources';
 

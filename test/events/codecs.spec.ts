@@ -1,4 +1,5 @@
-import { ChatCompletionChunk, DecodeError, ResponsesClientEvent, responseEventCodecs, serverEventTable, type ResponseStreamEventType } from '../../index';
+import { DecodeError, type ResponseStreamEventType } from '../../index';
+import { ChatCompletionChunk, ResponsesClientEvent, responseEventCodecs, serverEventTable } from '../../lib/codecs';
 import { decodeTyped } from '../../lib/events/decode';
 import { responseEventTable } from '../../lib/events/responses';
 import { decodeChunk } from '../../lib/decode/chat-sse';

@@ -1,7 +1,6 @@
 // Shared by the package tests: the repo root, a built dist/ (built once when missing), and `npm pack` run
 // locally (no network, no lifecycle scripts: dist/ is built here first).
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 
@@ -16,10 +15,12 @@ export function npm(args: string[], cwd = ROOT): Promise<{ stdout: string; stder
     : run('npm', args, { cwd, maxBuffer: 64 * 1024 * 1024 });
 }
 
-/** Builds dist/ unless it is there (scripts/build.mjs replaces it in one step, so a concurrent reader never sees half of it). */
+/**
+ * Builds dist/ when it is missing or older than its sources (`--if-stale`: a dist/ built before an entry changed
+ * would test the old package). scripts/build.mjs replaces it in one step, so a concurrent reader never sees half of it.
+ */
 export async function ensureBuilt(): Promise<void> {
-  if (existsSync(join(ROOT, 'dist', 'esm', 'index.d.ts')) && existsSync(join(ROOT, 'dist', 'cjs', 'index.d.ts')) && existsSync(join(ROOT, 'dist', 'cjs', 'package.json'))) return;
-  await run(process.execPath, [join(ROOT, 'scripts', 'build.mjs')], { cwd: ROOT, maxBuffer: 64 * 1024 * 1024 });
+  await run(process.execPath, [join(ROOT, 'scripts', 'build.mjs'), '--if-stale'], { cwd: ROOT, maxBuffer: 64 * 1024 * 1024 });
 }
 
 export interface PackedFile {

@@ -1,6 +1,6 @@
 // The package's types as users' projects see them, under every `moduleResolution` they have: a small
-// consumer project per mode imports `openai-rx`, `openai-rx/operators`, `openai-rx/testing` and `openai-rx/gateway`
-// (and `openai-rx/angular` where Angular can be imported: ES module projects and bundlers), with the package
+// consumer project per mode imports `openai-rx`, `openai-rx/operators`, `openai-rx/codecs`, `openai-rx/testing` and
+// `openai-rx/gateway` (and `openai-rx/angular` where Angular can be imported: ES module projects and bundlers), with the package
 // installed from its own `npm pack` tarball (extracted into the project's node_modules, no network) and only its
 // declared dependencies and peers (plus @types/node) linked from this repo's node_modules, then type-checked with
 // the repo's TypeScript (`tsc --noEmit`, skipLibCheck off so that the package's own declarations are checked too).
@@ -13,7 +13,8 @@ import { ensureBuilt, pack, ROOT, run } from './helpers';
 
 /** The consumer's code, the same in every mode. `@ts-expect-error` lines prove the types are real, not `any`. */
 const CONSUMER = `
-import { fromResponsesSSE, streamResponse, isEventType, type ClientConfig, type ResponseStreamEvent } from 'openai-rx';
+import { fromResponsesSSE, streamResponse, isEventType, type ClientConfig, type ResponseStreamEvent, type ResponseTextDeltaEvent } from 'openai-rx';
+import { ResponseStreamTracker, ResponseTextDeltaEvent as TextDeltaCodec } from 'openai-rx/codecs';
 import { accumulateResponse, collectToolCalls, ofType, outputText, type ToolCall } from 'openai-rx/operators';
 import { startTestServer, textTranscript, type TestServer } from 'openai-rx/testing';
 import { createGateway, type Gateway } from 'openai-rx/gateway';
@@ -25,6 +26,11 @@ export const deltas$: Observable<string> = events$.pipe(ofType('response.output_
 export const text$: Observable<string> = events$.pipe(outputText());
 export const calls$: Observable<ToolCall> = events$.pipe(collectToolCalls());
 export const ids$: Observable<string | undefined> = fromResponsesSSE('data: {}\\n\\n').pipe(map((e) => (isEventType(e, 'response.created') ? e.response.id : undefined)));
+
+// The root's event type is its codec's type; the codec itself is in openai-rx/codecs only.
+export const deltaOf = (u: unknown): string | undefined => (TextDeltaCodec.is(u) ? u.delta : undefined);
+export const sameType: (e: ResponseTextDeltaEvent) => TextDeltaCodec = (e) => e;
+export const tracker = new ResponseStreamTracker({ sequence: 'strict' });
 
 export async function itemCount(): Promise<number> {
   const final = await lastValueFrom(events$.pipe(accumulateResponse()));
@@ -47,6 +53,9 @@ export const wrong$: Observable<number> = events$.pipe(outputText());
 // @ts-expect-error: no such export
 import { notAnExport } from 'openai-rx/operators';
 export { notAnExport };
+// @ts-expect-error: the root exports the event types, not their codecs
+import { responseEventTable } from 'openai-rx';
+export { responseEventTable };
 `;
 
 interface Mode {
@@ -179,7 +188,7 @@ describe('the package type-checks in a consumer project', () => {
     // Resolved to the installed package's declarations (not its .ts sources, nor the repo itself).
     // An ES module project (and a bundler's `import`) reads the ES declarations; everything else the CommonJS ones.
     const half = mode.type === 'module' || mode.moduleResolution === 'bundler' ? 'esm' : 'cjs';
-    const specs = ['openai-rx', 'openai-rx/operators', 'openai-rx/testing', 'openai-rx/gateway', ...(mode.angular ? ['openai-rx/angular'] : [])];
+    const specs = ['openai-rx', 'openai-rx/operators', 'openai-rx/codecs', 'openai-rx/testing', 'openai-rx/gateway', ...(mode.angular ? ['openai-rx/angular'] : [])];
     for (const spec of specs) {
       const line = result.out.split('\n').find((l) => l.startsWith(`======== Module name '${spec}' was successfully resolved to`));
       expect(line).toMatch(new RegExp(`node_modules/openai-rx/dist/${half}/.*\\.d\\.ts'`));

@@ -6,8 +6,10 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { concat, lastValueFrom, of, toArray } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
+import { DEFAULT_MAX_EVENT_SIZE, DEFAULT_MAX_LINE_LENGTH } from '../../lib/codecs';
+import { DEFAULT_BASE_URL } from '../../lib/http/config';
 import {
-  DEFAULT_BASE_URL, DEFAULT_MAX_EVENT_SIZE, DEFAULT_MAX_LINE_LENGTH, exponentialBackoff, fromResponsesSSE, HTTPError, IdleTimeoutError, LimitExceededError,
+  exponentialBackoff, fromResponsesSSE, HTTPError, IdleTimeoutError, LimitExceededError,
   NetworkError, resumeFrom, streamResponse, StreamInterruptedError, type ResponseStreamEvent,
 } from '../../index.js';
 import { assertMarbles } from '../helpers/marbles';

@@ -4,7 +4,8 @@
 import { lastValueFrom, toArray } from 'rxjs';
 import { responseIdOf } from '../../lib/events/guards';
 import { connectResponsesSocket, HTTPError, streamResponse } from '../../index';
-import { responsesTranscript, scriptedEvents, startScriptedProvider, textTranscript, type ScriptedProvider } from '../../testing/index';
+import { scriptedEvents } from '../../testing/scripted-events';
+import { responsesTranscript, startScriptedProvider, textTranscript, type ScriptedProvider } from '../../testing/index';
 
 const recorded = textTranscript({ responseId: 'resp_recorded', deltas: ['Hel', 'lo', '!'] });
 const withCall = responsesTranscript(
