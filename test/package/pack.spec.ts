@@ -97,10 +97,15 @@ describe('npm pack', () => {
     for (const s of ['pretest', 'prestart', 'pretest:browser']) expect(pkg.scripts[s]).toBe('node scripts/build.mjs --if-stale');
   });
 
-  test('dependency ranges: runtime ones shareable (^), rxjs a ^7.8.0 peer, @angular/core an optional peer, dev ones exact', () => {
-    expect(pkg.peerDependencies).toEqual({ rxjs: '^7.8.0', '@angular/core': '^20.0.0 || ^21.0.0 || ^22.0.0' });
-    // Only openai-rx/angular needs Angular: nobody else must be made to install it.
-    expect((pkg as unknown as { peerDependenciesMeta?: unknown }).peerDependenciesMeta).toEqual({ '@angular/core': { optional: true } });
+  test('dependency ranges: runtime ones shareable (^), rxjs a ^7.8.0 peer, @angular/core, ioredis and ws optional peers, dev ones exact', () => {
+    expect(pkg.peerDependencies).toEqual({ rxjs: '^7.8.0', '@angular/core': '^20.0.0 || ^21.0.0 || ^22.0.0', ioredis: '^5.11.1', ws: '^8.23.0' });
+    // Only openai-rx/angular needs Angular, only the Redis log ioredis, only WebSocket mode on Node ws (each loaded
+    // where used): nobody else must be made to install them, a browser or Angular app installs no server package.
+    expect((pkg as unknown as { peerDependenciesMeta?: unknown }).peerDependenciesMeta).toEqual({
+      '@angular/core': { optional: true }, ioredis: { optional: true }, ws: { optional: true },
+    });
+    // The optional peers' dev versions (what the tests run against) are in their ranges' majors.
+    for (const name of ['ioredis', 'ws']) expect(pkg.devDependencies[name]?.split('.')[0]).toBe(pkg.peerDependencies[name]?.replace(/^\^/, '').split('.')[0]);
     for (const [name, range] of Object.entries(pkg.dependencies)) expect(`${name}@${range}`).toMatch(/@\^\d+\.\d+\.\d+$/);
     for (const [name, range] of Object.entries(pkg.devDependencies)) expect(`${name}@${range}`).toMatch(/@\d+\.\d+\.\d+$/);
     const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, { version?: string; dependencies?: Record<string, string>; peerDependencies?: Record<string, string> }> };
