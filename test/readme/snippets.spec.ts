@@ -14,6 +14,7 @@ const FILES = ['README.md', ...readdirSync(join(root, 'docs')).filter((f) => f.e
 const SOURCES: Record<string, readonly string[]> = {
   'openai-rx': ['../../index.js', '../../operators/index.js'],
   'openai-rx/operators': ['../../operators/index.js'],
+  'openai-rx/codecs': ['../../lib/codecs.js'],
   'openai-rx/gateway': ['../../gateway/index.js'],
   'openai-rx/testing': ['../../testing/index.js'],
   'openai-rx/angular': ['../../angular/index.js'],
