@@ -1,7 +1,9 @@
 // Shared by the package tests: the repo root, a built dist/ (built once when missing), and `npm pack` run
 // locally (no network, no lifecycle scripts: dist/ is built here first).
 import { execFile } from 'node:child_process';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, mkdtempSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, parse } from 'node:path';
 import { promisify } from 'node:util';
 
 export const ROOT = join(__dirname, '..', '..');
@@ -44,4 +46,39 @@ export async function pack(options: { dryRun: true } | { destination: string }):
   const [result] = JSON.parse(stdout) as PackResult[];
   if (!result) throw new Error(`npm pack printed no result: ${stdout}`);
   return result;
+}
+
+/** The ancestors of `dir` (itself excluded) that hold a node_modules. */
+export function helpedBy(dir: string): string[] {
+  const found: string[] = [];
+  for (let d = dirname(dir); ; d = dirname(d)) {
+    if (existsSync(join(d, 'node_modules'))) found.push(join(d, 'node_modules'));
+    if (d === parse(d).root) return found;
+  }
+}
+
+/**
+ * A new folder under the first of the temporary directories whose ancestors hold no node_modules: TypeScript
+ * (node_modules/@types) and Node look in every ancestor, and a consumer project must be checked alone.
+ */
+export function cleanWorkDir(prefix: string): string {
+  const bases = [tmpdir(), '/var/tmp', '/tmp'];
+  for (const base of bases) {
+    if (!existsSync(base) || existsSync(join(base, 'node_modules')) || helpedBy(base).length > 0) continue;
+    return mkdtempSync(join(base, prefix));
+  }
+  throw new Error(`every temporary directory (${bases.join(', ')}) has a node_modules in it or above it: the consumer projects would not be checked alone`);
+}
+
+/**
+ * Installs the package into `modules` (a consumer's node_modules) from its tarball (a copy, not a link: a
+ * linked package would find its dependencies from where the link points), and links `names` from this repo.
+ */
+export async function installPacked(tarball: string, modules: string, names: readonly string[]): Promise<void> {
+  mkdirSync(join(modules, 'openai-rx'), { recursive: true });
+  await run('tar', ['-xzf', tarball, '-C', join(modules, 'openai-rx'), '--strip-components=1']);
+  for (const name of names) {
+    mkdirSync(dirname(join(modules, name)), { recursive: true });
+    symlinkSync(join(ROOT, 'node_modules', name), join(modules, name), 'dir');
+  }
 }

@@ -6,10 +6,9 @@
 // the repo's TypeScript (`tsc --noEmit`, skipLibCheck off so that the package's own declarations are checked too).
 // Nothing outside the project may help: TypeScript looks for node_modules/@types in every ancestor directory, so
 // the project lives where no ancestor holds a node_modules, and its typeRoots name its own folder only.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join, parse } from 'node:path';
-import { ensureBuilt, pack, ROOT, run } from './helpers';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { cleanWorkDir, ensureBuilt, helpedBy, installPacked, pack, ROOT, run } from './helpers';
 
 /** The consumer's code, the same in every mode. `@ts-expect-error` lines prove the types are real, not `any`. */
 const CONSUMER = `
@@ -87,30 +86,11 @@ const MODES: readonly Mode[] = [
   { name: 'bundler', module: 'esnext', moduleResolution: 'bundler', angular: true },
 ];
 
-/** The ancestors of `dir` (itself excluded) that hold a node_modules. */
-function helpedBy(dir: string): string[] {
-  const found: string[] = [];
-  for (let d = dirname(dir); ; d = dirname(d)) {
-    if (existsSync(join(d, 'node_modules'))) found.push(join(d, 'node_modules'));
-    if (d === parse(d).root) return found;
-  }
-}
-
-/** A new folder under the first of the temporary directories whose ancestors hold no node_modules. */
-function cleanWorkDir(): string {
-  const bases = [tmpdir(), '/var/tmp', '/tmp'];
-  for (const base of bases) {
-    if (!existsSync(base) || existsSync(join(base, 'node_modules')) || helpedBy(base).length > 0) continue;
-    return mkdtempSync(join(base, 'openai-rx-resolution-'));
-  }
-  throw new Error(`every temporary directory (${bases.join(', ')}) has a node_modules in it or above it: the consumer projects would not be checked alone`);
-}
-
 let work: string;
 let tarball: string;
 beforeAll(async () => {
   await ensureBuilt();
-  work = cleanWorkDir();
+  work = cleanWorkDir('openai-rx-resolution-');
   tarball = join(work, (await pack({ destination: work })).filename);
 }, 240_000);
 
@@ -120,17 +100,10 @@ afterAll(() => {
 
 /** A consumer project in `dir`: the installed package, its dependencies and @types/node, a tsconfig for `mode`. */
 async function project(mode: Mode, dir: string): Promise<void> {
-  const modules = join(dir, 'node_modules');
-  // A copy, not a link: a linked package would find its dependencies from where the link points.
-  mkdirSync(join(modules, 'openai-rx'), { recursive: true });
-  await run('tar', ['-xzf', tarball, '-C', join(modules, 'openai-rx'), '--strip-components=1']);
   const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string>; peerDependencies: Record<string, string> };
   // Peers the mode cannot import (Angular in a CommonJS project) stay out, as in such a user's project.
   const peers = Object.keys(pkg.peerDependencies).filter((name) => mode.angular || !name.startsWith('@angular/'));
-  for (const name of [...Object.keys(pkg.dependencies), ...peers, '@types/node']) {
-    mkdirSync(dirname(join(modules, name)), { recursive: true });
-    symlinkSync(join(ROOT, 'node_modules', name), join(modules, name), 'dir');
-  }
+  await installPacked(tarball, join(dir, 'node_modules'), [...Object.keys(pkg.dependencies), ...peers, '@types/node']);
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'consumer', private: true, ...(mode.type && { type: mode.type }) }, null, 2));
   writeFileSync(
     join(dir, 'tsconfig.json'),
