@@ -41,6 +41,9 @@ export type { SSELimits } from './lib/sse/scanner.js';
 export type { StreamSource } from './lib/sse/source.js';
 export type { ValidateMode } from './lib/events/decode.js';
 
+// The warm-up objects kept between streams, for speed (docs/performance.md)
+export { configure, type ConfigureOptions } from './lib/warmup.js';
+
 // WebSocket mode
 export {
   connectResponsesSocket, streamResponseOverSocket,

@@ -1,5 +1,6 @@
 import { Observable, type OperatorFunction, type Subscription } from 'rxjs';
 import type { ResponseStreamEvent } from '../lib/events/responses.js';
+import { keepWarm } from '../lib/warmup.js';
 import { TextAccumulation } from './internal/text-accumulation.js';
 import { WantedKinds } from './internal/text-kinds.js';
 
@@ -78,19 +79,24 @@ export function accumulateText(options: AccumulateTextOptions = {}): OperatorFun
   const k = options.kind ?? 'output_text';
   const kinds: readonly TextKind[] = k === 'all' ? TEXT_KINDS : typeof k === 'string' ? [k] : k;
   const wanted = new WantedKinds(kinds.includes('output_text'), kinds.includes('refusal'), kinds.includes('reasoning_text'), kinds.includes('reasoning_summary_text'));
-  return (source) => new Observable<TextSnapshot>((subscriber) => source.subscribe(new TextAccumulation(subscriber, wanted)));
+  return (source) =>
+    new Observable<TextSnapshot>((subscriber) => {
+      keepWarm('accumulateText', textShapes);
+      return source.subscribe(new TextAccumulation(subscriber, wanted));
+    });
 }
 
 /**
- * @internal One accumulation kept open (on a source that sent one empty delta and never ends) for the life of
- * the module: the hidden classes (maps) of what a subscription is made of (its RxJS subscribers, the
- * accumulation, its ItemBook, a part) then survive a full GC while no stream is open, and so does the optimised
- * code that checks for them (V8 drops code whose embedded maps are collected; see `responsesShapes`). Nothing of
- * a user's stream is kept.
+ * One accumulation kept open (on a source that sent one empty delta and never ends) once the first one starts,
+ * unless warm-ups are off (lib/warmup.ts): the hidden classes (maps) of what a subscription is made of (its RxJS
+ * subscribers, the accumulation, its ItemBook, a part) then survive a full GC while no stream is open, and so
+ * does the optimised code that checks for them (V8 drops code whose embedded maps are collected). Nothing of a
+ * user's stream is kept.
  */
-export const textShapes: Subscription = new Observable<ResponseStreamEvent>((s) => {
-  s.next({ type: 'response.output_item.added', output_index: 0, sequence_number: 0, item: { type: 'message', id: '', role: 'assistant', status: 'in_progress', content: [] } } as unknown as ResponseStreamEvent);
-  s.next({ type: 'response.output_text.delta', output_index: 0, content_index: 0, item_id: '', delta: '', sequence_number: 1, logprobs: [] } as unknown as ResponseStreamEvent);
-})
-  .pipe(accumulateText())
-  .subscribe({ next: () => undefined, error: () => undefined, complete: () => undefined });
+const textShapes = (): Subscription =>
+  new Observable<ResponseStreamEvent>((s) => {
+    s.next({ type: 'response.output_item.added', output_index: 0, sequence_number: 0, item: { type: 'message', id: '', role: 'assistant', status: 'in_progress', content: [] } } as unknown as ResponseStreamEvent);
+    s.next({ type: 'response.output_text.delta', output_index: 0, content_index: 0, item_id: '', delta: '', sequence_number: 1, logprobs: [] } as unknown as ResponseStreamEvent);
+  })
+    .pipe(accumulateText())
+    .subscribe({ next: () => undefined, error: () => undefined, complete: () => undefined });

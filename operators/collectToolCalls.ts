@@ -4,6 +4,7 @@ import type {
   McpCall, ResponseCustomToolCall, ResponseFunctionToolCall, ShellCall, ToolSearchCall, WebSearchCall,
 } from '../lib/events/items.js';
 import type { ResponseStreamEvent } from '../lib/events/responses.js';
+import { keepWarm } from '../lib/warmup.js';
 import { grow } from './internal/grow.js';
 import { ItemBook } from './internal/items.js';
 import { build, CLIENT_TYPES, HOSTED_TYPES, type CallState } from './internal/tool-call-build.js';
@@ -125,7 +126,11 @@ export interface CollectToolCallsOptions {
  */
 export function collectToolCalls(options: CollectToolCallsOptions = {}): OperatorFunction<ResponseStreamEvent, ToolCall> {
   const wanted = new WantedCalls(options.partial === true, options.hosted === true, options.incomplete === true);
-  return (source) => new Observable<ToolCall>((subscriber) => source.subscribe(new ToolCallCollection(subscriber, wanted)));
+  return (source) =>
+    new Observable<ToolCall>((subscriber) => {
+      keepWarm('collectToolCalls', toolCallShapes);
+      return source.subscribe(new ToolCallCollection(subscriber, wanted));
+    });
 }
 
 /** What one `collectToolCalls(options)` emits. */
@@ -291,14 +296,16 @@ class ToolCallCollection {
 }
 
 /**
- * @internal One collection kept open (on a source that opened one function call, sent it an empty delta and never
- * ends) for the life of the module: the hidden classes (maps) of what a subscription is made of (its RxJS
- * subscribers, the collection, its ItemBook, a call's state) then survive a full GC while no stream is open, and
- * so does the optimised code that checks for them (see `textShapes`). Nothing of a user's stream is kept.
+ * One collection kept open (on a source that opened one function call, sent it an empty delta and never ends)
+ * once the first one starts, unless warm-ups are off (lib/warmup.ts): the hidden classes (maps) of what a
+ * subscription is made of (its RxJS subscribers, the collection, its ItemBook, a call's state) then survive a
+ * full GC while no stream is open, and so does the optimised code that checks for them (see `textShapes`).
+ * Nothing of a user's stream is kept.
  */
-export const toolCallShapes: Subscription = new Observable<ResponseStreamEvent>((s) => {
-  s.next({ type: 'response.output_item.added', output_index: 0, sequence_number: 0, item: { type: 'function_call', id: '', call_id: '', name: '', arguments: '', status: 'in_progress' } } as unknown as ResponseStreamEvent);
-  s.next({ type: 'response.function_call_arguments.delta', output_index: 0, item_id: '', delta: '', sequence_number: 1 } as unknown as ResponseStreamEvent);
-})
-  .pipe(collectToolCalls())
-  .subscribe({ next: () => undefined, error: () => undefined, complete: () => undefined });
+const toolCallShapes = (): Subscription =>
+  new Observable<ResponseStreamEvent>((s) => {
+    s.next({ type: 'response.output_item.added', output_index: 0, sequence_number: 0, item: { type: 'function_call', id: '', call_id: '', name: '', arguments: '', status: 'in_progress' } } as unknown as ResponseStreamEvent);
+    s.next({ type: 'response.function_call_arguments.delta', output_index: 0, item_id: '', delta: '', sequence_number: 1 } as unknown as ResponseStreamEvent);
+  })
+    .pipe(collectToolCalls())
+    .subscribe({ next: () => undefined, error: () => undefined, complete: () => undefined });

@@ -1,4 +1,5 @@
 import { Observable, Subscriber, Subscription, type OperatorFunction } from 'rxjs';
+import { keepWarm } from '../lib/warmup.js';
 
 /**
  * Runs several operators over one stream in a single pass and merges what they emit: each event is
@@ -21,6 +22,7 @@ import { Observable, Subscriber, Subscription, type OperatorFunction } from 'rxj
 export function fanOut<T, R extends readonly unknown[]>(...branches: { readonly [K in keyof R]: OperatorFunction<T, R[K]> }): OperatorFunction<T, R[number]> {
   return (source) =>
     new Observable<R[number]>((subscriber) => {
+      keepWarm('fanOut', fanOutShapes);
       const fan = new FanOut<T, R[number]>(subscriber, branches.length);
       const subscription = new Subscription();
       for (const branch of branches as ReadonlyArray<OperatorFunction<T, R[number]>>) {
@@ -119,10 +121,12 @@ class FanOutBranch<T, O> extends Subscriber<O> {
 }
 
 /**
- * @internal One fanOut kept open (on a source that never sends anything, with one branch) for the life of the
- * module: the hidden classes (maps) of the fanOut, its branch observer and their RxJS subscribers then survive a
- * full GC while no stream is open, and so does the optimised code that checks for them (see `textShapes`).
+ * One fanOut kept open (on a source that never sends anything, with one branch) once the first one starts, unless
+ * warm-ups are off (lib/warmup.ts): the hidden classes (maps) of the fanOut, its branch observer and their RxJS
+ * subscribers then survive a full GC while no stream is open, and so does the optimised code that checks for
+ * them (see `textShapes`).
  */
-export const fanOutShapes: Subscription = new Observable<unknown>(() => undefined)
-  .pipe(fanOut((s: Observable<unknown>) => s))
-  .subscribe({ next: () => undefined, error: () => undefined, complete: () => undefined });
+const fanOutShapes = (): Subscription =>
+  new Observable<unknown>(() => undefined)
+    .pipe(fanOut((s: Observable<unknown>) => s))
+    .subscribe({ next: () => undefined, error: () => undefined, complete: () => undefined });

@@ -6,6 +6,7 @@ import type { SSELimits } from '../sse/scanner.js';
 import { textOf, textOfChunks, type BodyEnd, type StreamSource } from '../sse/source.js';
 import { decodeBody, isConnectionFailure, type BodyDecoder, type ValueSink } from './body.js';
 import { NOT_JSON, providerError, type ProviderErrorEvent } from './provider-error.js';
+import { keepWarm } from '../warmup.js';
 
 export interface ChatCompletionsSSEOptions extends SSELimits {
   /** `'strict'` (default) checks each chunk against the `chat.completion.chunk` codec; `'off'` skips it. */
@@ -63,6 +64,7 @@ function chatFromText(text: Observable<string | BodyEnd>, options: ChatCompletio
 }
 
 function chatDecoder(options: ChatCompletionsSSEOptions): BodyDecoder<ChatCompletionChunk> {
+  keepWarm('chat decoding', chatShapes);
   return new ChatDecoder(options.validate ?? 'strict', options.requireDone !== false);
 }
 
@@ -116,9 +118,10 @@ class ChatDecoder implements BodyDecoder<ChatCompletionChunk> {
   }
 }
 
-/** @internal One decoding kept open for the life of the module (see `responsesShapes`). */
-export const chatShapes: Subscription = new Observable<string>(() => undefined).pipe(decodeChatCompletionsSSE()).subscribe({
-  next: () => undefined,
-  error: () => undefined,
-  complete: () => undefined,
-});
+/** One decoding kept open once the first one starts, unless warm-ups are off (see `responsesShapes`). */
+const chatShapes = (): Subscription =>
+  new Observable<string>(() => undefined).pipe(decodeChatCompletionsSSE()).subscribe({
+    next: () => undefined,
+    error: () => undefined,
+    complete: () => undefined,
+  });

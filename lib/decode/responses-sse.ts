@@ -8,6 +8,7 @@ import { decodeBody, isConnectionFailure, type BodyDecoder, type ValueSink } fro
 import { NOT_JSON, providerError } from './provider-error.js';
 import { keepRawData } from './raw-data.js';
 import { ResponseStreamTracker, type SequenceOptions } from './tracker.js';
+import { keepWarm } from '../warmup.js';
 
 export interface ResponsesSSEOptions extends SSELimits, SequenceOptions {
   /** `'strict'` (default) checks every documented event against its codec; `'off'` skips codecs for speed. */
@@ -65,6 +66,7 @@ function responsesFromText(text: Observable<string | BodyEnd>, options: Response
 }
 
 function responsesDecoder(options: ResponsesSSEOptions): BodyDecoder<ResponseStreamEvent> {
+  keepWarm('responses decoding', responsesShapes);
   return new ResponsesDecoder(options.validate ?? 'strict', new ResponseStreamTracker(options), options.keepRawData === true);
 }
 
@@ -113,13 +115,14 @@ class ResponsesDecoder implements BodyDecoder<ResponseStreamEvent> {
 }
 
 /**
- * @internal One decoding kept open (on a body that never sends anything) for the life of the module: the hidden
- * classes (maps) of what a stream is made of (its RxJS subscribers, the decoding, the scanner, the decoder, the
- * tracker) then survive a full GC while no stream is open, and so does the optimised code that checks for them
- * (V8 drops code whose embedded maps are collected). Nothing of a user's stream is kept.
+ * One decoding kept open (on a body that never sends anything) once the first one starts, unless warm-ups are off
+ * (lib/warmup.ts): the hidden classes (maps) of what a stream is made of (its RxJS subscribers, the decoding, the
+ * scanner, the decoder, the tracker) then survive a full GC while no stream is open, and so does the optimised
+ * code that checks for them (V8 drops code whose embedded maps are collected). Nothing of a user's stream is kept.
  */
-export const responsesShapes: Subscription = new Observable<string>(() => undefined).pipe(decodeResponsesSSE()).subscribe({
-  next: () => undefined,
-  error: () => undefined,
-  complete: () => undefined,
-});
+const responsesShapes = (): Subscription =>
+  new Observable<string>(() => undefined).pipe(decodeResponsesSSE()).subscribe({
+    next: () => undefined,
+    error: () => undefined,
+    complete: () => undefined,
+  });

@@ -10,7 +10,9 @@
 // One skeleton per event type (and type of the item or part it carries) keeps the maps alive: the first such
 // event, parsed again from a copy with the same keys in the same order (nested objects too, an array by one
 // element of each `type` in it) and every string emptied, every number made 0 or 0.5 (the same
-// representation), so nothing of a user's stream is kept.
+// representation), so nothing of a user's stream is kept. The skeletons are one of the warm-up objects
+// (lib/warmup.ts): none is kept when warm-ups are off, and turning them off lets go of those kept.
+import { keepWarm } from '../warmup.js';
 
 /** The most event types kept (a stream sends a few dozen; a hostile one cannot grow this further). */
 const MAX_TYPES = 256;
@@ -21,13 +23,14 @@ const MAX_KEYS = 64;
 /** The most elements of one array copied (one per distinct `type`). */
 const MAX_ELEMENTS = 8;
 
-const kept = new Map<string, unknown>();
+const newSkeletons = (): Map<string, unknown> => new Map<string, unknown>();
 
 /** Keeps the shape of `event` (a freshly parsed JSON object) unless one of its kind is already kept. */
 export function keepShape(type: string, event: Readonly<Record<string, unknown>>): void {
   const inner = typeOf(event['item']) ?? typeOf(event['part']);
   const key = inner === undefined ? type : `${type} ${inner}`;
-  if (kept.has(key) || kept.size >= MAX_TYPES) return;
+  const kept = keepWarm('event skeletons', newSkeletons);
+  if (kept === undefined || kept.has(key) || kept.size >= MAX_TYPES) return;
   kept.set(key, JSON.parse(skeleton(event, 0)));
 }
 
@@ -76,5 +79,5 @@ function elements(list: readonly unknown[], depth: number): string {
 
 /** @internal The kept skeletons, by event type (and item or part type): for tests. */
 export function keptShapes(): ReadonlyMap<string, unknown> {
-  return kept;
+  return keepWarm('event skeletons', newSkeletons) ?? new Map<string, unknown>();
 }

@@ -1,6 +1,7 @@
 import { Subscriber } from 'rxjs';
 import { isErrorType, isTerminalType } from '../events/guards.js';
 import { redactError, redactValue, type Secrets } from '../redact.js';
+import { keepWarm } from '../warmup.js';
 
 /**
  * Passes a stream's decoded events on: notes the terminal one (from then on the end of the subscription is no
@@ -46,14 +47,20 @@ export class EventRelay<T> extends Subscriber<T> {
 }
 
 /**
- * @internal One relay that has been through a whole stream (a terminal event, the end, the unsubscribe), kept for
- * the life of the module: the hidden class of the relays, with each field's value kinds already widened, then
- * survives a full GC, and code that inlined `_next` is not deoptimised again mid-stream by a fresh class whose
- * fields are narrowed anew. It holds no user data.
+ * One relay that has been through a whole stream (a terminal event, the end, the unsubscribe), kept once the
+ * first relay is made, unless warm-ups are off (lib/warmup.ts): the hidden class of the relays, with each
+ * field's value kinds already widened, then survives a full GC, and code that inlined `_next` is not
+ * deoptimised again mid-stream by a fresh class whose fields are narrowed anew. It holds no user data.
  */
-export const relayShape: unknown = (() => {
+function relayShape(): EventRelay<unknown> {
   const r = new EventRelay<unknown>(new Subscriber<unknown>(), []);
   r.next({ type: 'response.completed' });
   r.complete();
   return r;
-})();
+}
+
+/** A relay of `out`'s events (see EventRelay). */
+export function relayTo<T>(out: Subscriber<T>, secrets: Secrets): EventRelay<T> {
+  keepWarm('event relay', relayShape);
+  return new EventRelay(out, secrets);
+}

@@ -3,7 +3,7 @@ import { AbortedError, HTTPError, IdleTimeoutError, NetworkError, NotAnEventStre
 import { redactError, redactThenCut, type Secrets } from '../redact.js';
 import { handOverBody } from '../sse/source.js';
 import { configSecrets, resolveConfig, type ClientConfig } from './config.js';
-import { EventRelay } from './event-relay.js';
+import { relayTo, type EventRelay } from './event-relay.js';
 
 /** The most of an error body (or of a 2xx body that is not an event stream) ever read, in bytes. */
 export const MAX_ERROR_BODY = 64 * 1024;
@@ -99,7 +99,7 @@ function fetchStream<T>(
           return;
         }
         if (res.body) handOverBody(res.body, (reader) => (closed ? release(reader) : void (parked = reader)));
-        relay = new EventRelay(subscriber, secrets);
+        relay = relayTo(subscriber, secrets);
         decode(res).subscribe(relay);
       })
       .catch((e: unknown) => {
