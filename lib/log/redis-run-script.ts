@@ -9,17 +9,10 @@ export type RunScript = (script: string, scope: LogScope, args: (string | number
 
 // Each script's SHA-1, computed here (Web Crypto: Node 20+ and browsers) rather than asked of Redis with
 // SCRIPT LOAD: one command fewer for the log's ACL user to be granted.
-const digests = new Map<string, Promise<string>>();
-const shaOf = (script: string): Promise<string> => {
-  let sha = digests.get(script);
-  if (sha === undefined) {
-    sha = globalThis.crypto.subtle
-      .digest('SHA-1', new TextEncoder().encode(script))
-      .then((d) => Array.from(new Uint8Array(d), (b) => b.toString(16).padStart(2, '0')).join(''));
-    digests.set(script, sha);
-  }
-  return sha;
-};
+const shaOf = (script: string): Promise<string> =>
+  globalThis.crypto.subtle
+    .digest('SHA-1', new TextEncoder().encode(script))
+    .then((d) => Array.from(new Uint8Array(d), (b) => b.toString(16).padStart(2, '0')).join(''));
 
 /**
  * Runs scripts by their SHA (EVALSHA), sending one whole (EVAL, which caches it in Redis) on its first use

@@ -36,30 +36,37 @@ export interface SenderHooks {
   readonly first?: (client: Redis | Cluster) => void;
 }
 
-// Each script's SHA-1, computed here (Web Crypto) rather than asked of Redis: no SCRIPT LOAD for the ACL user.
-// Until it is known, a script goes whole (EVAL).
-const digests = new Map<string, string>();
-const computing = new Set<string>();
-function shaOf(script: string): string | undefined {
-  const known = digests.get(script);
-  if (known !== undefined || computing.has(script)) return known;
-  computing.add(script);
-  void globalThis.crypto.subtle.digest('SHA-1', new TextEncoder().encode(script)).then((d) => {
-    digests.set(script, Array.from(new Uint8Array(d), (b) => b.toString(16).padStart(2, '0')).join(''));
-  });
-  return undefined;
+/**
+ * Each script's SHA-1, computed here (Web Crypto) rather than asked of Redis: no SCRIPT LOAD for the ACL user.
+ * Until it is known, a script goes whole (EVAL). One per log, not per module: nothing of the package is kept
+ * between logs (each log's first call of a script is an EVAL anyway, by which time its SHA is known).
+ */
+class ScriptNames {
+  private readonly digests = new Map<string, string>();
+  private readonly computing = new Set<string>();
+  private readonly ids = new Map<string, number>();
+
+  sha(script: string): string | undefined {
+    const known = this.digests.get(script);
+    if (known !== undefined || this.computing.has(script)) return known;
+    this.computing.add(script);
+    void globalThis.crypto.subtle.digest('SHA-1', new TextEncoder().encode(script)).then((d) => {
+      this.digests.set(script, Array.from(new Uint8Array(d), (b) => b.toString(16).padStart(2, '0')).join(''));
+    });
+    return undefined;
+  }
+
+  /** A short name of each script, for the set of what each node has cached. */
+  id(script: string): number {
+    let id = this.ids.get(script);
+    if (id === undefined) this.ids.set(script, (id = this.ids.size));
+    return id;
+  }
 }
-/** A short name of each script, for the set of what each node has cached. */
-const ids = new Map<string, number>();
-const idOf = (script: string): number => {
-  let id = ids.get(script);
-  if (id === undefined) ids.set(script, (id = ids.size));
-  return id;
-};
 
 interface Queued {
   readonly call: ScriptCall;
-  /** `idOf(call.script)`. */
+  /** `names.id(call.script)`. */
   readonly id: number;
   readonly resolve: (v: unknown) => void;
   readonly reject: (e: unknown) => void;
@@ -74,6 +81,7 @@ export function scriptSender(conn: RedisConnections, settings: RedisLogSettings,
   const { replicas, replicaTimeoutMs, retryBudgetMs } = settings;
   /** `<node> <id>`: the scripts an EVAL of this log has cached on each node (the calls after it go by SHA). */
   const loaded = new Set<string>();
+  const names = new ScriptNames();
   let known: Redis | Cluster | undefined;
   let told = false;
   const waits = (call: ScriptCall): boolean => call.durable && replicas > 0;
@@ -82,7 +90,7 @@ export function scriptSender(conn: RedisConnections, settings: RedisLogSettings,
   const evalOn = (target: Redis | ReturnType<Cluster['pipeline']>, node: string, q: Queued, whole: boolean): unknown => {
     const { script, keys, args } = q.call;
     const id = `${node} ${q.id}`;
-    const sha = shaOf(script);
+    const sha = names.sha(script);
     if (!whole && sha !== undefined && loaded.has(id)) return target.evalsha(sha, keys.length, ...keys, ...args);
     loaded.add(id); // ordered on this connection: the calls written after it find the script
     return target.eval(script, keys.length, ...keys, ...args);
@@ -184,7 +192,7 @@ export function scriptSender(conn: RedisConnections, settings: RedisLogSettings,
   return async (call, scope) => {
     conn.ensureOpen(scope);
     const c = known ?? (known = await conn.timed(conn.client(), scope));
-    const id = idOf(call.script);
+    const id = names.id(call.script);
     const attempt = (): Promise<unknown> => once(c, call, id, scope);
     let r: unknown;
     try {
