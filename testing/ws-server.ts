@@ -3,7 +3,8 @@
 // and 32-lane limits, steering with a successor, `generate: false` warm-up, recorded transcripts, faults and
 // counters. Node only: it imports `ws` statically.
 import type { IncomingHttpHeaders } from 'node:http';
-import { WebSocketServer } from 'ws';
+import type { WebSocketServer as WsServer } from 'ws';
+import { loadPeer } from '../lib/peer.js';
 import { transcriptEvents } from './transcript-events.js';
 import { frame, resp, textEvents, withFaults, type RawFrame } from './ws-server-frames.js';
 import type { Conn, MutableRecord, Run } from './ws-server-conn.js';
@@ -18,6 +19,8 @@ const STREAM_ID = /^[A-Za-z0-9_.-]{1,256}$/;
 
 /** Starts the server on 127.0.0.1 and a random port. */
 export async function startResponsesWebSocketServer(options: ResponsesWebSocketServerOptions = {}): Promise<ResponsesWebSocketServer> {
+  // ws is an optional peer: loaded here, so that openai-rx/testing's SSE servers work without it.
+  const { WebSocketServer } = (await loadPeer('ws', 'startResponsesWebSocketServer')) as { WebSocketServer: typeof WsServer };
   const maxInFlight = options.maxInFlight ?? 16;
   const maxLanes = options.maxLanes ?? 32;
   const faults = options.faults ?? {};

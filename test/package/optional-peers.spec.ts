@@ -5,7 +5,7 @@
 //   with skipLibCheck off (their declarations name neither package) and load, as ES modules and as CommonJS;
 // - streamResponse streams from a loopback server;
 // - opening a WebSocket (Node 20: no global one) and using a Redis log fail then, with an error naming the
-//   package to install.
+//   package to install; so does starting openai-rx/testing's WebSocket server (its SSE servers need no ws).
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { textTranscript } from '../../testing/transcripts';
@@ -32,6 +32,7 @@ const KINDS: readonly Kind[] = [
 const CONSUMER = `
 import { connectResponsesSocket, EventLogError, MissingPeerDependencyError, redisEventLog, streamResponse, type ClientConfig, type RedisEventLogOptions, type ResponsesSocket } from 'openai-rx';
 import { ofType, outputText } from 'openai-rx/operators';
+import { startResponsesWebSocketServer, startTestServer, type ResponsesWebSocketServer, type TestServer } from 'openai-rx/testing';
 import { map, type Observable } from 'rxjs';
 __EXTRA__
 const config: ClientConfig = { baseURL: 'http://127.0.0.1:9/v1', apiKey: 'sk-test' };
@@ -40,6 +41,7 @@ export const deltas$: Observable<string> = streamResponse({ model: 'gpt-5.4-nano
 const options: RedisEventLogOptions = { url: 'redis://127.0.0.1:9', keyPrefix: 'app:' };
 export const log = () => redisEventLog(options);
 export const socket = (): ResponsesSocket => connectResponsesSocket({ url: 'ws://127.0.0.1:9/v1/responses' });
+export const servers = (): [Promise<TestServer>, Promise<ResponsesWebSocketServer>] => [startTestServer({ transcripts: {} }), startResponsesWebSocketServer()];
 export const named = (e: unknown): string | undefined => (e instanceof MissingPeerDependencyError ? e.packageName : e instanceof EventLogError ? e.reason : undefined);
 // @ts-expect-error: a client is an ioredis Redis or Cluster, not any object
 export const wrong: RedisEventLogOptions = { client: { status: 'ready' } };
@@ -81,12 +83,15 @@ const run = async () => {
     const log = root.redisEventLog({ url: 'redis://127.0.0.1:' + port });
     const redis = await log.state({ responseId: 'resp_1' }).then(() => undefined, (e) => e);
     await log.close();
+    const testing = ${load(q('openai-rx/testing'))};
+    const wsServer = await testing.startResponsesWebSocketServer().then(async (s) => { await s.close(); return undefined; }, (e) => e);
     console.log(JSON.stringify({
       loaded,
       text: events.map((e) => e.delta).join(''),
       requests,
       socketState: socket.state,
       ws: ws && { name: ws.name, packageName: ws.packageName, message: ws.message, typed: ws instanceof root.MissingPeerDependencyError },
+      wsServer: wsServer && { name: wsServer.name, packageName: wsServer.packageName, message: wsServer.message },
       redis: redis && { name: redis.name, reason: redis.reason, retryable: redis.retryable, message: redis.message, typed: redis instanceof root.EventLogError, cause: redis.cause instanceof root.MissingPeerDependencyError && redis.cause.packageName },
     }));
   } finally {
@@ -184,6 +189,11 @@ describe('without the optional peers ws and ioredis', () => {
       packageName: 'ws',
       message: "connectResponsesSocket needs the optional peer dependency 'ws' (this Node has no global WebSocket): npm install ws",
       typed: true,
+    });
+    expect(report['wsServer']).toEqual({
+      name: 'MissingPeerDependencyError',
+      packageName: 'ws',
+      message: "startResponsesWebSocketServer needs the optional peer dependency 'ws': npm install ws",
     });
     expect(report['redis']).toEqual({
       name: 'EventLogError',
