@@ -19,7 +19,7 @@ export interface CallEnvironment {
   readonly tools: ReadonlyMap<string, Tool<unknown, unknown>>;
   readonly handlers: ClientToolHandlers;
   readonly approve: ((call: AgentCall, context: ApprovalContext) => ToolReturn<boolean>) | undefined;
-  readonly toolTimeout: number | undefined;
+  readonly toolTimeoutMs: number | undefined;
   readonly secrets: Secrets;
 }
 
@@ -197,7 +197,7 @@ function prepare(env: CallEnvironment, call: AgentCall): Prepared {
     }
     if (!checked.ok) return { steps: failed(call, 'invalid_arguments', `the arguments of ${call.name} are invalid: ${forModel(checked.error, env.secrets)}`) };
     const decoded: AgentCall = { ...call, args: checked.value };
-    const runnable = running(env, decoded, tool.timeout ?? env.toolTimeout, (ctx) => tool.execute(checked.value, ctx), (r) => tool.checkResult(r));
+    const runnable = running(env, decoded, tool.timeoutMs ?? env.toolTimeoutMs, (ctx) => tool.execute(checked.value, ctx), (r) => tool.checkResult(r));
     let needs: boolean;
     try {
       needs = tool.needsApproval(checked.value, decoded);
@@ -210,7 +210,7 @@ function prepare(env: CallEnvironment, call: AgentCall): Prepared {
   const type = call.type.replace(/_call$/, '') as keyof ClientToolHandlers;
   const handler = (Object.prototype.hasOwnProperty.call(env.handlers, type) ? env.handlers[type] : undefined) as ((item: never, ctx: ToolContext) => ToolReturn<unknown>) | undefined;
   if (!handler) return { steps: failed(call, 'unknown_tool', `no handler runs ${call.type} items here`) };
-  return { runnable: running(env, call, env.toolTimeout, (ctx) => handler(call.item as never, ctx), () => undefined), needsApproval: false };
+  return { runnable: running(env, call, env.toolTimeoutMs, (ctx) => handler(call.item as never, ctx), () => undefined), needsApproval: false };
 }
 
 function running(env: CallEnvironment, call: AgentCall, ms: number | undefined, run: (ctx: ToolContext) => ToolReturn<unknown>, check: (r: unknown) => string | undefined): Runnable {

@@ -38,8 +38,8 @@ interface ToolOptionsBase<A, R> {
   readonly strict?: boolean;
   /** Ask `options.approve(call)` before running (always, or when this returns true for the arguments). */
   readonly needsApproval?: boolean | ((args: A, call: AgentCall) => boolean);
-  /** How long one call may run (ms); overrides `runAgent`'s `toolTimeout`. */
-  readonly timeout?: number;
+  /** How long one call may run (ms); overrides `runAgent`'s `toolTimeoutMs`. */
+  readonly timeoutMs?: number;
   /** Runs the call. Strings go to the model as they are, other values as JSON. */
   execute(args: A, context: ToolContext): ToolReturn<R>;
 }
@@ -65,7 +65,7 @@ export interface Tool<A = unknown, R = unknown> {
   readonly description: string | undefined;
   readonly parameters: JsonSchema;
   readonly strict: boolean;
-  readonly timeout: number | undefined;
+  readonly timeoutMs: number | undefined;
   /** The `tools` entry of the request. */
   definition(name: string): FunctionToolDefinition;
   /** Checks the parsed JSON of a call's `arguments`. */
@@ -123,7 +123,7 @@ export function defineTool(options: CodecToolOptions<t.Mixed, unknown> | SchemaT
     description: options.description,
     parameters,
     strict,
-    timeout: options.timeout,
+    timeoutMs: options.timeoutMs,
     definition: (name) => ({ type: 'function', name, ...(options.description !== undefined ? { description: options.description } : {}), parameters, strict }),
     check: (json) => (codec ? decodeWith(codec, argumentsFor(codec, json)) : checkWith(checkArguments, json)),
     checkResult: (value) => {

@@ -29,7 +29,7 @@ export type ToolFailureReason =
   | 'invalid_arguments' // the argument string is not JSON, or does not decode with the tool's parameters
   | 'tool_error' // execute threw, rejected or errored
   | 'invalid_result' // the result is undefined, not JSON-serializable, or fails the tool's `result` codec
-  | 'timeout' // no result within `toolTimeout` (its signal was aborted)
+  | 'timeout' // no result within `toolTimeoutMs` (its signal was aborted)
   | 'refused'; // approval was refused
 
 /** `agent.approval.requested`: a call waits for `options.approve(call)`. */

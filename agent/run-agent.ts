@@ -41,7 +41,7 @@ export interface RunAgentOptions {
   /** Calls running at once (default 4). Their outputs are always sent in the order of the calls. */
   readonly parallel?: number;
   /** How long a call may run (ms) before its signal is aborted and the model told it timed out. Off by default. */
-  readonly toolTimeout?: number;
+  readonly toolTimeoutMs?: number;
   /**
    * Show the run as one response (see `OneResponseView`): the opening events of turns after the first and the
    * terminal events of turns before the last are left out, `output_index` and `sequence_number` continue across
@@ -115,7 +115,7 @@ export function runAgent(request: ResponseCreateParams, options: RunAgentOptions
   return defer(() => {
     const maxTurns = positiveInteger('maxTurns', options.maxTurns, 10);
     const parallel = positiveInteger('parallel', options.parallel, 4);
-    if (options.toolTimeout !== undefined && !(options.toolTimeout > 0)) throw new AgentConfigError('toolTimeout', `expected a number of ms > 0, got ${String(options.toolTimeout)}`);
+    if (options.toolTimeoutMs !== undefined && !(options.toolTimeoutMs > 0)) throw new AgentConfigError('toolTimeoutMs', `expected a number of ms > 0, got ${String(options.toolTimeoutMs)}`);
     if (options.resume && (options.socket || options.transport)) {
       throw new AgentConfigError('resume', `HTTP turns only (config); with ${options.transport ? 'a transport of your own, put resumeFrom in it' : 'a socket, continue after an error as docs/agents.md says'}`);
     }
@@ -123,7 +123,7 @@ export function runAgent(request: ResponseCreateParams, options: RunAgentOptions
     const transport = options.transport
       ?? (options.socket ? socketTransport(options.socket, options.streamId ?? `agent-${Date.now().toString(36)}-${(lanes++).toString(36)}`)
         : httpTransport(options.config, autoResumeOf(options.resume)));
-    const env: CallEnvironment = { tools, handlers: options.handlers ?? {}, approve: options.approve, toolTimeout: options.toolTimeout, secrets: configSecrets(options.config) };
+    const env: CallEnvironment = { tools, handlers: options.handlers ?? {}, approve: options.approve, toolTimeoutMs: options.toolTimeoutMs, secrets: configSecrets(options.config) };
 
     const stored = request['store'] !== false;
     const inConversation = request['conversation'] !== undefined && request['conversation'] !== null;

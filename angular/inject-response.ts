@@ -26,7 +26,7 @@ export interface InjectResponseOptions<I = string> {
   readonly fetch?: typeof fetch;
   /**
    * Resume after a dropped connection, from the last event received (through `resumeFrom`): `true` for the
-   * defaults, or resumeFrom's options (attempts, delay, which errors count) and a `reconnect`. The default
+   * defaults, or resumeFrom's options (attempts, delayMs, which errors count) and a `reconnect`. The default
    * reconnect, with `baseURL`, is `GET {baseURL}/responses/{id}?stream=true&starting_after=N`, as the gateway
    * serves. Off by default.
    */
@@ -109,11 +109,11 @@ export function injectResponse<I = string>(options: InjectResponseOptions<I>): R
       return;
     }
     if (resume && reconnect) {
-      const delayOption = resume.delay ?? exponentialBackoff();
+      const delayOption = resume.delayMs ?? exponentialBackoff();
       events$ = events$.pipe(
         resumeFrom(reconnect, {
           ...resume,
-          delay: (attempt, error) => {
+          delayMs: (attempt, error) => {
             reconnecting.set(true);
             return typeof delayOption === 'number' ? delayOption : delayOption(attempt, error);
           },

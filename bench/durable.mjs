@@ -144,7 +144,7 @@ async function child() {
   };
   await base.state({ responseId: 'warm' }); // connect, load nothing
   const subjects = ids.map(() => new Subject());
-  const options = { maxBatchDelay: job.maxBatchDelay, maxPending: 1_000_000 };
+  const options = { maxBatchDelayMs: job.maxBatchDelayMs, maxPending: 1_000_000 };
   const done = lastValueFrom(merge(...subjects.map((s) => s.pipe(rx.persistTo(log, options)))).pipe(rxCount()));
   process.send({ ready: true });
   await new Promise((r) => process.once('message', r));
@@ -332,7 +332,7 @@ export async function measure(rx, url, job, hooks = {}) {
       await log.state({ responseId: 'warm' });
       let subscription;
       reading = new Promise((resolve, reject) => {
-        subscription = merge(...ids.map((id, i) => rx.fromEventLog(log, id, { notFoundTimeout: 60_000 }).pipe(tap((e) => onEvent(e, i))))).subscribe({
+        subscription = merge(...ids.map((id, i) => rx.fromEventLog(log, id, { notFoundTimeoutMs: 60_000 }).pipe(tap((e) => onEvent(e, i))))).subscribe({
           error: (e) => reject(new Error(`a reader failed: ${e?.message ?? e}`)),
           complete: () => resolve(nowMs()),
         });
@@ -418,9 +418,9 @@ async function main() {
   try {
     for (const streams of STREAMS) {
       const jobs = [
-        { design: 'durable', mode: 'throughput', streams, events: size(streams, 'throughput'), window: WINDOW, maxBatchDelay: BATCH_DELAY },
+        { design: 'durable', mode: 'throughput', streams, events: size(streams, 'throughput'), window: WINDOW, maxBatchDelayMs: BATCH_DELAY },
         { design: 'pubsub', mode: 'throughput', streams, events: size(streams, 'throughput') },
-        { design: 'durable', mode: 'latency', streams, events: size(streams, 'latency'), rate: streams === 1 ? RATE1 : RATE, window: WINDOW, maxBatchDelay: BATCH_DELAY },
+        { design: 'durable', mode: 'latency', streams, events: size(streams, 'latency'), rate: streams === 1 ? RATE1 : RATE, window: WINDOW, maxBatchDelayMs: BATCH_DELAY },
         { design: 'pubsub', mode: 'latency', streams, events: size(streams, 'latency'), rate: streams === 1 ? RATE1 : RATE },
       ];
       for (const job of jobs.filter((j) => RUNS_ON.includes(j.design === 'pubsub' && j.mode === 'throughput' ? 'pubsub' : j.mode))) {
@@ -444,7 +444,7 @@ async function main() {
   }
   const widths = table[0].map((_, c) => Math.max(...table.map((row) => row[c].length)));
   const line = (row) => row.map((c, i) => (i >= 3 ? c.padStart(widths[i]) : c.padEnd(widths[i]))).join('  ');
-  console.log(`\nDurable streams end to end (${cpus().length} cores, ${cpus()[0]?.model ?? '?'}, load ${loadavg().map((x) => x.toFixed(1)).join(' ')}; redis-server on this machine; persistTo maxBatchDelay ${BATCH_DELAY === undefined ? 'default (end of turn)' : `${BATCH_DELAY} ms`})\n`);
+  console.log(`\nDurable streams end to end (${cpus().length} cores, ${cpus()[0]?.model ?? '?'}, load ${loadavg().map((x) => x.toFixed(1)).join(' ')}; redis-server on this machine; persistTo maxBatchDelayMs ${BATCH_DELAY === undefined ? 'default (end of turn)' : `${BATCH_DELAY} ms`})\n`);
   console.log(line(table[0]));
   console.log(widths.map((w) => '-'.repeat(w)).join('  '));
   for (const row of table.slice(1)) console.log(line(row));

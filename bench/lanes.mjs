@@ -17,7 +17,7 @@ function startWsServer() {
 const expectedText = (n) => Array.from({ length: n }, (_, i) => `d${i} `).join('');
 
 async function runLanes(rx, url, lanes, deltas, validate) {
-  const socket = rx.connectResponsesSocket({ url, apiKey: 'bench', validate, heartbeatInterval: 0 });
+  const socket = rx.connectResponsesSocket({ url, apiKey: 'bench', validate, heartbeatMs: 0 });
   try {
     const requests = Array.from({ length: lanes }, (_, i) => ({
       type: 'response.create', stream_id: `lane-${i}`, model: 'gpt-5.4-nano', input: 'bench', metadata: { loopback_deltas: String(deltas) },

@@ -18,7 +18,7 @@ function deltas(size) {
   return out;
 }
 
-/** Each delta 1 ms after the previous one (a fast model), smoothText at its defaults (10 ms, 250 ms maxLag). */
+/** Each delta 1 ms after the previous one (a fast model), smoothText at its defaults (10 ms, 250 ms maxLagMs). */
 function run(events, chunking, form) {
   const scheduler = new VirtualTimeScheduler();
   // One delta per ms, each scheduling the next (a queue of all of them would cost the scheduler, not smoothText).

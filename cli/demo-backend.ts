@@ -46,10 +46,10 @@ function countingFetch(counter: { bytes: number }): typeof fetch {
 }
 
 /** The embedded loopback servers (HTTP and WebSocket) serving the embedded transcripts, the background response cut. */
-export async function offlineBackend(chunkDelay: number, counter: { bytes: number }): Promise<Backend & { server: TestServer; ws: ResponsesWebSocketServer }> {
+export async function offlineBackend(chunkDelayMs: number, counter: { bytes: number }): Promise<Backend & { server: TestServer; ws: ResponsesWebSocketServer }> {
   const server = await startTestServer({
     transcripts: { ...embeddedTranscripts(), 'demo-durable': demoDurable() },
-    chunkDelay,
+    chunkDelayMs,
     // The first request for the background response is cut half-way through an event.
     faults: (r) => (r.route === 'responses.create' && (r.body as { model?: unknown } | undefined)?.model === 'demo-background' ? { type: 'drop', afterEvents: DROP_AFTER } : undefined),
   });

@@ -81,7 +81,7 @@ export async function durableStep(ctx: DurableContext): Promise<{ value: Durable
     const responseId = await new Promise<string>((resolve, reject) => {
       producer = streamResponse({ model: ctx.model, input: 'What is a durable stream?', background: true, store: true }, ctx.http)
         // One event per append, so that the drop comes right after the DURABLE_DROP_AFTER-th.
-        .pipe(persistTo(crashing, { leaseMs: DURABLE_LEASE_MS, maxBatchDelay: 0, maxBatchSize: 1 }))
+        .pipe(persistTo(crashing, { leaseMs: DURABLE_LEASE_MS, maxBatchDelayMs: 0, maxBatchSize: 1 }))
         .subscribe({
           next(e) {
             const id = e.type === 'response.created' ? (e as { response?: { id?: string } }).response?.id : undefined;

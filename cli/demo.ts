@@ -23,7 +23,7 @@ export interface DemoOptions {
   /** For --live: another OpenAI-compatible provider (`OPENAI_BASE_URL`); its WebSocket mode at `{baseURL}/responses`. */
   readonly baseURL?: string;
   /** Milliseconds between the events the loopback server writes (offline). Default 12. */
-  readonly chunkDelay?: number;
+  readonly chunkDelayMs?: number;
 }
 
 /** What one step did, for the summary. */
@@ -68,7 +68,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
   const counter = { bytes: 0 };
   const backend = options.live
     ? liveBackend(options.apiKey ?? '', options.model ?? 'gpt-5.4-nano', options.baseURL, counter)
-    : await offlineBackend(options.chunkDelay ?? 12, counter);
+    : await offlineBackend(options.chunkDelayMs ?? 12, counter);
   const steps: StepResult[] = [];
   const started = Date.now();
   const step = async <T>(name: string, run: (count: MonoTypeOperatorFunction<ResponseStreamEvent>) => Promise<{ value: T; produced: string }>): Promise<T> => {
@@ -168,7 +168,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
               w(paint(out, 'yellow', ` ⟲ dropped; resuming after sequence ${c.sequenceNumber} `));
               return retrieveResponseStream(c.responseId, { startingAfter: c.sequenceNumber }, backend.http);
             },
-            { delay: 50 },
+            { delayMs: 50 },
           ),
           count,
           tap((e) => {

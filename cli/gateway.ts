@@ -30,7 +30,7 @@ export async function runGateway(argv: readonly string[], io: IO): Promise<numbe
   const out = outFor(io.stdout, io.env);
   const log = (t: string): void => void io.stdout.write(`${t}\n`);
   let provider: FakeProvider | undefined;
-  if (a.flags.fake) provider = await startFakeProvider({ host: '127.0.0.1', eventDelay: fakeDelay });
+  if (a.flags.fake) provider = await startFakeProvider({ host: '127.0.0.1', eventDelayMs: fakeDelay });
   // An empty OPENAI_BASE_URL is unset (as the SDK and the library read it).
   const fromEnv = io.env['OPENAI_BASE_URL'] || undefined;
   const flag = typeof a.flags.upstream === 'string' ? a.flags.upstream : undefined;

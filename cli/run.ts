@@ -81,7 +81,7 @@ export async function run(argv: readonly string[], io: IO): Promise<number> {
         ...(apiKey ? { apiKey } : {}),
         ...(a.flags.live && io.env['OPENAI_BASE_URL'] ? { baseURL: io.env['OPENAI_BASE_URL'] } : {}),
         ...(typeof a.flags.model === 'string' ? { model: a.flags.model } : {}),
-        ...(typeof a.flags.delay === 'string' ? { chunkDelay: a.int('delay', { max: 60_000, what: 'milliseconds between writes' }) } : {}),
+        ...(typeof a.flags.delay === 'string' ? { chunkDelayMs: a.int('delay', { max: 60_000, what: 'milliseconds between writes' }) } : {}),
       });
       return 0;
     }

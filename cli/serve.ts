@@ -92,7 +92,7 @@ export async function runServe(argv: readonly string[], io: ServeIO): Promise<nu
       port,
       faults,
       ...(chunkSize !== undefined ? { chunkSize } : {}),
-      ...(delay !== undefined ? { chunkDelay: delay } : {}),
+      ...(delay !== undefined ? { chunkDelayMs: delay } : {}),
       ...(a.flags.ws ? { webSocket: {} } : {}),
       onClose: (r) => {
         const model = (r.body as { model?: unknown } | undefined)?.model;

@@ -37,7 +37,7 @@ const reconnect = (config: ClientConfig) => (c: ResumeCursor) => retrieveRespons
 /** Starts (or continues) the response; `events$` survives dropped connections and records the cursor. */
 export function follow(config: ClientConfig, store: CursorStore, model: string): Observable<ResponseStreamEvent> {
   const saved = store.load();
-  const options = { onCursor: (c: ResumeCursor) => store.save(c), delay: 200 };
+  const options = { onCursor: (c: ResumeCursor) => store.save(c), delayMs: 200 };
   return saved
     ? resumeFromCursor(saved, reconnect(config), options)
     : streamResponse({ model, input: 'Write a long story.', background: true, store: true }, config).pipe(resumeFrom(reconnect(config), options));

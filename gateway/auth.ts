@@ -67,6 +67,6 @@ export function upstreamConfig(caller: Caller, options: ResolvedGatewayOptions):
     fetch: maskingFetch(options.fetch, answerSecrets(options.upstreamKey, caller.headers)),
     validate: 'off',
     errorEvents: 'value',
-    ...(options.idleTimeout !== undefined ? { idleTimeout: options.idleTimeout } : {}),
+    ...(options.idleTimeoutMs !== undefined ? { idleTimeoutMs: options.idleTimeoutMs } : {}),
   };
 }

@@ -47,8 +47,8 @@ export function chatCompletion(ctx: GatewayContext, res: ServerResponse, caller:
   const first = setTimeout(() => {
     if (started || ended) return;
     finish();
-    sendError(ctx, res, new GatewayHttpError(504, `The upstream sent no event within ${options.upstreamTimeout} ms.`, { code: 'gateway_timeout' }));
-  }, options.upstreamTimeout);
+    sendError(ctx, res, new GatewayHttpError(504, `The upstream sent no event within ${options.upstreamTimeoutMs} ms.`, { code: 'gateway_timeout' }));
+  }, options.upstreamTimeoutMs);
 
   // The socket's buffer is the memory chunks wait in (the stream cannot be read again): bounded, then a typed end.
   const write = (text: string): void => {

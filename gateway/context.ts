@@ -50,7 +50,7 @@ export function sendError(ctx: GatewayContext, res: ServerResponse, err: Gateway
 }
 
 /** Starts a client stream counted in the metrics and the concurrency limit. */
-export function startPump(ctx: GatewayContext, o: Omit<PumpOptions, 'onDone' | 'onEvent' | 'heartbeat'> & { onDone?: () => void }): void {
+export function startPump(ctx: GatewayContext, o: Omit<PumpOptions, 'onDone' | 'onEvent' | 'heartbeatMs'> & { onDone?: () => void }): void {
   ctx.metrics.clients++;
   let done = false;
   let pump: Pump | undefined;
@@ -61,7 +61,7 @@ export function startPump(ctx: GatewayContext, o: Omit<PumpOptions, 'onDone' | '
   pump = pumpSSE({
     ...o,
     open,
-    heartbeat: ctx.options.heartbeat,
+    heartbeatMs: ctx.options.heartbeatMs,
     onEvent: () => {
       ctx.metrics.event();
       countEvent(o.res);

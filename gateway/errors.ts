@@ -83,7 +83,7 @@ export function upstreamError(e: unknown): GatewayHttpError {
   return new GatewayHttpError(502, `The upstream stream failed${e instanceof Error && 'code' in e ? ` (${String((e as { code: unknown }).code)})` : ''}.`, { code: 'bad_gateway' });
 }
 
-/** The upstream sent no event within `timeouts.upstream` (answered 504). */
+/** The upstream sent no event within `timeouts.upstreamMs` (answered 504). */
 export class FirstEventTimeout extends Error {
   override readonly name = 'FirstEventTimeout';
 }

@@ -46,7 +46,7 @@ export async function fetchUpstream(
   const timer = setTimeout(() => {
     timedOut = true;
     controller.abort();
-  }, options.upstreamTimeout);
+  }, options.upstreamTimeoutMs);
   try {
     const up = await options.fetch(`${options.baseURL}${init.path}`, {
       method: init.method,
@@ -57,7 +57,7 @@ export async function fetchUpstream(
     });
     return maskedAnswer(up, answerSecrets(options.upstreamKey, init.headers));
   } catch (e) {
-    if (timedOut) throw new GatewayHttpError(504, `The upstream did not answer within ${options.upstreamTimeout} ms.`, { code: 'gateway_timeout' });
+    if (timedOut) throw new GatewayHttpError(504, `The upstream did not answer within ${options.upstreamTimeoutMs} ms.`, { code: 'gateway_timeout' });
     const code = (e as { cause?: { code?: unknown } }).cause?.code;
     throw new GatewayHttpError(502, `The upstream could not be reached${typeof code === 'string' ? ` (${code})` : ''}.`, { code: 'bad_gateway' });
   } finally {

@@ -64,7 +64,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
   const ctx: GatewayContext = { options: resolved, log: metrics.measure(resolved.log), producers, metrics, pumps: new Set() };
   let closed = false;
 
-  const body = async (req: IncomingMessage): Promise<Uint8Array> => readBody(req, resolved.maxBodyBytes, resolved.bodyTimeout);
+  const body = async (req: IncomingMessage): Promise<Uint8Array> => readBody(req, resolved.maxBodyBytes, resolved.bodyTimeoutMs);
 
   const route = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     if (closed) throw new GatewayHttpError(503, 'The gateway is shutting down.', { code: 'unavailable' });

@@ -49,19 +49,19 @@ export interface GatewayLimits {
 
 export interface GatewayTimeouts {
   /** Longest wait for the upstream's first event (or a forwarded request's headers), in ms; then 504. Default 600 000. */
-  readonly upstream?: number;
+  readonly upstreamMs?: number;
   /** Ends an upstream stream that sends nothing for this long, in ms. Default: off. */
-  readonly idle?: number;
+  readonly idleMs?: number;
   /** Longest time to receive a request body, in ms; then 408. Default 30 000. */
-  readonly body?: number;
+  readonly bodyMs?: number;
   /**
    * A `: keep-alive` comment on an idle client stream every this many ms (proxies cut silent connections). Default
-   * 15 000; 0 turns it off. Not the WebSocket's 30-s ping (`heartbeatInterval`): that one keeps the package's own
+   * 15 000; 0 turns it off. Not the WebSocket client's 30-s ping (connectResponsesSocket's `heartbeatMs`): that one keeps the package's own
    * connection to the provider alive, this one a browser's through proxies that cut at 30 to 60 s of silence.
    */
-  readonly heartbeat?: number;
+  readonly heartbeatMs?: number;
   /** How long a resume waits for a stream that has not reached the log yet, in ms; then 404. Default 5000 (as fromEventLog's). */
-  readonly notFound?: number;
+  readonly notFoundMs?: number;
 }
 
 export interface GatewayOptions {
@@ -117,11 +117,11 @@ export interface ResolvedGatewayOptions {
   readonly maxBodyBytes: number;
   readonly maxConcurrentStreams: number;
   readonly maxPendingBytes: number;
-  readonly upstreamTimeout: number;
-  readonly idleTimeout: number | undefined;
-  readonly bodyTimeout: number;
-  readonly heartbeat: number;
-  readonly notFoundTimeout: number;
+  readonly upstreamTimeoutMs: number;
+  readonly idleTimeoutMs: number | undefined;
+  readonly bodyTimeoutMs: number;
+  readonly heartbeatMs: number;
+  readonly notFoundTimeoutMs: number;
   readonly leaseMs: number;
   readonly passThrough: readonly PassThroughPattern[];
   readonly accessLog: AccessLogOption;
@@ -158,11 +158,11 @@ export function resolveOptions(options: GatewayOptions): ResolvedGatewayOptions 
     maxBodyBytes: positive(options.limits?.maxBodyBytes, 16 * 1024 * 1024),
     maxConcurrentStreams: positive(options.limits?.maxConcurrentStreams, 10_000),
     maxPendingBytes: positive(options.limits?.maxPendingBytes, 1024 * 1024),
-    upstreamTimeout: positive(t.upstream, 600_000),
-    idleTimeout: t.idle,
-    bodyTimeout: positive(t.body, 30_000),
-    heartbeat: positive(t.heartbeat, 15_000),
-    notFoundTimeout: positive(t.notFound, DEFAULT_NOT_FOUND_TIMEOUT_MS),
+    upstreamTimeoutMs: positive(t.upstreamMs, 600_000),
+    idleTimeoutMs: t.idleMs,
+    bodyTimeoutMs: positive(t.bodyMs, 30_000),
+    heartbeatMs: positive(t.heartbeatMs, 15_000),
+    notFoundTimeoutMs: positive(t.notFoundMs, DEFAULT_NOT_FOUND_TIMEOUT_MS),
     leaseMs: positive(options.leaseMs, DEFAULT_LEASE_MS),
     passThrough,
     accessLog,

@@ -91,7 +91,7 @@ const recordingConfig = (caller: Caller, options: ResolvedGatewayOptions): Respo
 function fromLog(ctx: GatewayContext, caller: Caller, id: string, after: number | undefined, upstream: ResponsesStreamConfig | undefined, logFailed?: () => boolean): Observable<ResponseStreamEvent> {
   const { options } = ctx;
   return fromEventLog(ctx.log, id, {
-    owner: caller.owner, startingAfter: after, leaseMs: options.leaseMs, notFoundTimeout: options.notFoundTimeout,
+    owner: caller.owner, startingAfter: after, leaseMs: options.leaseMs, notFoundTimeoutMs: options.notFoundTimeoutMs,
     ...(upstream ? { upstream } : {}),
   }).pipe(catchError((e: unknown) => throwError(() => readerError(e, logFailed))));
 }
@@ -118,8 +118,8 @@ export function createResponse(ctx: GatewayContext, res: ServerResponse, caller:
   // The first-event timeout belongs to the upstream stream, not to the client: a producer whose client left
   // before anything came must not wait for an upstream that never answers.
   const firstEvent = timeout<ResponseStreamEvent, Observable<never>>({
-    first: options.upstreamTimeout,
-    with: () => throwError(() => new FirstEventTimeout(`no event within ${options.upstreamTimeout} ms`)),
+    first: options.upstreamTimeoutMs,
+    with: () => throwError(() => new FirstEventTimeout(`no event within ${options.upstreamTimeoutMs} ms`)),
   });
   // A cancel sent to another instance reaches this one through the log: the recording is fenced off, and the
   // upstream stream stops here too (a foreground response can only be cancelled by closing its request).
@@ -174,7 +174,7 @@ function checkId(id: string): void {
 /** The stream's state, waiting up to `notFound` ms for one that has not reached the log yet; else a 404. */
 async function existing(ctx: GatewayContext, scope: LogScope): Promise<void> {
   if ((await ctx.log.state(scope)) !== undefined) return;
-  await ctx.log.wait(scope, undefined, ctx.options.notFoundTimeout);
+  await ctx.log.wait(scope, undefined, ctx.options.notFoundTimeoutMs);
   if ((await ctx.log.state(scope)) === undefined) throw notFound(scope.responseId);
 }
 

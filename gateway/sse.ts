@@ -43,7 +43,7 @@ export interface PumpOptions {
   /** The first source (attempt 0) is live: what it sent and was not written yet exists nowhere else but the log. */
   readonly live?: LiveSource;
   /** Milliseconds between `: keep-alive` comments; 0 for none. */
-  readonly heartbeat: number;
+  readonly heartbeatMs: number;
   /** The source failed before anything was written: answer with a JSON error. */
   readonly onFailedBeforeStart: (err: unknown) => void;
   /**
@@ -116,10 +116,10 @@ export function pumpSSE(o: PumpOptions): Pump {
     started = true;
     res.writeHead(200, SSE_HEADERS);
     res.flushHeaders();
-    if (o.heartbeat > 0) {
+    if (o.heartbeatMs > 0) {
       beat = setInterval(() => {
         if (!paused && !ended && pending === '') res.write(': keep-alive\n\n');
-      }, o.heartbeat);
+      }, o.heartbeatMs);
       beat.unref();
     }
   };

@@ -256,7 +256,7 @@ describe('laneMux: a lane belongs to its response until that response really end
 });
 
 describe('laneMux: a terminal frame that cannot be decoded', () => {
-  test('names no lane: every running lane waits at most terminalTimeout, then a LaneError and the queue moves on', () => {
+  test('names no lane: every running lane waits at most terminalTimeoutMs, then a LaneError and the queue moves on', () => {
     const bad = decodeFrame('{"type":"response.completed","response":{"id":"rb1"', 'strict');
     const sent = run(
       '(xyz|)', { x: create('a', 'a1'), y: create('b', 'b1'), z: create('b', 'b2') },
@@ -265,18 +265,18 @@ describe('laneMux: a terminal frame that cannot be decoded', () => {
         p: created('b', 'rb1'), q: created('a', 'ra'), L: { laneError: 'decode_error', lane: undefined }, A: completed('a', 'ra'),
         T: { laneError: 'terminal_timeout', lane: 'b' }, d: created('b', 'rb2'), D: completed('b', 'rb2'),
       },
-      { terminalTimeout: 10 },
+      { terminalTimeoutMs: 10 },
     );
     expect(sent).toEqual([[0, 'a', 'a1'], [0, 'b', 'b1'], [15, 'b', 'b2']]);
   });
 
-  test('names its lane but no type: the request fails at once, the lane waits terminalTimeout for more of it', () => {
+  test('names its lane but no type: the request fails at once, the lane waits terminalTimeoutMs for more of it', () => {
     const bad = decodeFrame('{"stream_id":"b","response":', 'strict');
     const sent = run(
       '(yz|)', { y: create('b', 'b1'), z: create('b', 'b2') },
       '-p-U', { p: created('b', 'rb1'), U: bad },
       '-p-L', { p: created('b', 'rb1'), L: { laneError: 'decode_error', lane: 'b' } },
-      { terminalTimeout: 10 },
+      { terminalTimeoutMs: 10 },
     );
     expect(sent).toEqual([[0, 'b', 'b1'], [13, 'b', 'b2']]);
   });
@@ -287,7 +287,7 @@ describe('laneMux: a terminal frame that cannot be decoded', () => {
       '(yz|)', { y: create('b', 'b1'), z: create('b', 'b2') },
       `-p-U-x${'-'.repeat(10)}x-X-d-D`, { p: created('b', 'rb1'), U: bad, x: delta('b', 'late'), X: completed('b', 'rb1'), d: created('b', 'rb2'), D: completed('b', 'rb2') },
       `-p-L${'-'.repeat(16)}d-(D|)`, { p: created('b', 'rb1'), L: { laneError: 'decode_error', lane: 'b' }, d: created('b', 'rb2'), D: completed('b', 'rb2') },
-      { terminalTimeout: 10 },
+      { terminalTimeoutMs: 10 },
     );
     // the delta at 5 restarts the wait, which ends at 15; the late delta (16) and terminal (18) of rb1 are not b2's
     expect(sent).toEqual([[0, 'b', 'b1'], [15, 'b', 'b2']]);

@@ -16,18 +16,18 @@ describe('persistTo', () => {
   test('events pass at once; completion waits for the last acknowledged append; the lease is released then', () => {
     const f = fakeLog({ appendDelay: 3 });
     marbleScheduler().run(({ cold, expectObservable, flush }) => {
-      // a at 1: acquired at 1, sent at 2 (maxBatchDelay 1), acked at 5. b (3) and c (5) queue meanwhile and go together at 5, acked at 8.
-      expectObservable(cold('-a-b-c|', values).pipe(persistTo(f.log, { maxBatchDelay: 1 }))).toBe('-a-b-c--|', values);
+      // a at 1: acquired at 1, sent at 2 (maxBatchDelayMs 1), acked at 5. b (3) and c (5) queue meanwhile and go together at 5, acked at 8.
+      expectObservable(cold('-a-b-c|', values).pipe(persistTo(f.log, { maxBatchDelayMs: 1 }))).toBe('-a-b-c--|', values);
       flush();
       expect(f.calls).toEqual(['acquire@1', 'append@2:0', 'append@5:1,2', 'release@8']);
       expect(f.stored.map((e) => e.sequence_number)).toEqual([0, 1, 2]);
     });
   });
 
-  test('under load several events go in one round trip; a lone event waits maxBatchDelay at most', () => {
+  test('under load several events go in one round trip; a lone event waits maxBatchDelayMs at most', () => {
     const f = fakeLog({ appendDelay: 10 });
     marbleScheduler().run(({ cold, expectObservable, flush }) => {
-      expectObservable(cold('a 20ms (bcd) 20ms e|', values).pipe(persistTo(f.log, { maxBatchDelay: 2 }))).toBe('a 20ms (bcd) 20ms e 10ms |', values);
+      expectObservable(cold('a 20ms (bcd) 20ms e|', values).pipe(persistTo(f.log, { maxBatchDelayMs: 2 }))).toBe('a 20ms (bcd) 20ms e 10ms |', values);
       flush();
       // a at 0 → sent at 2; b c d at 21 → sent together at 23; e at 45 → sent at 47, acked at 57; completion at 57.
       expect(f.calls).toEqual(['acquire@0', 'append@2:0', 'append@23:1,2,3', 'append@47:4', 'release@57']);
@@ -49,7 +49,7 @@ describe('persistTo', () => {
     const f = fakeLog({ appendDelay: 3 });
     const cut = new StreamInterruptedError('resp_1', 1);
     marbleScheduler().run(({ cold, expectObservable, flush }) => {
-      expectObservable(cold('-a-b#', values, cut).pipe(persistTo(f.log, { maxBatchDelay: 1 }))).toBe('-a-b----#', values, cut);
+      expectObservable(cold('-a-b#', values, cut).pipe(persistTo(f.log, { maxBatchDelayMs: 1 }))).toBe('-a-b----#', values, cut);
       flush();
       expect(f.calls).toEqual(['acquire@1', 'append@2:0', 'append@5:1', 'release@8']);
     });
@@ -61,7 +61,7 @@ describe('persistTo', () => {
     marbleScheduler().run(({ cold, expectObservable, expectSubscriptions, flush }) => {
       const src = cold('-a-b-c-d-e|', values);
       // The second append (b and c, sent at 5) fails at 8; d (7) has passed already.
-      expectObservable(src.pipe(persistTo(f.log, { maxBatchDelay: 1 }))).toBe('-a-b-c-d#', values, boom);
+      expectObservable(src.pipe(persistTo(f.log, { maxBatchDelayMs: 1 }))).toBe('-a-b-c-d#', values, boom);
       expectSubscriptions(src.subscriptions).toBe('^-------!');
       flush();
       expect(f.calls).toEqual(['acquire@1', 'append@2:0', 'append@5:1,2', 'release@8']);
@@ -71,7 +71,7 @@ describe('persistTo', () => {
   test('an error that is not an EventLogError becomes EventLogError unavailable', () => {
     const f = fakeLog({ appendDelay: 2, failAppend: { call: 1, error: new Error('ECONNRESET') } });
     marbleScheduler().run(({ cold, expectObservable }) => {
-      expectObservable(cold('-a-b-c|', values).pipe(persistTo(f.log, { maxBatchDelay: 0 }))).toBe('-a-(b#)', values, new EventLogError('unavailable', 'ECONNRESET', 'resp_1'));
+      expectObservable(cold('-a-b-c|', values).pipe(persistTo(f.log, { maxBatchDelayMs: 0 }))).toBe('-a-(b#)', values, new EventLogError('unavailable', 'ECONNRESET', 'resp_1'));
     });
   });
 
@@ -79,7 +79,7 @@ describe('persistTo', () => {
     const boom = new EventLogError('unavailable', 'store down', 'resp_1');
     const f = fakeLog({ appendDelay: 3, failAppend: { call: 1, error: boom } });
     marbleScheduler().run(({ cold, expectObservable, flush }) => {
-      expectObservable(cold('-a-b-c-d|', values).pipe(persistTo(f.log, { maxBatchDelay: 1, onWriteError: 'continue' }))).toBe('-a-b-c-d|', values);
+      expectObservable(cold('-a-b-c-d|', values).pipe(persistTo(f.log, { maxBatchDelayMs: 1, onWriteError: 'continue' }))).toBe('-a-b-c-d|', values);
       flush();
       expect(f.calls).toEqual(['acquire@1', 'append@2:0', 'release@5']);
     });
@@ -92,7 +92,7 @@ describe('persistTo', () => {
       const told: Array<[number, EventLogError]> = [];
       marbleScheduler().run(({ cold, expectObservable, flush }) => {
         const onWriteFailed = (e: EventLogError): void => void told.push([asyncScheduler.now(), e]);
-        const out = cold('-a-b-c-d|', values).pipe(persistTo(f.log, { maxBatchDelay: 1, onWriteError: mode, onWriteFailed }));
+        const out = cold('-a-b-c-d|', values).pipe(persistTo(f.log, { maxBatchDelayMs: 1, onWriteError: mode, onWriteFailed }));
         if (mode === 'continue') expectObservable(out).toBe('-a-b-c-d|', values);
         else expectObservable(out).toBe('-a-b-(c#)', values, boom);
         flush();
@@ -105,14 +105,14 @@ describe('persistTo', () => {
     const boom = new EventLogError('unavailable', 'store down', 'resp_1');
     const f = fakeLog({ appendDelay: 5, failAppend: { call: 1, error: boom } });
     marbleScheduler().run(({ cold, expectObservable }) => {
-      expectObservable(cold('-a|', values).pipe(persistTo(f.log, { maxBatchDelay: 0, onWriteError: 'continue' }))).toBe('-a----|', values);
+      expectObservable(cold('-a|', values).pipe(persistTo(f.log, { maxBatchDelayMs: 0, onWriteError: 'continue' }))).toBe('-a----|', values);
     });
   });
 
   test('more than maxPending queued events end the stream with EventLogError limit', () => {
     const f = fakeLog({ appendDelay: 100 });
     marbleScheduler().run(({ cold, expectObservable }) => {
-      expectObservable(cold('a-b-c-d-e|', values).pipe(persistTo(f.log, { maxBatchDelay: 0, maxPending: 2 }))).toBe(
+      expectObservable(cold('a-b-c-d-e|', values).pipe(persistTo(f.log, { maxBatchDelayMs: 0, maxPending: 2 }))).toBe(
         'a-b-c-(d#)', values, new EventLogError('limit', 'more than 2 events wait for the log (maxPending)', 'resp_1'));
     });
   });
@@ -120,7 +120,7 @@ describe('persistTo', () => {
   test('the lease is renewed every third of leaseMs while streaming', () => {
     const f = fakeLog({ appendDelay: 1 });
     marbleScheduler().run(({ cold, expectObservable, flush }) => {
-      expectObservable(cold('a 34ms e|', values).pipe(persistTo(f.log, { leaseMs: 30, maxBatchDelay: 0 }))).toBe('a 34ms e|', values);
+      expectObservable(cold('a 34ms e|', values).pipe(persistTo(f.log, { leaseMs: 30, maxBatchDelayMs: 0 }))).toBe('a 34ms e|', values);
       flush();
       expect(f.calls.filter((c) => c.startsWith('renew'))).toEqual(['renew@10', 'renew@20', 'renew@30']);
       expect(f.calls.at(-1)).toBe('release@36');
@@ -130,7 +130,7 @@ describe('persistTo', () => {
   test('unsubscribing releases the lease and stops the renewals', () => {
     const f = fakeLog({ appendDelay: 1 });
     marbleScheduler().run(({ cold, expectObservable, flush }) => {
-      expectObservable(cold('a-b-c 50ms e|', values).pipe(persistTo(f.log, { leaseMs: 30, maxBatchDelay: 0 })), '^ 14ms !').toBe('a-b-c', values);
+      expectObservable(cold('a-b-c 50ms e|', values).pipe(persistTo(f.log, { leaseMs: 30, maxBatchDelayMs: 0 })), '^ 14ms !').toBe('a-b-c', values);
       flush();
       expect(f.calls).toEqual(['acquire@0', 'append@0:0', 'append@2:1', 'append@4:2', 'renew@10', 'release@15']);
     });
@@ -149,7 +149,7 @@ describe('persistTo', () => {
     const early = ev({ type: 'response.queued', response: resp('queued'), sequence_number: 0 });
     const later = ev({ ...created, sequence_number: 1 });
     marbleScheduler().run(({ cold, expectObservable, flush }) => {
-      expectObservable(cold('-q-a|', { q: early, a: later }).pipe(persistTo(f.log, { maxBatchDelay: 0 }))).toBe('-q-a|', { q: early, a: later });
+      expectObservable(cold('-q-a|', { q: early, a: later }).pipe(persistTo(f.log, { maxBatchDelayMs: 0 }))).toBe('-q-a|', { q: early, a: later });
       // Completing would claim the stream durable: it ends with EventLogError('invalid') instead (issue 25).
       const invalid = new EventLogError('invalid', 'the stream ended after 2 events without response.created and without the responseId option: nothing was recorded');
       expectObservable(cold('-b-c|', values).pipe(persistTo(f.log))).toBe('-b-c#', values, invalid);

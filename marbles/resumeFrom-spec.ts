@@ -36,7 +36,7 @@ describe('resumeFrom', () => {
     scheduler().run(({ cold, expectObservable }) => {
       const r = reconnects();
       const src = cold('-a-b-c-d-e|', values);
-      expectObservable(src.pipe(resumeFrom(r.fn, { delay: 3 }))).toBe('-a-b-c-d-e|', values);
+      expectObservable(src.pipe(resumeFrom(r.fn, { delayMs: 3 }))).toBe('-a-b-c-d-e|', values);
       expect(r.cursors).toEqual([]);
     });
   });
@@ -46,7 +46,7 @@ describe('resumeFrom', () => {
       const again = cold('-c-d-e|', values);
       const r = reconnects(again);
       const src = cold('-a-b-c-#', values, cut);
-      expectObservable(src.pipe(resumeFrom(r.fn, { delay: 3 }))).toBe('-a-b-c 7ms d-e|', values);
+      expectObservable(src.pipe(resumeFrom(r.fn, { delayMs: 3 }))).toBe('-a-b-c 7ms d-e|', values);
       // error at 7, delay 3: the reconnect is subscribed at 10.
       expectSubscriptions(again.subscriptions).toBe('10ms ^-----!');
     });
@@ -55,7 +55,7 @@ describe('resumeFrom', () => {
   test('the reconnect gets the id of the response and the last delivered sequence number', () => {
     scheduler().run(({ cold, expectObservable, flush }) => {
       const r = reconnects(cold('-d-e|', values));
-      expectObservable(cold('-a-b-c-#', values, cut).pipe(resumeFrom(r.fn, { delay: 0 }))).toBe('-a-b-c--d-e|', values);
+      expectObservable(cold('-a-b-c-#', values, cut).pipe(resumeFrom(r.fn, { delayMs: 0 }))).toBe('-a-b-c--d-e|', values);
       flush();
       expect(r.cursors).toEqual([{ responseId: 'resp_1', sequenceNumber: 2 }]);
     });
@@ -71,7 +71,7 @@ describe('resumeFrom', () => {
         return attempt * 10;
       };
       // error at 3; waits 10 → 13, fails at 14; waits 20 → 34, fails at 35; waits 30 → 65, fails at 66: gives up.
-      expectObservable(cold('-a-#', values, cut).pipe(resumeFrom(r.fn, { delay, maxAttempts: 3 }))).toBe('-a 64ms #', values, net);
+      expectObservable(cold('-a-#', values, cut).pipe(resumeFrom(r.fn, { delayMs: delay, maxAttempts: 3 }))).toBe('-a 64ms #', values, net);
       flush();
       expect(seen).toEqual([[1, cut], [2, net], [3, net]]);
       expect(r.cursors).toHaveLength(3);
@@ -84,7 +84,7 @@ describe('resumeFrom', () => {
       // Each reconnect delivers one new event and then breaks: with maxAttempts 1 that still goes on.
       const r = reconnects(cold('-c-#', values, net), cold('-d-#', values, net), cold('-e|', values));
       const delay = (attempt: number) => attempt * 100;
-      expectObservable(cold('-a-b-#', values, cut).pipe(resumeFrom(r.fn, { delay, maxAttempts: 1 }))).toBe('-a-b 102ms c 102ms d 102ms e|', values);
+      expectObservable(cold('-a-b-#', values, cut).pipe(resumeFrom(r.fn, { delayMs: delay, maxAttempts: 1 }))).toBe('-a-b 102ms c 102ms d 102ms e|', values);
     });
   });
 
@@ -92,7 +92,7 @@ describe('resumeFrom', () => {
     scheduler().run(({ cold, expectObservable }) => {
       const net = new NetworkError('reset');
       const r = reconnects(cold('-b-#', values, net));
-      expectObservable(cold('-a-b-#', values, cut).pipe(resumeFrom(r.fn, { delay: 1, maxAttempts: 1 }))).toBe('-a-b-----#', values, net);
+      expectObservable(cold('-a-b-#', values, cut).pipe(resumeFrom(r.fn, { delayMs: 1, maxAttempts: 1 }))).toBe('-a-b-----#', values, net);
     });
   });
 
@@ -101,7 +101,7 @@ describe('resumeFrom', () => {
       const net = new NetworkError('reset');
       const r = reconnects(cold('-u-#', { u: unsequenced }, net), cold('-u-#', { u: unsequenced }, net));
       // error at 3; reconnect at 4 fails at 7; reconnect at 8 fails at 11: gives up, u never delivered.
-      expectObservable(cold('-a-#', values, cut).pipe(resumeFrom(r.fn, { delay: 1, maxAttempts: 2 }))).toBe('-a 9ms #', values, net);
+      expectObservable(cold('-a-#', values, cut).pipe(resumeFrom(r.fn, { delayMs: 1, maxAttempts: 2 }))).toBe('-a 9ms #', values, net);
       flush();
       expect(r.cursors).toHaveLength(2);
     });
@@ -110,7 +110,7 @@ describe('resumeFrom', () => {
   test('on a reconnected stream, unsequenced events before the cursor moves are replay and dropped; after it they pass', () => {
     scheduler().run(({ cold, expectObservable }) => {
       const r = reconnects(cold('-u-c-u-d-e|', { ...values, u: unsequenced }));
-      expectObservable(cold('-a-u-b-#', { ...values, u: unsequenced }, cut).pipe(resumeFrom(r.fn, { delay: 1 }))).toBe('-a-u-b-----c-u-d-e|', {
+      expectObservable(cold('-a-u-b-#', { ...values, u: unsequenced }, cut).pipe(resumeFrom(r.fn, { delayMs: 1 }))).toBe('-a-u-b-----c-u-d-e|', {
         ...values,
         u: unsequenced,
       });
@@ -135,7 +135,7 @@ describe('resumeFrom', () => {
   ])('%s passes through at once, without a reconnect', (_label, err) => {
     scheduler().run(({ cold, expectObservable }) => {
       const r = reconnects();
-      expectObservable(cold('-a-b-#', values, err).pipe(resumeFrom(r.fn, { delay: 1 }))).toBe('-a-b-#', values, err);
+      expectObservable(cold('-a-b-#', values, err).pipe(resumeFrom(r.fn, { delayMs: 1 }))).toBe('-a-b-#', values, err);
       expect(r.cursors).toEqual([]);
     });
   });
@@ -144,7 +144,7 @@ describe('resumeFrom', () => {
     scheduler().run(({ cold, expectObservable }) => {
       const err = new HTTPError(status, null, 'try later', 'req_1');
       const r = reconnects(cold('-#', {}, err), cold('-d-e|', values));
-      expectObservable(cold('-a-b-c-#', values, cut).pipe(resumeFrom(r.fn, { delay: 2 }))).toBe('-a-b-c 7ms d-e|', values);
+      expectObservable(cold('-a-b-c-#', values, cut).pipe(resumeFrom(r.fn, { delayMs: 2 }))).toBe('-a-b-c 7ms d-e|', values);
     });
   });
 
@@ -152,7 +152,7 @@ describe('resumeFrom', () => {
     scheduler().run(({ cold, expectObservable }) => {
       const r = reconnects();
       const net = new NetworkError('refused');
-      expectObservable(cold('--#', values, net).pipe(resumeFrom(r.fn, { delay: 1 }))).toBe('--#', values, net);
+      expectObservable(cold('--#', values, net).pipe(resumeFrom(r.fn, { delayMs: 1 }))).toBe('--#', values, net);
       expect(r.cursors).toEqual([]);
     });
   });
@@ -162,7 +162,7 @@ describe('resumeFrom', () => {
       const again = cold('-d-e|', values);
       const r = reconnects(again);
       const src = cold('-a-b-c-#', values, cut);
-      expectObservable(src.pipe(resumeFrom(r.fn, { delay: 10 })), '^--------!').toBe('-a-b-c---', values);
+      expectObservable(src.pipe(resumeFrom(r.fn, { delayMs: 10 })), '^--------!').toBe('-a-b-c---', values);
       flush();
       expect(r.cursors).toEqual([]);
       expect(again.subscriptions).toEqual([]);
@@ -173,7 +173,7 @@ describe('resumeFrom', () => {
     scheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
       const again = cold('-d---e|', values);
       const r = reconnects(again);
-      expectObservable(cold('-a-b-c-#', values, cut).pipe(resumeFrom(r.fn, { delay: 1 })), '^-------- 2ms !').toBe('-a-b-c---d-', values);
+      expectObservable(cold('-a-b-c-#', values, cut).pipe(resumeFrom(r.fn, { delayMs: 1 })), '^-------- 2ms !').toBe('-a-b-c---d-', values);
       expectSubscriptions(again.subscriptions).toBe('8ms ^--!');
     });
   });
@@ -183,7 +183,7 @@ describe('resumeFrom', () => {
       const r = reconnects(cold('-d-e|', values));
       const cursor = { responseId: 'resp_1', sequenceNumber: 1 };
       const src = cold('-b-c-#', values, cut);
-      expectObservable(src.pipe(resumeFrom(r.fn, { delay: 1, cursor }))).toBe('---c---d-e|', values);
+      expectObservable(src.pipe(resumeFrom(r.fn, { delayMs: 1, cursor }))).toBe('---c---d-e|', values);
       flush();
       expect(r.cursors).toEqual([{ responseId: 'resp_1', sequenceNumber: 2 }]);
     });
@@ -192,7 +192,7 @@ describe('resumeFrom', () => {
   test('resumeFromCursor starts with reconnect(cursor) and keeps resuming', () => {
     scheduler().run(({ cold, expectObservable, flush }) => {
       const r = reconnects(cold('-c-#', values, cut), cold('-d-e|', values));
-      expectObservable(resumeFromCursor({ responseId: 'resp_1', sequenceNumber: 1 }, r.fn, { delay: 1 })).toBe('-c---d-e|', values);
+      expectObservable(resumeFromCursor({ responseId: 'resp_1', sequenceNumber: 1 }, r.fn, { delayMs: 1 })).toBe('-c---d-e|', values);
       flush();
       expect(r.cursors).toEqual([{ responseId: 'resp_1', sequenceNumber: 1 }, { responseId: 'resp_1', sequenceNumber: 2 }]);
     });
@@ -202,7 +202,7 @@ describe('resumeFrom', () => {
     scheduler().run(({ cold, expectObservable, flush }) => {
       const seen: ResumeCursor[] = [];
       const r = reconnects(cold('-c-d-e|', values));
-      const out = cold('-a-b-c-#', values, cut).pipe(resumeFrom(r.fn, { delay: 1, onCursor: (c) => seen.push(c) }));
+      const out = cold('-a-b-c-#', values, cut).pipe(resumeFrom(r.fn, { delayMs: 1, onCursor: (c) => seen.push(c) }));
       expectObservable(out).toBe('-a-b-c 5ms d-e|', values);
       flush();
       expect(seen.map((c) => c.sequenceNumber)).toEqual([0, 1, 2, 3, 4]);
@@ -218,7 +218,7 @@ describe('resumeFrom', () => {
       scheduler().run(({ cold, expectObservable, flush }) => {
         const r = reconnects();
         const retryable = jest.fn(() => true);
-        expectObservable(cold('-a-b-#', values, cancelled).pipe(resumeFrom(r.fn, { delay: 1, retryable }))).toBe('-a-b-#', values, cancelled);
+        expectObservable(cold('-a-b-#', values, cancelled).pipe(resumeFrom(r.fn, { delayMs: 1, retryable }))).toBe('-a-b-#', values, cancelled);
         flush();
         expect(r.cursors).toEqual([]);
         expect(retryable).not.toHaveBeenCalled();
@@ -229,7 +229,7 @@ describe('resumeFrom', () => {
       scheduler().run(({ cold, expectObservable }) => {
         const r = reconnects();
         const foreign = Object.assign(new Error('the response was cancelled'), { code: 'response_cancelled', retryable: true });
-        expectObservable(cold('-a-b-#', values, foreign).pipe(resumeFrom(r.fn, { delay: 1 }))).toBe('-a-b-#', values, foreign);
+        expectObservable(cold('-a-b-#', values, foreign).pipe(resumeFrom(r.fn, { delayMs: 1 }))).toBe('-a-b-#', values, foreign);
         expect(r.cursors).toEqual([]);
       });
     });
@@ -244,7 +244,7 @@ describe('resumeFrom', () => {
       scheduler().run(({ cold, expectObservable }) => {
         const r = reconnects(cold('-d|', values));
         const t = cancelledEvent(type, status, 3);
-        expectObservable(cold('-a-b-t-#', { ...values, t }, cut).pipe(resumeFrom(r.fn, { delay: 1 }))).toBe('-a-b-t-#', { ...values, t }, cut);
+        expectObservable(cold('-a-b-t-#', { ...values, t }, cut).pipe(resumeFrom(r.fn, { delayMs: 1 }))).toBe('-a-b-t-#', { ...values, t }, cut);
         expect(r.cursors).toEqual([]);
       });
     });
@@ -259,7 +259,7 @@ describe('resumeFrom', () => {
           if (c.sequenceNumber === 1) throw boom;
         };
         const src = cold('-a-b-c-d-e|', values);
-        expectObservable(src.pipe(resumeFrom(r.fn, { delay: 1, onCursor }))).toBe('-a-(b#)', values, boom);
+        expectObservable(src.pipe(resumeFrom(r.fn, { delayMs: 1, onCursor }))).toBe('-a-(b#)', values, boom);
         expectSubscriptions(src.subscriptions).toBe('^--!');
       });
     });
@@ -272,7 +272,7 @@ describe('resumeFrom', () => {
         const onCursor = (c: ResumeCursor) => {
           if (c.sequenceNumber === 3) throw boom;
         };
-        expectObservable(cold('-a-b-#', values, cut).pipe(resumeFrom(r.fn, { delay: 1, onCursor }))).toBe('-a-b---c-(d#)', values, boom);
+        expectObservable(cold('-a-b-#', values, cut).pipe(resumeFrom(r.fn, { delayMs: 1, onCursor }))).toBe('-a-b---c-(d#)', values, boom);
         flush();
         expect(r.cursors).toHaveLength(1);
       });
@@ -317,12 +317,12 @@ describe('exponentialBackoff', () => {
   });
 
   test('jitter spreads the delay either way', () => {
-    expect(exponentialBackoff({ initial: 1000, jitter: 0.2, random: () => 0 })(1, null)).toBe(800);
-    expect(exponentialBackoff({ initial: 1000, jitter: 0.2, random: () => 0.999999 })(1, null)).toBe(1200);
+    expect(exponentialBackoff({ initialMs: 1000, jitter: 0.2, random: () => 0 })(1, null)).toBe(800);
+    expect(exponentialBackoff({ initialMs: 1000, jitter: 0.2, random: () => 0.999999 })(1, null)).toBe(1200);
   });
 
-  test("a longer Retry-After from the server wins over the back-off, up to maxRetryAfter", () => {
-    const d = exponentialBackoff({ jitter: 0, maxRetryAfter: 10_000 });
+  test("a longer Retry-After from the server wins over the back-off, up to maxRetryAfterMs", () => {
+    const d = exponentialBackoff({ jitter: 0, maxRetryAfterMs: 10_000 });
     expect(d(1, new HTTPError(429, 'rate_limit_exceeded', 'slow down', null, null, null, 3000))).toBe(3000);
     expect(d(1, new HTTPError(429, 'rate_limit_exceeded', 'slow down', null, null, null, 100))).toBe(500);
     expect(d(1, new HTTPError(503, null, 'busy', null, null, null, 120_000))).toBe(10_000);
@@ -337,7 +337,7 @@ describe('exponentialBackoff', () => {
       let calls = 0;
       const reconnect = () =>
         calls++ === 0 ? cold<ResponseStreamEvent>('#', {}, new HTTPError(429, 'rate_limit_exceeded', 'slow down', null, null, null, 5000)) : cold<ResponseStreamEvent>('b|', { b: done });
-      const out = source.pipe(resumeFrom(reconnect, { delay: exponentialBackoff({ jitter: 0, initial: 100 }) }));
+      const out = source.pipe(resumeFrom(reconnect, { delayMs: exponentialBackoff({ jitter: 0, initialMs: 100 }) }));
       // drop at 2, first reconnect after 100 ms answers 429 (Retry-After 5 s), the second goes at 102 + 5000.
       expectObservable(out).toBe('a 5101ms b|', { a: created, b: done });
     });

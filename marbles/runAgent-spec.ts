@@ -255,12 +255,12 @@ describe('runAgent marbles (scripted model)', () => {
     });
   });
 
-  test('toolTimeout: the call is told it timed out, its signal aborts, the loop goes on', () => {
+  test('toolTimeoutMs: the call is told it timed out, its signal aborts, the loop goes on', () => {
     scheduler.run(({ cold, expectObservable }) => {
       const model = scripted([() => cold('a-b-(z|)', callsTurn('resp_1', [fc('c1', 'stuck', '{}')])), () => cold('a-----(z|)', answerTurn('resp_2', 'ok'))]);
       let signal: AbortSignal | undefined;
       const tools = { stuck: defineTool({ parameters: t.type({}), execute: (_a, ctx) => ((signal = ctx.signal), NEVER) }) };
-      expectObservable(runAgent(request, { tools, transport: model.transport, toolTimeout: 5 }).pipe(map(label))).toBe('a-b-(zS)-(XFA)-(ZGR|)', {
+      expectObservable(runAgent(request, { tools, transport: model.transport, toolTimeoutMs: 5 }).pipe(map(label))).toBe('a-b-(zS)-(XFA)-(ZGR|)', {
         a: 'created resp_1', b: 'item fc_c1', z: 'completed resp_1', S: 'started c1', X: 'failed c1 timeout', F: 'turn 1',
         A: 'created resp_2', Z: 'completed resp_2', G: 'turn 2', R: 'run 2',
       });

@@ -23,7 +23,7 @@ describe('smoothText: what your code throws ends the stream', () => {
   test('a segmenter that throws on text received now: the error at that frame, nothing after', () => {
     scheduler().run(({ cold, expectObservable }) => {
       const src = cold('-a-b-c|', { a: 'ok', b: 'ok!', c: 'ok!?' });
-      expectObservable(src.pipe(smoothText({ chunking: throwingSegmenter('!'), strings: 'deltas', delay: 0 }))).toBe('-x-#', { x: 'o' }, boom);
+      expectObservable(src.pipe(smoothText({ chunking: throwingSegmenter('!'), strings: 'deltas', delayMs: 0 }))).toBe('-x-#', { x: 'o' }, boom);
     });
   });
 
@@ -31,7 +31,7 @@ describe('smoothText: what your code throws ends the stream', () => {
     scheduler().run(({ cold, expectObservable }) => {
       // 'One two three' is paced one word per 4 frames; the longer text waits for the next release, which cuts it.
       const src = cold('-ab-------|', { a: 'One two three', b: 'One two three four!' });
-      expectObservable(src.pipe(smoothText({ chunking: throwingSegmenter('!'), delay: 4 }))).toBe('-x---#', { x: 'O' }, boom);
+      expectObservable(src.pipe(smoothText({ chunking: throwingSegmenter('!'), delayMs: 4 }))).toBe('-x---#', { x: 'O' }, boom);
     });
   });
 
@@ -44,7 +44,7 @@ describe('smoothText: what your code throws ends the stream', () => {
         },
       };
       const src = cold('-a---|', { a: 'One two three' });
-      expectObservable(src.pipe(smoothText({ scheduler: failing, delay: 5 }))).toBe('-(x#)', { x: 'One ' }, boom);
+      expectObservable(src.pipe(smoothText({ scheduler: failing, delayMs: 5 }))).toBe('-(x#)', { x: 'One ' }, boom);
     });
   });
 

@@ -19,28 +19,28 @@ describe('smoothText: chunking', () => {
   test("'word' (default): one word with its spaces per delay, the first at once; the trailing word held until completion", () => {
     scheduler().run(({ cold, expectObservable }) => {
       const src = cold('-a--------------|', { a: 'One two three' });
-      expectObservable(src.pipe(smoothText({ delay: 3 }))).toBe('-x--y-----------(z|)', { x: 'One ', y: 'One two ', z: 'One two three' });
+      expectObservable(src.pipe(smoothText({ delayMs: 3 }))).toBe('-x--y-----------(z|)', { x: 'One ', y: 'One two ', z: 'One two three' });
     });
   });
 
   test("'word' on text without spaces (Japanese): cut at Intl.Segmenter word boundaries, punctuation stays with its word", () => {
     scheduler().run(({ cold, expectObservable }) => {
       const src = cold('-a----------|', { a: '今日はいい天気ですね。' });
-      expectObservable(src.pipe(smoothText({ delay: 2, strings: 'deltas' }))).toBe('-a-b-c-d-e--(f|)', { a: '今日', b: 'は', c: 'いい', d: '天気', e: 'です', f: 'ね。' });
+      expectObservable(src.pipe(smoothText({ delayMs: 2, strings: 'deltas' }))).toBe('-a-b-c-d-e--(f|)', { a: '今日', b: 'は', c: 'いい', d: '天気', e: 'です', f: 'ね。' });
     });
   });
 
   test("'word': punctuation stays with its word (an ellipsis, '?!', quotes around a word); emoji in a row go one by one", () => {
     scheduler().run(({ cold, expectObservable }) => {
       const src = cold('-a-----------|', { a: 'Wait... "what?!" 👍👍 ok' });
-      expectObservable(src.pipe(smoothText({ delay: 2, strings: 'deltas' }))).toBe('-a-b-c-d-----(e|)', { a: 'Wait... ', b: '"what?!" ', c: '👍', d: '👍 ', e: 'ok' });
+      expectObservable(src.pipe(smoothText({ delayMs: 2, strings: 'deltas' }))).toBe('-a-b-c-d-----(e|)', { a: 'Wait... ', b: '"what?!" ', c: '👍', d: '👍 ', e: 'ok' });
     });
   });
 
   test("'word': an emoji, a flag or a combining mark split across deltas (even inside a surrogate pair) stays whole", () => {
     scheduler().run(({ cold, expectObservable }) => {
       const src = cold('-abcd-----|', { a: 'Go 🇫', b: '🇷🇺🇸 👍\ud83c', c: '\udffd cafe', d: '\u0301 ok' });
-      expectObservable(src.pipe(smoothText({ delay: 2, strings: 'deltas' }))).toBe('-x-y-z-w-v(u|)', {
+      expectObservable(src.pipe(smoothText({ delayMs: 2, strings: 'deltas' }))).toBe('-x-y-z-w-v(u|)', {
         x: 'Go ', y: '🇫🇷', z: '🇺🇸 ', w: '👍🏽 ', v: 'cafe\u0301 ', u: 'ok',
       });
     });
@@ -49,14 +49,14 @@ describe('smoothText: chunking', () => {
   test("'line': a line with its newline; a line closed by its \\n is not held", () => {
     scheduler().run(({ cold, expectObservable }) => {
       const src = cold('-a----b----|', { a: 'one\ntwo\nthr', b: 'ee\n' });
-      expectObservable(src.pipe(smoothText({ chunking: 'line', delay: 2, strings: 'deltas' }))).toBe('-x-y--z----|', { x: 'one\n', y: 'two\n', z: 'three\n' });
+      expectObservable(src.pipe(smoothText({ chunking: 'line', delayMs: 2, strings: 'deltas' }))).toBe('-x-y--z----|', { x: 'one\n', y: 'two\n', z: 'three\n' });
     });
   });
 
   test("'grapheme': never inside a grapheme, even one split across two deltas (combining mark, ZWJ family)", () => {
     scheduler().run(({ cold, expectObservable }) => {
       const src = cold('-ab-------|', { a: 'e\u0301👨\u200d', b: '👩\u200d👧 ok' });
-      expectObservable(src.pipe(smoothText({ chunking: 'grapheme', delay: 2, strings: 'deltas' }))).toBe('-x-y-z-w--(k|)', {
+      expectObservable(src.pipe(smoothText({ chunking: 'grapheme', delayMs: 2, strings: 'deltas' }))).toBe('-x-y-z-w--(k|)', {
         x: 'e\u0301', y: '👨\u200d👩\u200d👧', z: ' ', w: 'o', k: 'k',
       });
     });
@@ -65,19 +65,19 @@ describe('smoothText: chunking', () => {
   test('a RegExp: a segment ends where a match ends (sentences here)', () => {
     scheduler().run(({ cold, expectObservable }) => {
       const src = cold('-a------|', { a: 'Hi there. How are you? Fine' });
-      expectObservable(src.pipe(smoothText({ chunking: /[.?!]\s+/, delay: 3, strings: 'deltas' }))).toBe('-x--y---(z|)', { x: 'Hi there. ', y: 'How are you? ', z: 'Fine' });
+      expectObservable(src.pipe(smoothText({ chunking: /[.?!]\s+/, delayMs: 3, strings: 'deltas' }))).toBe('-x--y---(z|)', { x: 'Hi there. ', y: 'How are you? ', z: 'Fine' });
     });
   });
 
   test('a RegExp matching the empty string cannot hang: empty matches at a segment start are skipped, and no grapheme is split', () => {
     scheduler().run(({ cold, expectObservable }) => {
       const src = cold('-a-----|', { a: 'ab👍🏽c' });
-      expectObservable(src.pipe(smoothText({ chunking: /(?:)/u, delay: 2, strings: 'deltas' }))).toBe('-x-y-z-(w|)', { x: 'a', y: 'b', z: '👍🏽', w: 'c' });
+      expectObservable(src.pipe(smoothText({ chunking: /(?:)/u, delayMs: 2, strings: 'deltas' }))).toBe('-x-y-z-(w|)', { x: 'a', y: 'b', z: '👍🏽', w: 'c' });
     });
     scheduler().run(({ cold, expectObservable }) => {
       // A lookahead (an empty match after the start) cuts before each space.
       const src = cold('-a---|', { a: 'one two three' });
-      expectObservable(src.pipe(smoothText({ chunking: /(?=\s)/, delay: 2, strings: 'deltas' }))).toBe('-x-y-(z|)', { x: 'one', y: ' two', z: ' three' });
+      expectObservable(src.pipe(smoothText({ chunking: /(?=\s)/, delayMs: 2, strings: 'deltas' }))).toBe('-x-y-(z|)', { x: 'one', y: ' two', z: ' three' });
     });
   });
 
@@ -85,7 +85,7 @@ describe('smoothText: chunking', () => {
     scheduler().run(({ cold, expectObservable }) => {
       const src = cold('-a----|', { a: 'Hi there. How are you? Fine' });
       const sentences = new Intl.Segmenter('en', { granularity: 'sentence' });
-      expectObservable(src.pipe(smoothText({ chunking: sentences, delay: 3, strings: 'deltas' }))).toBe('-x--y-(z|)', { x: 'Hi there. ', y: 'How are you? ', z: 'Fine' });
+      expectObservable(src.pipe(smoothText({ chunking: sentences, delayMs: 3, strings: 'deltas' }))).toBe('-x--y-(z|)', { x: 'Hi there. ', y: 'How are you? ', z: 'Fine' });
     });
   });
 
@@ -93,7 +93,7 @@ describe('smoothText: chunking', () => {
     scheduler().run(({ cold, expectObservable }) => {
       const src = cold('-a--------b--------c----|', { a: 'Hello wor', b: 'Hello world ', c: 'Hello world again' });
       // 'world ' is still the last segment at b (it may grow): released only once 'again' follows it.
-      expectObservable(src.pipe(smoothText({ delay: 3 }))).toBe('-x-----------------y----(z|)', { x: 'Hello ', y: 'Hello world ', z: 'Hello world again' });
+      expectObservable(src.pipe(smoothText({ delayMs: 3 }))).toBe('-x-----------------y----(z|)', { x: 'Hello ', y: 'Hello world ', z: 'Hello world again' });
     });
   });
 });
@@ -106,7 +106,7 @@ describe('smoothText: pacing', () => {
     });
     const words = (n: number) => Array.from({ length: n }, (_, i) => `w${i} `).join('');
     scheduler().run(({ cold, expectObservable }) => {
-      // 25 complete words (and a trailing one) are 250 ms of text at 10 ms each: not beyond maxLag, one at a time.
+      // 25 complete words (and a trailing one) are 250 ms of text at 10 ms each: not beyond maxLagMs, one at a time.
       const src = cold('a 999ms |', { a: `${words(25)}end` });
       const out = Array.from({ length: 25 }, (_, i) => `w${i} `);
       expectObservable(src.pipe(smoothText({ strings: 'deltas' }))).toBe(`${out.map((_, i) => String.fromCharCode(65 + i)).join(' 9ms ')} 759ms (z|)`, {
@@ -124,24 +124,24 @@ describe('smoothText: pacing', () => {
     scheduler().run(({ cold, expectObservable }) => {
       const src = cold('-a-b------c---|', { a: 'a b ', b: 'a b c d ', c: 'a b c d e f' });
       // a at 1 ('a '), 'b ' at 4, 'c ' at 7, (held: 'd ') … c at 10: 'd ' at once (the delay has passed), 'e ' at 13.
-      expectObservable(src.pipe(smoothText({ delay: 3, strings: 'accumulated' }))).toBe('-w--x--y--z--v(u|)', {
+      expectObservable(src.pipe(smoothText({ delayMs: 3, strings: 'accumulated' }))).toBe('-w--x--y--z--v(u|)', {
         w: 'a ', x: 'a b ', y: 'a b c ', z: 'a b c d ', v: 'a b c d e ', u: 'a b c d e f',
       });
     });
   });
 
-  test('a backlog beyond maxLag goes out in larger pieces, catching up in about maxLag', () => {
+  test('a backlog beyond maxLagMs goes out in larger pieces, catching up in about maxLagMs', () => {
     scheduler().run(({ cold, expectObservable }) => {
       const src = cold('-a 28ms |', { a: 'a b c d e f g' });
-      // 6 complete segments at delay 10 = 60 ms > maxLag 20: 3 at once, then 2, then 1.
-      expectObservable(src.pipe(smoothText({ delay: 10, maxLag: 20 }))).toBe('-x 9ms y 9ms z--------(w|)', { x: 'a b c ', y: 'a b c d e ', z: 'a b c d e f ', w: 'a b c d e f g' });
+      // 6 complete segments at delay 10 = 60 ms > maxLagMs 20: 3 at once, then 2, then 1.
+      expectObservable(src.pipe(smoothText({ delayMs: 10, maxLagMs: 20 }))).toBe('-x 9ms y 9ms z--------(w|)', { x: 'a b c ', y: 'a b c d e ', z: 'a b c d e f ', w: 'a b c d e f g' });
     });
   });
 
   test("finish: 'paced' goes on pacing after completion and completes after the last piece", () => {
     scheduler().run(({ cold, expectObservable }) => {
       const src = cold('-a|', { a: 'a b c' });
-      expectObservable(src.pipe(smoothText({ delay: 3, finish: 'paced' }))).toBe('-x--y--(z|)', { x: 'a ', y: 'a b ', z: 'a b c' });
+      expectObservable(src.pipe(smoothText({ delayMs: 3, finish: 'paced' }))).toBe('-x--y--(z|)', { x: 'a ', y: 'a b ', z: 'a b c' });
     });
   });
 
@@ -149,7 +149,7 @@ describe('smoothText: pacing', () => {
     scheduler().run(({ cold, expectObservable }) => {
       const boom = new Error('boom');
       const src = cold('-a---#', { a: 'One two three' }, boom);
-      expectObservable(src.pipe(smoothText({ delay: 10 }))).toBe('-x---(z#)', { x: 'One ', z: 'One two three' }, boom);
+      expectObservable(src.pipe(smoothText({ delayMs: 10 }))).toBe('-x---(z#)', { x: 'One ', z: 'One two three' }, boom);
     });
   });
 
@@ -159,7 +159,7 @@ describe('smoothText: pacing', () => {
       const a = ev.textDelta('m', 0, 0, 'one two three');
       const f = ev.itemAdded(1, ev.fc('fc_1', 'call_1', 'lookup'));
       const b = ev.textDelta('n', 2, 0, 'x y');
-      expectObservable(cold('-afb-#', { a, f, b }, boom).pipe(smoothText({ delay: 10 }))).toBe('-a---(tfx#)', {
+      expectObservable(cold('-afb-#', { a, f, b }, boom).pipe(smoothText({ delayMs: 10 }))).toBe('-a---(tfx#)', {
         a: piece(a, 'one '), t: piece(a, 'two three'), f, x: piece(b, 'x y'),
       }, boom);
     });
@@ -185,7 +185,7 @@ describe('smoothText: pacing', () => {
       const a = ev.textDelta('m', 0, 0, 'a b c d ');
       const b = ev.textDelta('n', 1, 0, 'x y z w ');
       // Two parts, each with its timer (at 7 and 8) when the subscriber leaves at 6.
-      expectObservable(cold('-ab------|', { a, b }).pipe(smoothText({ delay: 3, scheduler: recording })), '^-----!').toBe('-ab-cd', {
+      expectObservable(cold('-ab------|', { a, b }).pipe(smoothText({ delayMs: 3, scheduler: recording })), '^-----!').toBe('-ab-cd', {
         a: piece(a, 'a '), b: piece(b, 'x '), c: piece(a, 'b '), d: piece(b, 'y '),
       });
       flush();
@@ -210,7 +210,7 @@ describe('smoothText: pacing', () => {
     };
     ts.run(({ cold, expectObservable }) => {
       const src = cold('-a----|', { a: 'one two three four' });
-      expectObservable(src.pipe(smoothText({ delay: 3, scheduler: recording }), take(1))).toBe('-(x|)', { x: 'one ' });
+      expectObservable(src.pipe(smoothText({ delayMs: 3, scheduler: recording }), take(1))).toBe('-(x|)', { x: 'one ' });
     });
     expect(made.every((s) => s.closed)).toBe(true);
     expect(made).toHaveLength(0);
@@ -223,7 +223,7 @@ describe('smoothText: pacing', () => {
       s.next('one two three');
       s.complete();
     });
-    src.pipe(smoothText({ delay: 50, scheduler: ts, finish: 'paced' })).subscribe((t) => seen.push([ts.now(), t]));
+    src.pipe(smoothText({ delayMs: 50, scheduler: ts, finish: 'paced' })).subscribe((t) => seen.push([ts.now(), t]));
     expect(seen).toEqual([[0, 'one ']]);
     ts.flush();
     expect(seen).toEqual([[0, 'one '], [50, 'one two '], [100, 'one two three']]);
@@ -236,7 +236,7 @@ describe('smoothText: the forms of text stream', () => {
       const a = ev.textDelta('m', 0, 0, 'one two ');
       const f = ev.itemAdded(1, ev.fc('fc_1', 'call_1', 'lookup'));
       const b = ev.textDelta('n', 2, 0, 'x y ');
-      expectObservable(cold('-afb------|', { a, f, b }).pipe(smoothText({ delay: 4 }))).toBe('-a---(tfx)(y|)', {
+      expectObservable(cold('-afb------|', { a, f, b }).pipe(smoothText({ delayMs: 4 }))).toBe('-a---(tfx)(y|)', {
         a: piece(a, 'one '), t: { ...piece(a, 'two '), logprobs: [] }, f, x: piece(b, 'x '), y: piece(b, 'y '),
       });
     });
@@ -251,7 +251,7 @@ describe('smoothText: the forms of text stream', () => {
       const b = { ...ev.textDelta('m', 0, 0, 'wo three '), logprobs: lb } as E;
       const d = ev.textDone('m', 0, 0, 'One two three ');
       const c = ev.completed();
-      expectObservable(cold('-abdc-------|', { a, b, d, c }).pipe(smoothText({ delay: 3 }))).toBe('-x--y--(zdc)|', {
+      expectObservable(cold('-abdc-------|', { a, b, d, c }).pipe(smoothText({ delayMs: 3 }))).toBe('-x--y--(zdc)|', {
         x: { ...a, delta: 'One ', logprobs: [] },
         y: { ...a, delta: 'two ', logprobs: la },
         z: { ...b, delta: 'three ', logprobs: lb },
@@ -264,7 +264,7 @@ describe('smoothText: the forms of text stream', () => {
     scheduler().run(({ cold, expectObservable }) => {
       const a = ev.textDelta('m', 0, 0, 'a b c ');
       const b = ev.textDelta('n', 1, 0, 'x y z ');
-      expectObservable(cold('-ab---------|', { a, b }).pipe(smoothText({ delay: 4 }))).toBe('-ab--cd-----(ef|)', {
+      expectObservable(cold('-ab---------|', { a, b }).pipe(smoothText({ delayMs: 4 }))).toBe('-ab--cd-----(ef|)', {
         a: piece(a, 'a '), b: piece(b, 'x '), c: piece(a, 'b '), d: piece(b, 'y '), e: piece(a, 'c '), f: piece(b, 'z '),
       });
     });
@@ -275,7 +275,7 @@ describe('smoothText: the forms of text stream', () => {
       const s = ev.summaryDelta('rs', 0, 1, 'Thinking it over');
       const r = ev.refusalDelta('m', 1, 0, 'I cannot help');
       const strip = (e: E, delta: string) => ({ ...e, delta }) as E; // no logprobs field on these
-      expectObservable(cold('-sr---|', { s, r }).pipe(smoothText({ delay: 2 }))).toBe('-abcd-(ef|)', {
+      expectObservable(cold('-sr---|', { s, r }).pipe(smoothText({ delayMs: 2 }))).toBe('-abcd-(ef|)', {
         a: strip(s, 'Thinking '), b: strip(r, 'I '), c: strip(s, 'it '), d: strip(r, 'cannot '), e: strip(s, 'over'), f: strip(r, 'help'),
       });
     });
@@ -286,7 +286,7 @@ describe('smoothText: the forms of text stream', () => {
       const a = snap('One two ', 'One two ');
       const b = snap('One two three', 'three');
       const d = snap('One two three!', '', true);
-      expectObservable(cold('-abd-------|', { a, b, d }).pipe(smoothText({ delay: 3 }))).toBe('-x--y--(zd)|', {
+      expectObservable(cold('-abd-------|', { a, b, d }).pipe(smoothText({ delayMs: 3 }))).toBe('-x--y--(zd)|', {
         x: snap('One ', 'One '), y: snap('One two ', 'two '), z: snap('One two three', 'three'), d,
       });
     });
@@ -296,7 +296,7 @@ describe('smoothText: the forms of text stream', () => {
     scheduler().run(({ cold, expectObservable }) => {
       const a = snap('Hel', 'Hel');
       const b = snap('Hello big world', 'lo big world');
-      expectObservable(cold('-ab---|', { a, b }).pipe(smoothText({ delay: 2 }))).toBe('--x-y-(z|)', {
+      expectObservable(cold('-ab---|', { a, b }).pipe(smoothText({ delayMs: 2 }))).toBe('--x-y-(z|)', {
         x: snap('Hello ', 'Hello '), y: snap('Hello big ', 'big '), z: snap('Hello big world', 'world'),
       });
     });
@@ -305,21 +305,21 @@ describe('smoothText: the forms of text stream', () => {
   test("strings: 'deltas': pieces in, pieces out", () => {
     scheduler().run(({ cold, expectObservable }) => {
       const src = cold('-ab---|', { a: 'Hel', b: 'lo big world' });
-      expectObservable(src.pipe(smoothText({ delay: 2, strings: 'deltas' }))).toBe('--x-y-(z|)', { x: 'Hello ', y: 'big ', z: 'world' });
+      expectObservable(src.pipe(smoothText({ delayMs: 2, strings: 'deltas' }))).toBe('--x-y-(z|)', { x: 'Hello ', y: 'big ', z: 'world' });
     });
   });
 
   test('accumulated strings: a correction (not an extension) releases what is pending, then the corrected text at once', () => {
     scheduler().run(({ cold, expectObservable }) => {
       const src = cold('-ab---|', { a: 'Hello world ', b: 'Hello, world!' });
-      expectObservable(src.pipe(smoothText({ delay: 5 }))).toBe('-x(yz)|', { x: 'Hello ', y: 'Hello world ', z: 'Hello, world!' });
+      expectObservable(src.pipe(smoothText({ delayMs: 5 }))).toBe('-x(yz)|', { x: 'Hello ', y: 'Hello world ', z: 'Hello, world!' });
     });
   });
 
   test("raw deltas without strings: 'deltas': each is taken as a correction and goes out as it came (nothing lost, nothing paced)", () => {
     scheduler().run(({ cold, expectObservable }) => {
       const src = cold('-ab---c|', { a: 'Hel', b: 'lo big ', c: 'world' });
-      expectObservable(src.pipe(smoothText({ delay: 2 }))).toBe('--(xy)z|', { x: 'Hel', y: 'lo big ', z: 'world' });
+      expectObservable(src.pipe(smoothText({ delayMs: 2 }))).toBe('--(xy)z|', { x: 'Hel', y: 'lo big ', z: 'world' });
     });
   });
 
@@ -333,24 +333,24 @@ describe('smoothText: the forms of text stream', () => {
   test("an empty first string (a run's first turn only called tools), then text: no empty value", () => {
     scheduler().run(({ cold, expectObservable }) => {
       const src = cold('-ab-c--|', { a: '', b: 'One two', c: 'One two' });
-      expectObservable(src.pipe(smoothText({ delay: 3 }))).toBe('--x----(y|)', { x: 'One ', y: 'One two' });
+      expectObservable(src.pipe(smoothText({ delayMs: 3 }))).toBe('--x----(y|)', { x: 'One ', y: 'One two' });
     });
   });
 
   test('TextSnapshots and events that add nothing (an empty first one) release no empty piece', () => {
     scheduler().run(({ cold, expectObservable }) => {
       const snaps = cold('-ab-|', { a: snap('', ''), b: snap('Hi there', 'Hi there') });
-      expectObservable(snaps.pipe(smoothText({ delay: 2 }))).toBe('--x-(y|)', { x: snap('Hi ', 'Hi '), y: snap('Hi there', 'there') });
+      expectObservable(snaps.pipe(smoothText({ delayMs: 2 }))).toBe('--x-(y|)', { x: snap('Hi ', 'Hi '), y: snap('Hi there', 'there') });
       const d0 = ev.textDelta('m', 0, 0, '');
       const d1 = ev.textDelta('m', 0, 0, 'Hi there');
-      const deltas = cold('-ab-|', { a: d0, b: d1 }).pipe(smoothText({ delay: 2 }), map((e) => (e as { delta: string }).delta));
+      const deltas = cold('-ab-|', { a: d0, b: d1 }).pipe(smoothText({ delayMs: 2 }), map((e) => (e as { delta: string }).delta));
       expectObservable(deltas).toBe('--x-(y|)', { x: 'Hi ', y: 'there' });
     });
   });
 
   test('bad options are refused at the call', () => {
-    expect(() => smoothText({ delay: -1 })).toThrow(InvalidParameterError);
-    expect(() => smoothText({ maxLag: 0 })).toThrow(InvalidParameterError);
+    expect(() => smoothText({ delayMs: -1 })).toThrow(InvalidParameterError);
+    expect(() => smoothText({ maxLagMs: 0 })).toThrow(InvalidParameterError);
     expect(() => smoothText({ chunking: 'sentence' as never })).toThrow(InvalidParameterError);
     expect(() => smoothText({ chunking: 'sentence' as never })).toThrow(/chunking/);
     expect(() => smoothText({ finish: 'later' as never })).toThrow(InvalidParameterError);
@@ -406,7 +406,7 @@ describe('smoothText: properties', () => {
     gaps: fc.array(fc.integer({ min: 0, max: 30 }), { minLength: 13, maxLength: 13 }),
     chunking: chunkingArb,
     delay: fc.integer({ min: 0, max: 12 }),
-    maxLag: fc.integer({ min: 1, max: 80 }),
+    maxLagMs: fc.integer({ min: 1, max: 80 }),
     finish: fc.constantFrom<'flush' | 'paced'>('flush', 'paced'),
   });
 
@@ -434,9 +434,9 @@ describe('smoothText: properties', () => {
 
   test('for any input chunking, the concatenated output is the input text; no piece ends inside a grapheme', () => {
     fc.assert(
-      fc.property(params, ({ text, cuts, gaps, chunking, delay, maxLag, finish }) => {
+      fc.property(params, ({ text, cuts, gaps, chunking, delay, maxLagMs, finish }) => {
         const parts = split(text, cuts);
-        const pieces = run(parts, gaps, { chunking, delay, maxLag, finish, strings: 'deltas' });
+        const pieces = run(parts, gaps, { chunking, delayMs: delay, maxLagMs, finish, strings: 'deltas' });
         expect(pieces.join('')).toBe(text);
         expect(pieces.every((p) => p !== '')).toBe(true);
         const starts = new Set(graphemeStarts(text));
@@ -463,8 +463,8 @@ describe('smoothText: properties', () => {
     }
     const noSegmenter = params.filter((p) => !(p.chunking instanceof Intl.Segmenter));
     fc.assert(
-      fc.property(noSegmenter, ({ text, cuts, gaps, chunking, delay, maxLag, finish }) => {
-        const pieces = run(split(text, cuts), gaps, { chunking, delay, maxLag, finish, strings: 'deltas' }, fallback);
+      fc.property(noSegmenter, ({ text, cuts, gaps, chunking, delay, maxLagMs, finish }) => {
+        const pieces = run(split(text, cuts), gaps, { chunking, delayMs: delay, maxLagMs, finish, strings: 'deltas' }, fallback);
         expect(pieces.join('')).toBe(text);
         const starts = new Set(graphemeStarts(text));
         let at = 0;
@@ -476,10 +476,10 @@ describe('smoothText: properties', () => {
 
   test('accumulated strings: every output extends the previous one, and the last is the input text', () => {
     fc.assert(
-      fc.property(params, ({ text, cuts, gaps, chunking, delay, maxLag, finish }) => {
+      fc.property(params, ({ text, cuts, gaps, chunking, delay, maxLagMs, finish }) => {
         const parts = split(text, cuts);
         const acc = parts.map((_, i) => parts.slice(0, i + 1).join(''));
-        const outs = run(acc, gaps, { chunking, delay, maxLag, finish });
+        const outs = run(acc, gaps, { chunking, delayMs: delay, maxLagMs, finish });
         outs.forEach((o, i) => expect(o.startsWith(outs[i - 1] ?? '')).toBe(true));
         expect(outs[outs.length - 1] ?? '').toBe(text);
       }),
@@ -489,7 +489,7 @@ describe('smoothText: properties', () => {
 
   test("TextSnapshots: each part's pieces spell its text, each snapshot's text is its part's pieces so far, a final snapshot comes after its part's text", () => {
     fc.assert(
-      fc.property(params, fc.array(fc.nat({ max: 2 }), { minLength: 13, maxLength: 13 }), ({ text, cuts, gaps, chunking, delay, maxLag, finish }, owners) => {
+      fc.property(params, fc.array(fc.nat({ max: 2 }), { minLength: 13, maxLength: 13 }), ({ text, cuts, gaps, chunking, delay, maxLagMs, finish }, owners) => {
         const parts = split(text, cuts);
         const texts = ['', '', ''];
         const input: TextSnapshot[] = parts.map((p, i) => {
@@ -498,7 +498,7 @@ describe('smoothText: properties', () => {
           return { ...snap(texts[oi]!, p), outputIndex: oi, itemId: `m${oi}` };
         });
         texts.forEach((t, oi) => t !== '' && input.push({ ...snap(t, '', true), outputIndex: oi, itemId: `m${oi}` }));
-        const out = run(input, gaps, { chunking, delay, maxLag, finish });
+        const out = run(input, gaps, { chunking, delayMs: delay, maxLagMs, finish });
         expect(out.filter((o) => o.done)).toEqual(input.filter((o) => o.done));
         texts.forEach((t, oi) => {
           const mine = out.filter((o) => o.outputIndex === oi);
@@ -523,7 +523,7 @@ describe('smoothText: properties', () => {
 
   test('events: the deltas out spell the deltas in, part by part, and the other events keep their order after their text', () => {
     fc.assert(
-      fc.property(params, fc.array(fc.nat({ max: 2 }), { minLength: 13, maxLength: 13 }), ({ text, cuts, gaps, chunking, delay, maxLag, finish }, owners) => {
+      fc.property(params, fc.array(fc.nat({ max: 2 }), { minLength: 13, maxLength: 13 }), ({ text, cuts, gaps, chunking, delay, maxLagMs, finish }, owners) => {
         const parts = split(text, cuts);
         // Deltas spread over three parts, with a marker event after every third.
         const input: E[] = [];
@@ -532,7 +532,7 @@ describe('smoothText: properties', () => {
           if (i % 3 === 2) input.push(ev.unknownEvent());
         });
         input.push(ev.completed());
-        const out = run(input, gaps, { chunking, delay, maxLag, finish });
+        const out = run(input, gaps, { chunking, delayMs: delay, maxLagMs, finish });
         const textOf = (es: E[], oi: number) => es.filter((e) => e.type === 'response.output_text.delta' && e.output_index === oi).map((e) => (e as { delta: string }).delta).join('');
         for (const oi of [0, 1, 2]) expect(textOf(out, oi)).toBe(textOf(input, oi));
         const others = (es: E[]) => es.filter((e) => e.type !== 'response.output_text.delta');

@@ -27,7 +27,7 @@ export type LaneMuxOutput = ResponsesServerEvent | LaneError;
  *   fork's `response.in_progress` before sending its next request (as `store: false` needs).
  * - Errors of one lane (protocol `error` events such as `previous_response_not_found`, an undecodable frame,
  *   a request that cannot be sent) are emitted as `LaneError` values (`isLaneError`): the lane moves on and
- *   the other lanes carry on. A lane whose response lost its terminal frame waits `terminalTimeout` for more
+ *   the other lanes carry on. A lane whose response lost its terminal frame waits `terminalTimeoutMs` for more
  *   of it, then moves on (`terminal_timeout`). The output errors only when the connection is lost
  *   (`WebSocketClosedError`, or `LimitExceededError` for a frame over `maxFrameSize`), after a `LaneError`
  *   for every request not yet finished.

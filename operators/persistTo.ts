@@ -32,7 +32,7 @@ export interface PersistToOptions extends LogWriterOptions {
  * once. The key is the id of `response.created` or the `responseId` option (and `owner`); the lease is acquired at the first event to record, renewed every
  * third of `leaseMs` and released at the end or on unsubscribe. Writes are batched: while one append is in
  * flight the next events queue and go together, and a lone event goes at the end of the turn it came in
- * (with every event of that turn; on Redis, every stream's in one script call), or after `maxBatchDelay` ms
+ * (with every event of that turn; on Redis, every stream's in one script call), or after `maxBatchDelayMs` ms
  * when that is set. Past
  * `maxPending` queued events the stream ends with `EventLogError('limit')`, and a failed write with its
  * `EventLogError` (unless `onWriteError: 'continue'`). Completion (and a source error) waits until the
@@ -53,8 +53,8 @@ export interface PersistToOptions extends LogWriterOptions {
  *
  * ```
  * source:   -a-b-c|          (a = response.created; an append takes 3 frames)
- * appends:    -[a]-[bc]--✓    (a after maxBatchDelay; b and c queue while [a] is in flight)
- *   persistTo(log, { maxBatchDelay: 1 })
+ * appends:    -[a]-[bc]--✓    (a after maxBatchDelayMs; b and c queue while [a] is in flight)
+ *   persistTo(log, { maxBatchDelayMs: 1 })
  * result:   -a-b-c--|        (events at once; completion once [bc] is acknowledged)
  * ```
  *

@@ -19,7 +19,7 @@ export interface ResumeOptions {
   /** Reconnects in a row (without a new `sequence_number` delivered in between) before the error passes through. Default 5. */
   readonly maxAttempts?: number;
   /** Fixed ms, or a function of the attempt and the error. Default `exponentialBackoff()` (≈0.5 s doubling to 8 s, jittered). */
-  readonly delay?: number | ResumeDelay;
+  readonly delayMs?: number | ResumeDelay;
   /**
    * A cursor saved by an earlier process (what `onCursor` was given). Events at or below it are dropped, and a
    * failure before any new event is already resumable. An object, not a number as the transports' and
@@ -61,24 +61,24 @@ export function isRetryableError(error: unknown): boolean {
 
 export interface BackoffOptions {
   /** First delay in ms. Default 500. */
-  readonly initial?: number;
+  readonly initialMs?: number;
   /** Largest delay in ms. Default 8000. */
-  readonly max?: number;
+  readonly maxMs?: number;
   /** Longest `Retry-After` honoured, in ms (a longer one is cut to this). Default 60000. */
-  readonly maxRetryAfter?: number;
+  readonly maxRetryAfterMs?: number;
   /** Fraction of the delay randomised either way (0 = none). Default 0.2. */
   readonly jitter?: number;
   /** Source of randomness in [0, 1). Default `Math.random`. */
   readonly random?: () => number;
 }
 
-/** `initial · 2^(attempt−1)` capped at `max`, spread by ±`jitter` so that many clients do not reconnect in step. */
+/** `initialMs · 2^(attempt−1)` capped at `maxMs`, spread by ±`jitter` so that many clients do not reconnect in step. */
 export function exponentialBackoff(options: BackoffOptions = {}): ResumeDelay {
-  const initial = options.initial ?? 500;
-  const max = options.max ?? 8000;
+  const initial = options.initialMs ?? 500;
+  const max = options.maxMs ?? 8000;
   const jitter = options.jitter ?? 0.2;
   const random = options.random ?? Math.random;
-  const ceiling = options.maxRetryAfter ?? 60_000;
+  const ceiling = options.maxRetryAfterMs ?? 60_000;
   return (attempt, error) => {
     const base = Math.min(max, initial * 2 ** Math.max(0, attempt - 1));
     const backoff = Math.max(0, Math.round(base * (1 - jitter + 2 * jitter * random())));
@@ -115,7 +115,7 @@ function namedResponseId(e: ResponseStreamEvent): string | undefined {
  * ```
  * source:     -0-1-2-#                       (# = StreamInterruptedError)
  * reconnect(2):         --2-3-4-|            (after the delay; 2 is a duplicate)
- *   resumeFrom(reconnect, { delay: 3 })
+ *   resumeFrom(reconnect, { delayMs: 3 })
  * result:     -0-1-2-------3-4-|
  * ```
  *
@@ -128,7 +128,7 @@ function namedResponseId(e: ResponseStreamEvent): string | undefined {
  */
 export function resumeFrom(reconnect: Reconnect, options: ResumeOptions = {}): MonoTypeOperatorFunction<ResponseStreamEvent> {
   const maxAttempts = options.maxAttempts ?? 5;
-  const delayOption = options.delay ?? exponentialBackoff();
+  const delayOption = options.delayMs ?? exponentialBackoff();
   const delayOf: ResumeDelay = typeof delayOption === 'number' ? () => delayOption : delayOption;
   const retryable = options.retryable ?? isRetryableError;
   const onCursor = options.onCursor;
@@ -150,7 +150,7 @@ export function resumeFrom(reconnect: Reconnect, options: ResumeOptions = {}): M
         try {
           retry = !ended && !isCancellation(error) && retryable(error);
         } catch (e) {
-          // A predicate that throws ends the stream with what it threw, as a throwing `delay` does.
+          // A predicate that throws ends the stream with what it threw, as a throwing `delayMs` does.
           subscriber.error(e);
           return;
         }

@@ -16,12 +16,12 @@ export interface SmoothTextOptions {
    */
   readonly chunking?: Chunking;
   /** Milliseconds between two releases of one part. Default 10. `0` releases each segment as soon as it is complete. */
-  readonly delay?: number;
+  readonly delayMs?: number;
   /**
-   * How far (in ms of text at `delay` per segment) a part may fall behind the model. Beyond it, several segments
-   * go out at once, enough to catch up in about `maxLag`. Default 250.
+   * How far (in ms of text at `delayMs` per segment) a part may fall behind the model. Beyond it, several segments
+   * go out at once, enough to catch up in about `maxLagMs`. Default 250.
    */
-  readonly maxLag?: number;
+  readonly maxLagMs?: number;
   /** At completion, release what is left at once (`'flush'`, default) or go on pacing and complete after (`'paced'`). */
   readonly finish?: 'flush' | 'paced';
   /**
@@ -47,8 +47,8 @@ const DELTA_KINDS: ReadonlyMap<unknown, TextKind> = new Map<unknown, TextKind>([
 
 /**
  * Releases streamed text at a steady, readable pace. Text arrives in bursts (a network chunk carries many
- * deltas, then nothing for 300 ms); this cuts it into segments (`chunking`) and releases one per `delay`,
- * more at once when the backlog exceeds `maxLag`, so the display flows and never falls far behind. The last
+ * deltas, then nothing for 300 ms); this cuts it into segments (`chunking`) and releases one per `delayMs`,
+ * more at once when the backlog exceeds `maxLagMs`, so the display flows and never falls far behind. The last
  * segment of the text, which may still grow, is held until more text comes or the source ends.
  *
  * Works on three kinds of stream, and gives back the same kind:
@@ -73,7 +73,7 @@ const DELTA_KINDS: ReadonlyMap<unknown, TextKind> = new Map<unknown, TextKind>([
  *
  * ```
  * source:  -a--------------|        a = 'One two three' (outputText)
- *   smoothText({ delay: 3 })
+ *   smoothText({ delayMs: 3 })
  * out:     -x--y-----------(z|)     x = 'One ', y = 'One two ', z = 'One two three'
  * ```
  *
@@ -83,10 +83,10 @@ const DELTA_KINDS: ReadonlyMap<unknown, TextKind> = new Map<unknown, TextKind>([
  * ```
  */
 export function smoothText(options: SmoothTextOptions = {}): <T extends SmoothTextInput>(source: Observable<T>) => Observable<T> {
-  const delay = options.delay ?? 10;
-  const maxLag = options.maxLag ?? 250;
-  if (!(delay >= 0) || !Number.isFinite(delay)) throw new InvalidParameterError('delay', `expected a finite number ≥ 0, got ${delay}`);
-  if (!(maxLag > 0)) throw new InvalidParameterError('maxLag', `expected a number > 0, got ${maxLag}`);
+  const delay = options.delayMs ?? 10;
+  const maxLagMs = options.maxLagMs ?? 250;
+  if (!(delay >= 0) || !Number.isFinite(delay)) throw new InvalidParameterError('delayMs', `expected a finite number ≥ 0, got ${delay}`);
+  if (!(maxLagMs > 0)) throw new InvalidParameterError('maxLagMs', `expected a number > 0, got ${maxLagMs}`);
   const chunker = chunkerFor(options.chunking ?? 'word'); // a bad value throws here, at the call; chunkers keep no state between cuts
   const finish = options.finish ?? 'flush';
   if (finish !== 'flush' && finish !== 'paced') throw new InvalidParameterError('finish', `expected 'flush' or 'paced', got ${String(finish)}`);
@@ -151,7 +151,7 @@ export function smoothText(options: SmoothTextOptions = {}): <T extends SmoothTe
       const pacer = new Pacer<T, T>({
         chunker,
         delay,
-        maxLag,
+        maxLagMs,
         scheduler,
         release,
         emit: (v) => subscriber.next(v),

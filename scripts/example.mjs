@@ -66,7 +66,7 @@ if (!live) {
     transcripts,
     // A few bytes at a time, a little apart: the stream arrives in pieces, as from the API.
     chunkSize: 64,
-    chunkDelay: 2,
+    chunkDelayMs: 2,
     // WebSocket mode on the same port, so that one OPENAI_BASE_URL serves both transports.
     webSocket: { respond: (request) => transcripts[transcriptFor(request)] },
   });

@@ -43,7 +43,7 @@ const LANES = {
 };
 
 // Several small writes with a pause between them, so the page renders while the body streams.
-const api = await startTestServer({ transcripts: { text: demoText() }, chunkSize: 200, chunkDelay: 5 });
+const api = await startTestServer({ transcripts: { text: demoText() }, chunkSize: 200, chunkDelayMs: 5 });
 const ws = await startResponsesWebSocketServer({
   respond: (req) => {
     const lane = String(req.input).replace(/^lane /, '');

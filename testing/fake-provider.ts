@@ -14,7 +14,7 @@ export interface FakeProviderOptions {
   /** The answer's text (streamed word by word), or a function of the request body. Default: a short paragraph. */
   readonly answer?: string | ((body: Readonly<Record<string, unknown>>) => string);
   /** Milliseconds between two events of a response's timeline. Default 0 (as fast as the socket takes them). */
-  readonly eventDelay?: number;
+  readonly eventDelayMs?: number;
   /** When set, requests must send `Authorization: Bearer <apiKey>`, else 401. */
   readonly apiKey?: string;
   /**
@@ -101,18 +101,18 @@ function chatCompletion(body: Record<string, unknown>, id: string, text: string)
  * Starts the fake provider on loopback: `POST /v1/chat/completions` (not streamed: a `chat.completion` with the answer), `POST /v1/responses` (streamed or not, `background` honoured),
  * `GET /v1/responses/{id}` and `?stream=true&starting_after=N` (background responses only, as the API),
  * `POST /v1/responses/{id}/cancel` (background only) and `GET /v1/models`. Events are released on the
- * response's timeline (`eventDelay` apart from its creation), so a client streaming it again, live or
+ * response's timeline (`eventDelayMs` apart from its creation), so a client streaming it again, live or
  * later, sees the same events at the same sequence numbers. Writes respect the socket's backpressure.
  *
  * ```ts
- * const provider = await startFakeProvider({ eventDelay: 5 });
+ * const provider = await startFakeProvider({ eventDelayMs: 5 });
  * const stream = streamResponse({ model: 'any', input: 'Hi', background: true }, { baseURL: provider.baseURL, apiKey: 'k' });
  * // provider.responses.get(id).events: everything the provider sent
  * await provider.close();
  * ```
  */
 export async function startFakeProvider(options: FakeProviderOptions = {}): Promise<FakeProvider> {
-  const delay = Math.max(0, options.eventDelay ?? 0);
+  const delay = Math.max(0, options.eventDelayMs ?? 0);
   const responses = new Map<string, Live>();
   const requests: Array<{ method: string; url: string }> = [];
   const sockets = new Set<Socket>();

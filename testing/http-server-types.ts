@@ -79,7 +79,7 @@ export interface TestServerOptions {
   /** Bytes per write. Default: one event per write. */
   readonly chunkSize?: number;
   /** Milliseconds between writes. Default 0. */
-  readonly chunkDelay?: number;
+  readonly chunkDelayMs?: number;
   /**
    * Faults for the API requests in arrival order (one entry each, `{ type: 'ok' }` for a normal answer),
    * or a function choosing one per request. `inject()` adds more later.
@@ -96,7 +96,7 @@ export interface TestServerOptions {
    * port), so that one `baseURL` serves both transports, as the API does. Unless these options say otherwise,
    * a `response.create` gets the Responses transcript chosen as over HTTP (the handshake's
    * `x-openai-rx-transcript` header, the `model`, `defaultTranscript`, the first; a generated answer when there
-   * is none), takes its fault from `faults` like an HTTP request, is written with `chunkDelay` between frames,
+   * is none), takes its fault from `faults` like an HTTP request, is written with `chunkDelayMs` between frames,
    * and is recorded in `requests` (`transport: 'websocket'`) with `onRequest` / `onClose` called.
    */
   readonly webSocket?: Omit<ResponsesWebSocketServerOptions, 'attach'>;

@@ -28,7 +28,7 @@ export function webSocketOptions(side: HTTPSide, ws: Omit<ResponsesWebSocketServ
   return {
     ...ws,
     attach: { server: side.server, path: '/v1/responses' },
-    ...(ws.chunkDelay === undefined && options.chunkDelay !== undefined ? { chunkDelay: options.chunkDelay } : {}),
+    ...(ws.chunkDelayMs === undefined && options.chunkDelayMs !== undefined ? { chunkDelayMs: options.chunkDelayMs } : {}),
     respond:
       ws.respond ??
       ((request, _index, r) => {

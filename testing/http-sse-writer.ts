@@ -4,7 +4,7 @@ import type { Fault, Mutable, RecordedRequest, TestServerOptions } from './http-
 import type { ParsedTranscript } from './transcripts.js';
 
 /**
- * Writes `events` to `res` as SSE, one event per write (or `chunkSize` bytes), `chunkDelay` ms apart, and cut
+ * Writes `events` to `res` as SSE, one event per write (or `chunkSize` bytes), `chunkDelayMs` ms apart, and cut
  * where a `drop` or `stall` fault says; counts what went out on `record`. A drop marks itself (`markDropped`)
  * and closes the socket once the bytes so far are out.
  */
@@ -13,7 +13,7 @@ export function writeEvents(
   record: Mutable<RecordedRequest>,
   events: ParsedTranscript['events'],
   fault: Fault | undefined,
-  pacing: Pick<TestServerOptions, 'chunkSize' | 'chunkDelay'>,
+  pacing: Pick<TestServerOptions, 'chunkSize' | 'chunkDelayMs'>,
   markDropped: () => void,
 ): void {
   res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' });
@@ -49,7 +49,7 @@ export function writeEvents(
     }
   }
 
-  const delay = pacing.chunkDelay ?? 0;
+  const delay = pacing.chunkDelayMs ?? 0;
   let timer: NodeJS.Timeout | undefined;
   res.on('close', () => clearTimeout(timer));
   const finish = () => {

@@ -10,7 +10,7 @@
  * const config = { baseURL: server.baseURL, apiKey: 'test' };
  * const text = await lastValueFrom(
  *   streamResponse({ model: 'hello', input: 'Hi' }, config).pipe(
- *     resumeFrom((c) => retrieveResponseStream(c.responseId, { startingAfter: c.sequenceNumber }, config), { delay: 0 }),
+ *     resumeFrom((c) => retrieveResponseStream(c.responseId, { startingAfter: c.sequenceNumber }, config), { delayMs: 0 }),
  *     outputText(),
  *   ),
  * );

@@ -56,7 +56,7 @@ export interface ScriptedProviderOptions {
   /** Or one function answering every request (several agents at once, say); used when `turns` has no entry left. */
   readonly respond?: (request: ScriptedRequest) => ScriptedReply;
   /** Milliseconds between the events of an answer, over HTTP and WebSocket. Default 0 (HTTP: all at once; WebSocket: one frame per turn of the event loop). */
-  readonly chunkDelay?: number;
+  readonly chunkDelayMs?: number;
   /** Default `127.0.0.1`. */
   readonly host?: string;
 }

@@ -122,7 +122,7 @@ export async function startScriptedProvider(options: ScriptedProviderOptions): P
     }
     res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });
     const sse = a.events.map((e) => responsesTranscript([e]));
-    const delay = options.chunkDelay ?? 0;
+    const delay = options.chunkDelayMs ?? 0;
     if (delay <= 0) {
       res.end(sse.join(''));
       return;
@@ -155,7 +155,7 @@ export async function startScriptedProvider(options: ScriptedProviderOptions): P
   const pending = new Map<number, { events: Array<Item & { type: string }> } | { status: number; message: string; code?: string }>();
   const webSocket = await startResponsesWebSocketServer({
     attach: { server, path: '/v1/responses' },
-    ...(options.chunkDelay !== undefined ? { chunkDelay: options.chunkDelay } : {}),
+    ...(options.chunkDelayMs !== undefined ? { chunkDelayMs: options.chunkDelayMs } : {}),
     fault: (request, rec) => {
       const r = record('websocket', request, rec.responseId, rec.lane);
       const a = answer(r);

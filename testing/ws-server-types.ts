@@ -63,7 +63,7 @@ export interface ResponsesWebSocketServerOptions {
   /** A fault for each `response.create` (not for `generate: false` warm-ups); `undefined` answers normally. */
   readonly fault?: (request: Record<string, unknown>, record: WebSocketResponseRecord) => WebSocketResponseFault | undefined;
   /** Milliseconds between the frames of a response. Default 0 (one frame per response per turn of the event loop). */
-  readonly chunkDelay?: number;
+  readonly chunkDelayMs?: number;
   /** Called as each response starts (before its fault and answer are chosen). */
   readonly onResponseStart?: (record: WebSocketResponseRecord) => void;
   /** Called once each started response has sent its last frame, or its connection ended first. */

@@ -34,7 +34,7 @@ export async function startResponsesWebSocketServer(options: ResponsesWebSocketS
   let started = 0;
   let connections = 0;
   let closed = false;
-  const delay = Math.max(0, options.chunkDelay ?? 0);
+  const delay = Math.max(0, options.chunkDelayMs ?? 0);
 
   const attach = options.attach;
   const wss = attach

@@ -15,7 +15,7 @@ export interface ClientConfig {
   /** Aborts the request, before the headers or mid-body: the stream ends with `AbortedError` (not retryable). */
   readonly signal?: AbortSignal;
   /** Ends the stream with `IdleTimeoutError` when no event arrives for this long (ms). Off by default. */
-  readonly idleTimeout?: number;
+  readonly idleTimeoutMs?: number;
   /**
    * After a stream ends normally (its terminal event, or the decoder's end) the rest of the body, usually
    * nothing or the final chunk, is read in the background without being decoded, so that the connection
@@ -35,7 +35,7 @@ export interface ResolvedConfig {
   readonly fetch: typeof fetch;
   readonly headers: Record<string, string>;
   readonly signal: AbortSignal | undefined;
-  readonly idleTimeout: number | undefined;
+  readonly idleTimeoutMs: number | undefined;
   readonly drainBytes: number;
   readonly drainMs: number;
 }
@@ -61,7 +61,7 @@ export function resolveConfig(config: ClientConfig = {}): ResolvedConfig {
   if (apiKey) headers['authorization'] = `Bearer ${apiKey}`;
   const drainBytes = limitOf('drainAfterEnd.bytes', config.drainAfterEnd?.bytes, DRAIN_AFTER_END.bytes);
   const drainMs = limitOf('drainAfterEnd.ms', config.drainAfterEnd?.ms, DRAIN_AFTER_END.ms);
-  return { baseURL, fetch: f, headers, signal: config.signal, idleTimeout: config.idleTimeout, drainBytes, drainMs };
+  return { baseURL, fetch: f, headers, signal: config.signal, idleTimeoutMs: config.idleTimeoutMs, drainBytes, drainMs };
 }
 
 function limitOf(name: string, v: number | undefined, fallback: number): number {

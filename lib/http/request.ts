@@ -271,7 +271,7 @@ export function streamOf<T>(
   config: ClientConfig | undefined,
   decode: (res: Response) => Observable<T>,
 ): Observable<T> {
-  const idle = config?.idleTimeout;
+  const idle = config?.idleTimeoutMs;
   // The key and any credential given in headers.
   const secrets = configSecrets(config);
   // fetchStream masks what it raises itself: no catchError layer for every event to cross.

@@ -21,7 +21,7 @@ export type ChatCompletionCreateParams = { readonly model?: string; readonly mes
  * sends its own request; unsubscribing aborts it.
  *
  * ```ts
- * streamResponse({ model: 'gpt-5.4-nano', input: 'Say hello' }, { idleTimeout: 30_000 })
+ * streamResponse({ model: 'gpt-5.4-nano', input: 'Say hello' }, { idleTimeoutMs: 30_000 })
  *   .pipe(ofType('response.output_text.delta'), map((e) => e.delta))
  *   .subscribe((text) => process.stdout.write(text));
  * ```

@@ -21,7 +21,7 @@ export interface FromEventLogOptions extends LogWriterOptions {
   /** The application's owner of the stream. Default `''`. */
   readonly owner?: string;
   /** How long to wait for a stream that does not exist yet, in ms, before `EventLogError('not_found')`. Default 5000 (as the gateway's). */
-  readonly notFoundTimeout?: number;
+  readonly notFoundTimeoutMs?: number;
   /**
    * Where to continue the stream when its producer's lease lapses before a terminal event: this reader takes
    * the lease over, continues the provider's stream with `retrieveResponseStream` after the last stored
@@ -41,7 +41,7 @@ const seqOf = (e: ResponseStreamEvent): number | undefined => (typeof e.sequence
  * The events of a response stream from an {@link EventLog}: the stored ones after `startingAfter`, then the
  * live ones as they are appended, each `sequence_number` exactly once and in order, completing after the
  * terminal event. Works whether the response has finished, is in progress, or has not started yet (it
- * waits up to `notFoundTimeout`, then fails with `EventLogError('not_found')`). A stream ended by
+ * waits up to `notFoundTimeoutMs`, then fails with `EventLogError('not_found')`). A stream ended by
  * `cancel` completes after its stored events (without a terminal event: check `log.state` to tell).
  * When the producer's lease lapses before a terminal event, the reader takes over with `upstream`, or
  * else fails with `StreamInterruptedError` (retryable, with the last sequence number) within about the
@@ -58,7 +58,7 @@ export function fromEventLog(log: EventLog, responseId: string, options: FromEve
   const invalid = checkCursor(options.startingAfter);
   if (invalid) return throwError(() => invalid);
   const scope: LogScope = { responseId, owner: options.owner };
-  const notFoundTimeout = options.notFoundTimeout ?? DEFAULT_NOT_FOUND_TIMEOUT_MS;
+  const notFoundTimeoutMs = options.notFoundTimeoutMs ?? DEFAULT_NOT_FOUND_TIMEOUT_MS;
   const pageSize = Math.max(1, options.pageSize ?? 500);
   const pollMs = Math.max(1, options.pollMs ?? 1000);
   return new Observable<ResponseStreamEvent>((subscriber) => {
@@ -203,7 +203,7 @@ export function fromEventLog(log: EventLog, responseId: string, options: FromEve
               if (lost !== undefined) return finish(lost);
               if (st === undefined && !started) {
                 const remaining = deadline - Date.now();
-                if (remaining <= 0) return finish(new EventLogError('not_found', `no stream after ${notFoundTimeout} ms`, responseId));
+                if (remaining <= 0) return finish(new EventLogError('not_found', `no stream after ${notFoundTimeoutMs} ms`, responseId));
                 arm(Math.min(pollMs, remaining));
                 continue;
               }
@@ -257,9 +257,9 @@ export function fromEventLog(log: EventLog, responseId: string, options: FromEve
       });
 
     const run = async (): Promise<void> => {
-      // Not started yet: wait for it, up to notFoundTimeout.
+      // Not started yet: wait for it, up to notFoundTimeoutMs.
       let state = await log.state(scope);
-      const deadline = Date.now() + notFoundTimeout;
+      const deadline = Date.now() + notFoundTimeoutMs;
       if (state === undefined && canFollow(log)) {
         // Followed from now on: its first events come in the same replies as every other stream's.
         if ((await follow(log, undefined, deadline)) === 'done') return;
@@ -267,7 +267,7 @@ export function fromEventLog(log: EventLog, responseId: string, options: FromEve
       }
       while (state === undefined) {
         const remaining = deadline - Date.now();
-        if (remaining <= 0) throw new EventLogError('not_found', `no stream after ${notFoundTimeout} ms`, responseId);
+        if (remaining <= 0) throw new EventLogError('not_found', `no stream after ${notFoundTimeoutMs} ms`, responseId);
         await log.wait(scope, undefined, Math.min(remaining, pollMs), controller.signal);
         if (stopped()) return;
         state = await log.state(scope);

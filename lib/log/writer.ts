@@ -14,7 +14,7 @@ export interface LogWriterOptions {
    * go together, with no timer per stream. Either way, events pushed while an append is in flight wait for
    * it and go together when it returns.
    */
-  readonly maxBatchDelay?: number;
+  readonly maxBatchDelayMs?: number;
   /** Most events one append carries. Default 500. */
   readonly maxBatchSize?: number;
   /** Most events queued (not yet sent) before the writer fails with `EventLogError('limit')`. Default 10 000. */
@@ -63,7 +63,7 @@ export function unplaceable(e: ResponseStreamEvent, position: number, responseId
 /**
  * Writes one stream's events to a log under a lease: acquires it, renews it every third of `leaseMs`,
  * appends in batches (while one append is in flight the next events queue and go together; a lone event
- * goes at the end of the turn, or after `maxBatchDelay` when set), and releases it at the end. Every failure goes once to `onError` as an
+ * goes at the end of the turn, or after `maxBatchDelayMs` when set), and releases it at the end. Every failure goes once to `onError` as an
  * `EventLogError`, after which the writer is stopped; so does an event pushed without a `sequence_number` that is an
  * integer ≥ 0 (`'invalid'`, naming its type and position): the logs cannot place it, and skipping it would leave
  * a gap nobody is told about. The log's promises are only ever `then`ed (never
@@ -71,11 +71,11 @@ export function unplaceable(e: ResponseStreamEvent, position: number, responseId
  */
 export class LogWriter {
   private readonly leaseMs: number;
-  private readonly maxBatchDelay: number | undefined;
+  private readonly maxBatchDelayMs: number | undefined;
   private readonly maxBatchSize: number;
   private readonly maxPending: number;
   private readonly scheduler: SchedulerLike;
-  /** Where "the end of the turn" is when `maxBatchDelay` is not set. */
+  /** Where "the end of the turn" is when `maxBatchDelayMs` is not set. */
   private readonly turn: SchedulerLike;
   private readonly queue: ResponseStreamEvent[] = [];
   private lease: Lease | undefined;
@@ -94,7 +94,7 @@ export class LogWriter {
     private readonly onError: (e: EventLogError) => void,
   ) {
     this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
-    this.maxBatchDelay = options.maxBatchDelay;
+    this.maxBatchDelayMs = options.maxBatchDelayMs;
     this.maxBatchSize = Math.max(1, options.maxBatchSize ?? 500);
     this.maxPending = options.maxPending ?? 10_000;
     this.scheduler = options.scheduler ?? asyncScheduler;
@@ -171,12 +171,12 @@ export class LogWriter {
     if (this.stopped || !this.lease || this.inFlight || this.queue.length === 0) return;
     if (this.onIdle) return this.send(); // finishing: no reason to wait
     if (this.delayed) return;
-    if (this.maxBatchDelay !== undefined && this.maxBatchDelay <= 0) return this.send();
+    if (this.maxBatchDelayMs !== undefined && this.maxBatchDelayMs <= 0) return this.send();
     const flush = (): void => {
       this.delayed = undefined;
       this.send();
     };
-    this.delayed = this.maxBatchDelay === undefined ? this.turn.schedule(flush) : this.scheduler.schedule(flush, this.maxBatchDelay);
+    this.delayed = this.maxBatchDelayMs === undefined ? this.turn.schedule(flush) : this.scheduler.schedule(flush, this.maxBatchDelayMs);
   }
 
   private send(): void {

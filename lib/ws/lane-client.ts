@@ -22,7 +22,7 @@ export interface LaneClientEvents {
 export class LaneClient implements LaneUser {
   readonly maxInFlight: number;
   readonly maxLanes: number;
-  readonly terminalTimeout: number;
+  readonly terminalTimeoutMs: number;
   inFlight = 0;
   pending = 0;
   /** The named lanes this client used, for `maxLanes`; and the default lane, for its errors. */
@@ -33,7 +33,7 @@ export class LaneClient implements LaneUser {
   constructor(socket: LaneSocket, options: LaneOptions, private readonly on: LaneClientEvents) {
     this.maxInFlight = Math.min(options.maxInFlight ?? PROTOCOL_MAX_IN_FLIGHT, PROTOCOL_MAX_IN_FLIGHT);
     this.maxLanes = options.maxLanes ?? 32;
-    this.terminalTimeout = options.terminalTimeout ?? socket.terminalTimeout ?? DEFAULT_TERMINAL_TIMEOUT;
+    this.terminalTimeoutMs = options.terminalTimeoutMs ?? socket.terminalTimeoutMs ?? DEFAULT_TERMINAL_TIMEOUT;
     this.hub = laneHubOf(socket);
     // Listen before anything is sent, so no answer is missed.
     this.attached = this.hub.attach(this);

@@ -146,7 +146,7 @@ export class LaneHub extends LaneQueue {
   /** (Re)starts the bounded wait for more of a response that may have lost its terminal frame. */
   private waitForMore(lane: Lane, a: Active): void {
     a.wait?.unsubscribe();
-    const ms = a.req.user.terminalTimeout;
+    const ms = a.req.user.terminalTimeoutMs;
     a.wait = timer(ms).subscribe(() => {
       a.wait = undefined;
       if (lane.active !== a) return;

@@ -18,9 +18,9 @@ export interface LaneOptions {
   /**
    * How long (ms) a lane whose response lost a frame (undecodable, or naming no lane) waits for more of that
    * response before giving up on its terminal event and moving on. Each frame of the response restarts the
-   * wait. Default: the socket's `terminalTimeout`, else 60000.
+   * wait. Default: the socket's `terminalTimeoutMs`, else 60000.
    */
-  readonly terminalTimeout?: number;
+  readonly terminalTimeoutMs?: number;
 }
 
 /** Where one request's outcome goes. */
@@ -36,7 +36,7 @@ export interface LaneSink {
 /** The hub's view of one user: its caps, and where the errors that belong to no request go. */
 export interface LaneUser {
   readonly maxInFlight: number;
-  readonly terminalTimeout: number;
+  readonly terminalTimeoutMs: number;
   /** This user's requests running now (maintained by the hub). */
   inFlight: number;
   /** This user's requests not over yet: queued, running, or steers/injects awaiting their answer (maintained by the hub). */

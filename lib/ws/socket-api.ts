@@ -30,13 +30,13 @@ export interface ResponsesSocketConfig {
    * answers no ping within one period is dropped as dead (`WebSocketClosedError` 1006, retryable).
    * Default 30000; 0 turns it off.
    */
-  readonly heartbeatInterval?: number;
+  readonly heartbeatMs?: number;
   /** Client events queued before the socket opens; one more throws `LimitExceededError`. Default 1024. */
   readonly maxSendBuffer?: number;
   /** `'strict'` (default) checks every documented server event against its codec; `'off'` skips codecs. */
   readonly validate?: ValidateMode;
   /** How long `close()` waits for the closing handshake before dropping the connection (ms). Default 2000. */
-  readonly closeTimeout?: number;
+  readonly closeTimeoutMs?: number;
   /**
    * The largest frame accepted (bytes; `ws`'s `maxPayload`). A larger one ends the connection with
    * `LimitExceededError('maxFrameSize')`, not retryable: the same request would bring it again.
@@ -48,7 +48,7 @@ export interface ResponsesSocketConfig {
    * response before giving up on its terminal event and moving on (`LaneError` `terminal_timeout`).
    * Default 60000; `laneMux`'s option of the same name overrides it.
    */
-  readonly terminalTimeout?: number;
+  readonly terminalTimeoutMs?: number;
 }
 
 /** One Responses WebSocket connection. Created by `connectResponsesSocket`; owned (and closed) by the caller. */
@@ -64,7 +64,7 @@ export interface ResponsesSocket extends LaneSocket {
   readonly state$: Observable<ConnectionState>;
   readonly state: ConnectionState;
   readonly url: string;
-  readonly terminalTimeout: number;
+  readonly terminalTimeoutMs: number;
   /**
    * Validates and sends one client event (queued until the socket is open). Throws
    * `InvalidClientEventError`, `LimitExceededError` (queue full) or `WebSocketNotOpenError` (closing/closed).

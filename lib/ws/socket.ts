@@ -53,8 +53,8 @@ export function connectResponsesSocket(config: ResponsesSocketConfig = {}): Resp
   const url = config.url !== undefined ? checkSocketURL(config.url) : responsesSocketURL(config.baseURL);
   const validate = config.validate ?? 'strict';
   const maxSendBuffer = config.maxSendBuffer ?? 1024;
-  const heartbeatMs = config.heartbeatInterval ?? 30000;
-  const closeTimeout = config.closeTimeout ?? 2000;
+  const heartbeatMs = config.heartbeatMs ?? 30000;
+  const closeTimeoutMs = config.closeTimeoutMs ?? 2000;
   const maxFrameSize = config.maxFrameSize ?? DEFAULT_MAX_FRAME_SIZE;
 
   const events = new Subject<SocketEvent>();
@@ -133,7 +133,7 @@ export function connectResponsesSocket(config: ResponsesSocketConfig = {}): Resp
       }
     }
     if (state.value === 'closed') return; // closed at once, inside close()
-    closeFallback ??= timer(closeTimeout).subscribe(() => {
+    closeFallback ??= timer(closeTimeoutMs).subscribe(() => {
       if (hasPing(w)) guarded(() => w.terminate());
       else finish();
     });
@@ -239,7 +239,7 @@ export function connectResponsesSocket(config: ResponsesSocketConfig = {}): Resp
       return state.value;
     },
     url,
-    terminalTimeout: config.terminalTimeout ?? DEFAULT_TERMINAL_TIMEOUT,
+    terminalTimeoutMs: config.terminalTimeoutMs ?? DEFAULT_TERMINAL_TIMEOUT,
     send(event: ResponsesClientEvent): void {
       const invalid = checkClientEvent(event);
       if (invalid) throw invalid;

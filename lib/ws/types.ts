@@ -29,8 +29,8 @@ export interface LaneSocket {
   readonly events$: Observable<SocketEvent>;
   /** Sends (or queues until open) one client event; throws a typed error when it cannot. */
   send(event: ResponsesClientEvent): void;
-  /** The default of `LaneOptions.terminalTimeout` for the lanes of this socket (ms). */
-  readonly terminalTimeout?: number;
+  /** The default of `LaneOptions.terminalTimeoutMs` for the lanes of this socket (ms). */
+  readonly terminalTimeoutMs?: number;
 }
 
 /** The subset of the WHATWG `WebSocket` (and of `ws`) this library uses. */

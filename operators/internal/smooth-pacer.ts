@@ -52,7 +52,7 @@ class Stage<O, T> {
 export interface PacerOptions<O, T> {
   readonly chunker: Chunker;
   readonly delay: number;
-  readonly maxLag: number;
+  readonly maxLagMs: number;
   readonly scheduler: SchedulerLike;
   /** Emits released text: `piece` of part `key`; `done` are the origins whose text it completes, `current` the one it cuts into. */
   readonly release: (key: string, piece: string, track: Track, done: ReadonlyArray<Origin<O>>, current: Origin<O> | undefined) => void;
@@ -237,14 +237,14 @@ export class Pacer<O, T> {
     part.timer = undefined;
   }
 
-  /** One release: one segment, or more when the part's backlog is over `maxLag` (so it catches up within about `maxLag`). */
+  /** One release: one segment, or more when the part's backlog is over `maxLagMs` (so it catches up within about `maxLagMs`). */
   private tick(part: Part<O>): void {
     if (part.queued === 0) {
       this.pump(); // flushed meanwhile (a correction pulled in)
       return;
     }
-    const { delay, maxLag } = this.o;
-    const n = delay <= 0 ? part.queued : Math.max(1, Math.ceil((part.queued * delay) / maxLag));
+    const { delay, maxLagMs } = this.o;
+    const n = delay <= 0 ? part.queued : Math.max(1, Math.ceil((part.queued * delay) / maxLagMs));
     this.releaseSegments(part, n);
     part.track.last = this.o.scheduler.now();
     if (part.queued > 0) this.schedule(part, delay);

@@ -91,7 +91,7 @@ export async function gatewayEventSource({ root, browser, executablePath = proce
 
   const sessions = new Map([[randomBytes(16).toString('hex'), 'user_alice'], [randomBytes(16).toString('hex'), 'user_bob']]);
   const [aliceToken, bobToken] = [...sessions.keys()];
-  const provider = await startFakeProvider({ answer: ANSWER, eventDelay: 80, apiKey: UPSTREAM_KEY });
+  const provider = await startFakeProvider({ answer: ANSWER, eventDelayMs: 80, apiKey: UPSTREAM_KEY });
   const gateway = createGateway({
     upstream: { baseURL: provider.baseURL, apiKey: UPSTREAM_KEY },
     authorize: (req) => {

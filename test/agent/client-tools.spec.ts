@@ -34,7 +34,7 @@ test('local_shell: local_shell_call_output with the call id as id, the result as
   const patch = { id: 'ap_1', type: 'apply_patch_call', call_id: 'cp', status: 'completed', operation: { type: 'create_file', path: 'a.txt', diff: '+a' } };
   const shell = { id: 'sh_1', type: 'shell_call', call_id: 'cs', status: 'completed', action: { commands: ['sleep 9'] } };
   const r = await answersTo([local, patch, shell], {
-    toolTimeout: 20,
+    toolTimeoutMs: 20,
     handlers: {
       local_shell: () => Promise.resolve({ stdout: 'a.txt\n', exit_code: 0 }),
       apply_patch: (item) => ({ status: 'completed', output: `created ${String((item.operation as { path: string }).path)}` }),

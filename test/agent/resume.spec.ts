@@ -28,7 +28,7 @@ const tools = {
 test('resume: a turn dropped mid-stream continues from its last event (GET …?starting_after=N); the run completes', async () => {
   server = await startTestServer({ transcripts: { tools: demoToolCalls(), answer: demoToolAnswer() }, faults: [{ type: 'drop', afterEvents: 6 }] });
   const config = { baseURL: server.baseURL, apiKey: 'sk-test-resume', fetch: byInput };
-  const events = await lastValueFrom(runAgent({ model: 'm', input: 'Weather?' }, { tools, config, resume: { delay: 0 } }).pipe(toArray()));
+  const events = await lastValueFrom(runAgent({ model: 'm', input: 'Weather?' }, { tools, config, resume: { delayMs: 0 } }).pipe(toArray()));
   expect(server.requests.map((r) => `${r.method} ${r.route} ${r.query['starting_after'] ?? ''}`.trim())).toEqual([
     'POST responses.create', 'GET responses.stream 5', 'POST responses.create',
   ]);

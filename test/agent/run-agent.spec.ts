@@ -170,7 +170,7 @@ describe.each<Transport>(['http', 'websocket'])('runAgent over %s', (transport) 
 describe('cancellation over real loopback HTTP', () => {
   test('unsubscribing mid-turn closes the HTTP connection (the server sees the answer aborted) and sends nothing more', async () => {
     const long = 'word '.repeat(200);
-    provider = await startScriptedProvider({ turns: [{ text: long }], chunkDelay: 20 });
+    provider = await startScriptedProvider({ turns: [{ text: long }], chunkDelayMs: 20 });
     const config = { baseURL: provider.baseURL, apiKey: KEY };
     const seen: string[] = [];
     let first!: () => void;
@@ -190,7 +190,7 @@ describe('cancellation over real loopback HTTP', () => {
   });
 
   test('a turn that ran to its end is answered completely (the ending is told apart)', async () => {
-    provider = await startScriptedProvider({ turns: [{ text: 'short' }], chunkDelay: 1 });
+    provider = await startScriptedProvider({ turns: [{ text: 'short' }], chunkDelayMs: 1 });
     await lastValueFrom(runAgent({ model: 'm', input: 'go' }, { config: { baseURL: provider.baseURL, apiKey: KEY }, tools }));
     await expect(provider.answerEnded(0)).resolves.toBe('completed');
   });
@@ -198,7 +198,7 @@ describe('cancellation over real loopback HTTP', () => {
 
 describe('cancellation over a real WebSocket lane', () => {
   test('unsubscribing mid-turn: no event after it, no request more; the next run on the same socket gets its own answer', async () => {
-    provider = await startScriptedProvider({ turns: [{ text: 'word '.repeat(200) }, { text: 'second run' }], chunkDelay: 10 });
+    provider = await startScriptedProvider({ turns: [{ text: 'word '.repeat(200) }, { text: 'second run' }], chunkDelayMs: 10 });
     socket = connectResponsesSocket({ url: provider.webSocketURL, apiKey: KEY });
     const seen: string[] = [];
     let first!: () => void;

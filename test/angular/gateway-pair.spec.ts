@@ -174,7 +174,7 @@ beforeAll(async () => {
     delete process.env[name];
   }
   // The fake provider insists on the gateway's own upstream key.
-  upstream = await startFakeProvider({ apiKey: UPSTREAM_KEY, eventDelay: 2 });
+  upstream = await startFakeProvider({ apiKey: UPSTREAM_KEY, eventDelayMs: 2 });
   gateway = await runGatewaySnippet(upstream);
 });
 

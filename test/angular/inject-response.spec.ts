@@ -112,7 +112,7 @@ describe('injectResponse with a scripted stream', () => {
     const reconnects: Array<{ responseId: string; sequenceNumber: number }> = [];
     const rest = new Subject<E>();
     const chat = TestBed.runInInjectionContext(() =>
-      injectResponse({ stream: s.stream, smooth: false, resume: { reconnect: (c) => (reconnects.push(c), rest), delay: 0 } }),
+      injectResponse({ stream: s.stream, smooth: false, resume: { reconnect: (c) => (reconnects.push(c), rest), delayMs: 0 } }),
     );
     chat.send('q');
     const first = s.sends[0]!.events;
@@ -136,7 +136,7 @@ describe('injectResponse with a scripted stream', () => {
   test('stop() while a dropped connection is being resumed: cancelled, not error, and the resumed stream released', () => {
     const s = scripted();
     const rest = new Subject<E>();
-    const chat = TestBed.runInInjectionContext(() => injectResponse({ stream: s.stream, smooth: false, resume: { reconnect: () => rest, delay: 0 } }));
+    const chat = TestBed.runInInjectionContext(() => injectResponse({ stream: s.stream, smooth: false, resume: { reconnect: () => rest, delayMs: 0 } }));
     chat.send('q');
     answer(s.sends[0]!.events, ['Hello']);
     s.sends[0]!.events.error(new StreamInterruptedError('resp_1', 2));
@@ -199,7 +199,7 @@ describe('injectResponse against a loopback server (real fetch, SSE and resume)'
   const WORDS = ['Streams ', 'are ', 'values ', 'over ', 'time, ', 'composed ', 'with ', 'operators.'];
   let server: TestServer;
   beforeAll(async () => {
-    server = await startTestServer({ transcripts: { text: textTranscript({ responseId: 'resp_loop', deltas: WORDS }) }, chunkSize: 64, chunkDelay: 2 });
+    server = await startTestServer({ transcripts: { text: textTranscript({ responseId: 'resp_loop', deltas: WORDS }) }, chunkSize: 64, chunkDelayMs: 2 });
   });
   afterAll(() => server.close());
 
@@ -213,7 +213,7 @@ describe('injectResponse against a loopback server (real fetch, SSE and resume)'
   test('the whole answer arrives, smoothed, in a zoneless component', async () => {
     @Component({ selector: 'chat-box', template: '<p>{{ chat.text() }}</p><i>{{ chat.status() }}</i>' })
     class ChatBox {
-      readonly chat = injectResponse({ baseURL: server.baseURL, model: 'gpt-5.4-nano', smooth: { delay: 2 } });
+      readonly chat = injectResponse({ baseURL: server.baseURL, model: 'gpt-5.4-nano', smooth: { delayMs: 2 } });
     }
     const fixture = TestBed.createComponent(ChatBox);
     fixture.componentInstance.chat.send('Why streams?');
@@ -254,7 +254,7 @@ describe('injectResponse against a loopback server (real fetch, SSE and resume)'
 
     server.inject({ type: 'drop', afterEvents: 7 });
     const index = server.requests.length;
-    const resumed = TestBed.runInInjectionContext(() => injectResponse({ baseURL: server.baseURL, smooth: false, resume: { delay: 5 } }));
+    const resumed = TestBed.runInInjectionContext(() => injectResponse({ baseURL: server.baseURL, smooth: false, resume: { delayMs: 5 } }));
     resumed.send('drop');
     await until(() => resumed.status() !== 'streaming', 'the resumed answer');
     expect(resumed.error()).toBeUndefined();

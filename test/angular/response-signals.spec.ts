@@ -55,7 +55,7 @@ describe('responseSignals', () => {
   test('smooth: the text is paced, and the tool call and the final status wait for the text before them', () => {
     const scheduler = new VirtualTimeScheduler();
     const events = new Subject<E>();
-    const answer = TestBed.runInInjectionContext(() => responseSignals(events, { smooth: { scheduler, delay: 10 } }));
+    const answer = TestBed.runInInjectionContext(() => responseSignals(events, { smooth: { scheduler, delayMs: 10 } }));
     const s = script();
     [...s.head, ...s.deltas, ...s.tail].forEach((e) => events.next(e));
     events.complete();
@@ -71,7 +71,7 @@ describe('responseSignals', () => {
 
   test('an error: the text received so far, then status error with the error', () => {
     const events = new Subject<E>();
-    const answer = TestBed.runInInjectionContext(() => responseSignals(events, { smooth: { delay: 1000 } }));
+    const answer = TestBed.runInInjectionContext(() => responseSignals(events, { smooth: { delayMs: 1000 } }));
     const s = script();
     [...s.head, ...s.deltas].forEach((e) => events.next(e));
     const cut = new StreamInterruptedError('resp_1', 8);

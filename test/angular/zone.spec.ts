@@ -161,7 +161,7 @@ describe('under Zone.js against a loopback server (real fetch and SSE)', () => {
   const WORDS = ['Zones ', 'track ', 'tasks; ', 'signals ', 'track ', 'values; ', 'both ', 'render.'];
   let server: TestServer;
   beforeAll(async () => {
-    server = await startTestServer({ transcripts: { text: textTranscript({ responseId: 'resp_zone', deltas: WORDS }) }, chunkSize: 64, chunkDelay: 2 });
+    server = await startTestServer({ transcripts: { text: textTranscript({ responseId: 'resp_zone', deltas: WORDS }) }, chunkSize: 64, chunkDelayMs: 2 });
   });
   afterAll(() => server.close());
 
@@ -182,7 +182,7 @@ describe('under Zone.js against a loopback server (real fetch and SSE)', () => {
   };
 
   test('injectResponse: the page shows the answer growing, then all of it, smoothed', async () => {
-    const fixture = chatBox({ smooth: { delay: 2 } });
+    const fixture = chatBox({ smooth: { delayMs: 2 } });
     click(fixture, '.send');
     const seen = new Set<string>();
     await until(() => (seen.add(rendered(fixture, 'p') ?? ''), rendered(fixture, 'i') === 'done'), 'the answer');
@@ -197,7 +197,7 @@ describe('under Zone.js against a loopback server (real fetch and SSE)', () => {
   test('responseSignals over streamResponse: the page shows the whole answer and done', async () => {
     @Component({ selector: 'zone-answer', template: '<p>{{ answer.text() }}</p><i>{{ answer.status() }}</i>' })
     class ZoneAnswer {
-      readonly answer = responseSignals(streamResponse({ model: 'gpt-5.4-nano', input: 'Hi' }, { baseURL: server.baseURL }), { smooth: { delay: 1 } });
+      readonly answer = responseSignals(streamResponse({ model: 'gpt-5.4-nano', input: 'Hi' }, { baseURL: server.baseURL }), { smooth: { delayMs: 1 } });
     }
     const fixture = TestBed.createComponent(ZoneAnswer);
     fixture.autoDetectChanges();
@@ -227,7 +227,7 @@ describe('under Zone.js against a loopback server (real fetch and SSE)', () => {
     expect(plain.componentInstance.chat.error()).toBeInstanceOf(StreamInterruptedError);
 
     server.inject({ type: 'drop', afterEvents: 7 });
-    const resumed = chatBox({ smooth: false, resume: { delay: 5 } });
+    const resumed = chatBox({ smooth: false, resume: { delayMs: 5 } });
     click(resumed, '.send');
     await until(() => ['done', 'error', 'cancelled'].includes(rendered(resumed, 'i') ?? ''), 'the resumed answer');
     expect(rendered(resumed, 'i')).toBe('done');

@@ -47,7 +47,7 @@ const finalText = (sse: string) =>
 describe('openai-rx demo', () => {
   test('runs every pipeline offline over real sockets and reports what each produced', async () => {
     const out = capture();
-    const r = await runDemo({ out: { stream: out.stream, tty: false }, chunkDelay: 0 });
+    const r = await runDemo({ out: { stream: out.stream, tty: false }, chunkDelayMs: 0 });
     expect(r.text).toBe(DEMO_ANSWER);
     expect(r.toolCalls.map((c) => (c.type === 'function_call' ? [c.name, c.arguments, c.parsed?.ok] : c.type))).toEqual(DEMO_CALLS.map((c) => [c.name, c.arguments, true]));
     expect(r.toolAnswer).toContain('18 °C');
@@ -84,7 +84,7 @@ describe('openai-rx demo', () => {
 
   test('colours its output on a terminal', async () => {
     const out = capture(true);
-    await runDemo({ out: { stream: out.stream, tty: true }, chunkDelay: 0 });
+    await runDemo({ out: { stream: out.stream, tty: true }, chunkDelayMs: 0 });
     expect(out.text()).toMatch(ANSI);
   });
 

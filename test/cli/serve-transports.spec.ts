@@ -54,7 +54,7 @@ describe('openai-rx serve', () => {
           resumeFrom((c) => {
             cuts++;
             return retrieveResponseStream(c.responseId, { startingAfter: c.sequenceNumber }, config);
-          }, { delay: 10, maxAttempts: 3 }),
+          }, { delayMs: 10, maxAttempts: 3 }),
           outputText(),
         ),
       );

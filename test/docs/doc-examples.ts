@@ -19,7 +19,7 @@ declare function render(text: string): void;
 
 // lib/http/transports.ts
 {
-streamResponse({ model: 'gpt-5.4-nano', input: 'Say hello' }, { idleTimeout: 30_000 })
+streamResponse({ model: 'gpt-5.4-nano', input: 'Say hello' }, { idleTimeoutMs: 30_000 })
   .pipe(ofType('response.output_text.delta'), map((e) => e.delta))
   .subscribe((text) => process.stdout.write(text));
 }
@@ -94,7 +94,7 @@ const server = await startTestServer({
 const config = { baseURL: server.baseURL, apiKey: 'test' };
 const text = await lastValueFrom(
   streamResponse({ model: 'hello', input: 'Hi' }, config).pipe(
-    resumeFrom((c) => retrieveResponseStream(c.responseId, { startingAfter: c.sequenceNumber }, config), { delay: 0 }),
+    resumeFrom((c) => retrieveResponseStream(c.responseId, { startingAfter: c.sequenceNumber }, config), { delayMs: 0 }),
     outputText(),
   ),
 );

@@ -109,7 +109,7 @@ describe('examples', () => {
 
   test('background-resume: a second process continues from the saved cursor, nothing twice, nothing lost', async () => {
     const sse = demoBackground();
-    server = await startTestServer({ transcripts: { bg: sse }, chunkDelay: 2 });
+    server = await startTestServer({ transcripts: { bg: sse }, chunkDelayMs: 2 });
     const store = memoryStore();
     const r = await backgroundMain({ baseURL: server.baseURL, apiKey: KEY, store, crashAfter: 8 });
     expect(r.cursor).toEqual({ responseId: 'resp_demo_background', sequenceNumber: 7 });
@@ -139,7 +139,7 @@ describe('examples', () => {
   });
 
   test('angular-service: a new question cancels the request in flight; errors become state', async () => {
-    server = await startTestServer({ transcripts: { text: demoText() }, chunkDelay: 20, faults: [{ type: 'ok' }, { type: 'ok' }, { type: 'status', status: 401 }] });
+    server = await startTestServer({ transcripts: { text: demoText() }, chunkDelayMs: 20, faults: [{ type: 'ok' }, { type: 'ok' }, { type: 'status', status: 401 }] });
     const chat = new ChatService({ baseURL: server.baseURL, apiKey: KEY });
     const states: string[] = [];
     chat.state$.subscribe((s) => states.push(s.status));

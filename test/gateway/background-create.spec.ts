@@ -19,7 +19,7 @@ async function all<T>(stream: AsyncIterable<T>): Promise<T[]> {
 describe('background responses created without streaming', () => {
   let h: Harness;
   beforeAll(async () => {
-    h = await startHarness({ provider: { answer: words(30), eventDelay: 5 } });
+    h = await startHarness({ provider: { answer: words(30), eventDelayMs: 5 } });
   });
   afterAll(() => h.close());
 
@@ -51,7 +51,7 @@ describe('background responses created without streaming', () => {
   });
 
   it('a response created without background is forwarded and not recorded: a streamed retrieve is a 404', async () => {
-    const g = await startHarness({ provider: { eventDelay: 0 }, gateway: { timeouts: { notFound: 50 } } });
+    const g = await startHarness({ provider: { eventDelayMs: 0 }, gateway: { timeouts: { notFoundMs: 50 } } });
     try {
       const plain = await sdk(g.baseURL).responses.create({ model: 'fake-model', input: 'Hi' });
       await expect(sdk(g.baseURL).responses.retrieve(plain.id, { stream: true })).rejects.toMatchObject({ status: 404 });
@@ -65,9 +65,9 @@ describe('with authorize (one upstream key for every caller)', () => {
   let h: Harness;
   beforeAll(async () => {
     h = await startHarness({
-      provider: { answer: words(200), eventDelay: 20, apiKey: 'sk-upstream-shared' },
+      provider: { answer: words(200), eventDelayMs: 20, apiKey: 'sk-upstream-shared' },
       gateway: {
-        timeouts: { notFound: 50 },
+        timeouts: { notFoundMs: 50 },
         authorize: (req) => {
           const user = req.headers['authorization']?.replace(/^Bearer /, '');
           if (!user?.startsWith('user-')) throw new GatewayHttpError(401, 'Unknown user.');

@@ -35,7 +35,7 @@ async function instance(): Promise<string> {
 
 beforeAll(async () => {
   // 30 s of answer at 10 ms an event: however loaded the machine, the cancel comes long before its end.
-  provider = await startFakeProvider({ answer: words(3000), eventDelay: 10 });
+  provider = await startFakeProvider({ answer: words(3000), eventDelayMs: 10 });
   a = await instance();
   b = await instance();
 });
@@ -62,7 +62,7 @@ function run(source: Observable<ResponseStreamEvent>, config: ResponsesStreamCon
     return retrieveResponseStream(c.responseId, { startingAfter: c.sequenceNumber }, config);
   };
   const done = new Promise<Outcome>((resolve) => {
-    source.pipe(resumeFrom(reconnect, { delay: 0 })).subscribe({
+    source.pipe(resumeFrom(reconnect, { delayMs: 0 })).subscribe({
       next: (e) => {
         events.push(e);
         seen?.(e);

@@ -24,7 +24,7 @@ it('cancelled before its first event is recorded: answered `cancelled` by the ga
     },
     append: (s, t, events) => gate.then(() => inner.append(s, t, events)),
   };
-  const h: Harness = await startHarness({ provider: { answer: words(100), eventDelay: 10 }, gateway: { log } });
+  const h: Harness = await startHarness({ provider: { answer: words(100), eventDelayMs: 10 }, gateway: { log } });
   try {
     const sdk = new OpenAI({ apiKey: KEY, baseURL: h.baseURL, maxRetries: 0, timeout: 30_000 });
     const stream = await sdk.responses.create({ model: 'fake-model', input: 'Hi', stream: true });

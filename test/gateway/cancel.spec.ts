@@ -32,7 +32,7 @@ async function instance(): Promise<string> {
 }
 
 beforeAll(async () => {
-  provider = await startFakeProvider({ answer: words(500), eventDelay: 10 });
+  provider = await startFakeProvider({ answer: words(500), eventDelayMs: 10 });
   a = await instance();
   b = await instance(); // another instance of the fleet: the same log, its own producers
 });

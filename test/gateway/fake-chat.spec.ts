@@ -8,7 +8,7 @@ jest.setTimeout(60_000);
 
 let h: Harness;
 beforeAll(async () => {
-  h = await startHarness({ provider: { eventDelay: 0 } });
+  h = await startHarness({ provider: { eventDelayMs: 0 } });
 });
 afterAll(() => h.close());
 

@@ -65,7 +65,7 @@ const killed = (c: ChildProcess): Promise<void> =>
 
 beforeAll(async () => {
   redis = await startRedisServer();
-  provider = await startFakeProvider({ answer: words(160), eventDelay: 15 });
+  provider = await startFakeProvider({ answer: words(160), eventDelayMs: 15 });
   log = redisEventLog({ url: redis.url, commandTimeoutMs: 30_000 }); // a busy machine may delay a command long
 });
 afterAll(async () => {

@@ -86,7 +86,7 @@ it(`a gateway reader of a live stream on Redis: at most ${PER_EVENT} Redis comma
   await admin.connect();
   gatewayLog = redisEventLog({ url: redis.url, commandTimeoutMs: 30_000 });
   producer = redisEventLog({ url: redis.url, commandTimeoutMs: 30_000 });
-  h = await startHarness({ gateway: { log: gatewayLog, timeouts: { heartbeat: 0 } } });
+  h = await startHarness({ gateway: { log: gatewayLog, timeouts: { heartbeatMs: 0 } } });
   const owner = ownerOf(AUTH);
 
   // What the producer's own appends cost (no reader): subtracted from the count below.

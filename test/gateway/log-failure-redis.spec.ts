@@ -30,7 +30,7 @@ it('Redis killed mid-stream: the slow starting client gets every event, byte for
   // Redis stays dead: past a short retry budget the log gives up (a restart within the budget is ridden through).
   log = redisEventLog({ url: redis.url, commandTimeoutMs: 1000, retryBudgetMs: 1000 });
   const hold = new Promise<void>((resolve) => (release = resolve));
-  const started = await startHarness({ provider: { answer: longAnswer(24_000), hold }, gateway: { log, limits: { maxPendingBytes: 64 * MiB }, timeouts: { heartbeat: 0 } } });
+  const started = await startHarness({ provider: { answer: longAnswer(24_000), hold }, gateway: { log, limits: { maxPendingBytes: 64 * MiB }, timeouts: { heartbeatMs: 0 } } });
   h = started;
   const served = servedBy(started);
   const res = await slowClient(`${started.baseURL}/responses`, AUTH, { model: 'fake-model', input: 'Hi', stream: true });

@@ -27,7 +27,7 @@ afterEach(async () => {
  * gets all of it. Returns the response id and what the gateway held for the client when the upstream ended.
  */
 async function slowClientGetsEverything(log: EventLog): Promise<{ id: string; held: number }> {
-  const started = await startHarness({ provider: { answer }, gateway: { log, limits: { maxPendingBytes: 64 * MiB }, timeouts: { heartbeat: 0 } } });
+  const started = await startHarness({ provider: { answer }, gateway: { log, limits: { maxPendingBytes: 64 * MiB }, timeouts: { heartbeatMs: 0 } } });
   h = started;
   const served = servedBy(started);
   const res = await slowClient(`${started.baseURL}/responses`, AUTH, { model: 'fake-model', input: 'Hi', stream: true });

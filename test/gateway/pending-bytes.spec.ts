@@ -55,7 +55,7 @@ it('a client that stops reading a live stream of 3-byte characters is ended once
     res: res as unknown as ServerResponse,
     open: () => source,
     live: { maxPendingBytes: BOUND, canReread: () => false },
-    heartbeat: 0,
+    heartbeatMs: 0,
     onFailedBeforeStart: () => undefined,
     onDone: () => (done = true),
   });

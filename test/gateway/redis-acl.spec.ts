@@ -19,7 +19,7 @@ let url: string;
 
 beforeAll(async () => {
   url = await aclUser(redis.admin, redis.server.port, USER);
-  provider = await startFakeProvider({ answer: words(120), eventDelay: 10 });
+  provider = await startFakeProvider({ answer: words(120), eventDelayMs: 10 });
 });
 afterAll(async () => {
   await provider?.close();

@@ -35,7 +35,7 @@ async function firstEvents(h: Harness, n: number, body: Record<string, unknown> 
 describe('resume and cancel', () => {
   let h: Harness;
   beforeAll(async () => {
-    h = await startHarness({ provider: { answer: words(60), eventDelay: 10 }, gateway: { background: true } });
+    h = await startHarness({ provider: { answer: words(60), eventDelayMs: 10 }, gateway: { background: true } });
   });
   afterAll(() => h.close());
 
@@ -95,7 +95,7 @@ describe('resume and cancel', () => {
 describe('auth isolation', () => {
   let h: Harness;
   beforeAll(async () => {
-    h = await startHarness({ provider: { answer: words(20), eventDelay: 2 }, gateway: { background: true } });
+    h = await startHarness({ provider: { answer: words(20), eventDelayMs: 2 }, gateway: { background: true } });
   });
   afterAll(() => h.close());
 
@@ -164,7 +164,7 @@ describe('errors', () => {
   });
 
   it('over maxConcurrentStreams: 429 (RateLimitError), also while a left client\'s stream is still recorded; a slot frees when it ends', async () => {
-    const h = await startHarness({ provider: { answer: words(100), eventDelay: 20 }, gateway: { limits: { maxConcurrentStreams: 1 } } });
+    const h = await startHarness({ provider: { answer: words(100), eventDelayMs: 20 }, gateway: { limits: { maxConcurrentStreams: 1 } } });
     try {
       const first = await sdk(h.baseURL).responses.create({ model: 'fake-model', input: 'Hi', stream: true });
       await expect(sdk(h.baseURL).responses.create({ model: 'fake-model', input: 'Hi', stream: true })).rejects.toBeInstanceOf(OpenAI.RateLimitError);
@@ -198,10 +198,10 @@ describe('errors', () => {
     }
   });
 
-  it('an upstream that never answers: 504 after timeouts.upstream', async () => {
+  it('an upstream that never answers: 504 after timeouts.upstreamMs', async () => {
     const silent: Server = createServer(() => undefined);
     await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
-    const h = await startHarness({ gateway: { upstream: { baseURL: `http://127.0.0.1:${(silent.address() as AddressInfo).port}/v1` }, timeouts: { upstream: 300 } } });
+    const h = await startHarness({ gateway: { upstream: { baseURL: `http://127.0.0.1:${(silent.address() as AddressInfo).port}/v1` }, timeouts: { upstreamMs: 300 } } });
     try {
       await expect(sdk(h.baseURL).responses.create({ model: 'fake-model', input: 'Hi', stream: true })).rejects.toMatchObject({ status: 504 });
       await expect(sdk(h.baseURL).models.list()).rejects.toMatchObject({ status: 504 });
@@ -251,9 +251,9 @@ describe('errors', () => {
 });
 
 describe('connections', () => {
-  it('an idle stream gets a `: keep-alive` comment every timeouts.heartbeat ms (and still every event once)', async () => {
+  it('an idle stream gets a `: keep-alive` comment every timeouts.heartbeatMs ms (and still every event once)', async () => {
     let release!: () => void;
-    const h = await startHarness({ provider: { answer: words(5), hold: new Promise<void>((r) => (release = r)) }, gateway: { timeouts: { heartbeat: 20 } } });
+    const h = await startHarness({ provider: { answer: words(5), hold: new Promise<void>((r) => (release = r)) }, gateway: { timeouts: { heartbeatMs: 20 } } });
     try {
       const res = await post(h, '/v1/responses', JSON.stringify({ model: 'fake-model', input: 'Hi', stream: true }));
       const reader = res.body!.getReader();
@@ -270,8 +270,8 @@ describe('connections', () => {
     }
   });
 
-  it('a body that stops arriving is a 408 after timeouts.body, and the connection is closed', async () => {
-    const h = await startHarness({ gateway: { timeouts: { body: 200 } } });
+  it('a body that stops arriving is a 408 after timeouts.bodyMs, and the connection is closed', async () => {
+    const h = await startHarness({ gateway: { timeouts: { bodyMs: 200 } } });
     try {
       const answer = await new Promise<string>((resolve, reject) => {
         const socket = connect(Number(new URL(h.origin).port), '127.0.0.1');
@@ -306,7 +306,7 @@ describe('connections', () => {
 describe('clients that leave early', () => {
   it('a resume whose client left while the gateway waited for the stream to appear holds no slot once it appears', async () => {
     let release!: () => void;
-    const h = await startHarness({ provider: { answer: words(5), hold: new Promise<void>((r) => (release = r)) }, gateway: { timeouts: { notFound: 30_000 } } });
+    const h = await startHarness({ provider: { answer: words(5), hold: new Promise<void>((r) => (release = r)) }, gateway: { timeouts: { notFoundMs: 30_000 } } });
     try {
       const { id: firstId } = await firstEvents(h, 1);
       const nextId = firstId.replace(/_(\d+)$/, (_, n: string) => `_${Number(n) + 1}`);

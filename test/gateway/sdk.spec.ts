@@ -122,7 +122,7 @@ describe("the library's own transports through the gateway", () => {
           // The gateway's side cuts the connection after the 10th event (a restart, a load balancer's timeout).
           if (++n === 10) for (const s of (h.server as Server & { sockets: Set<Socket> }).sockets) s.destroy();
         }),
-        resumeFrom((c) => retrieveResponseStream(c.responseId, { startingAfter: c.sequenceNumber }, config), { delay: 10 }),
+        resumeFrom((c) => retrieveResponseStream(c.responseId, { startingAfter: c.sequenceNumber }, config), { delayMs: 10 }),
         toArray(),
       ),
     );

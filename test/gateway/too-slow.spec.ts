@@ -27,7 +27,7 @@ afterEach(async () => {
 async function run(outage: (served: () => ServerResponse | undefined) => Outage): Promise<{ text: string; frames: string[]; side: ServerResponse; held: number; log: Outage }> {
   let side: ServerResponse | undefined;
   const log = outage(() => side);
-  const started = await startHarness({ provider: { answer }, gateway: { log: log.log, limits: { maxPendingBytes: BOUND }, timeouts: { heartbeat: 0 } } });
+  const started = await startHarness({ provider: { answer }, gateway: { log: log.log, limits: { maxPendingBytes: BOUND }, timeouts: { heartbeatMs: 0 } } });
   h = started;
   const served = servedBy(started);
   const res = await slowClient(`${started.baseURL}/responses`, AUTH, { model: 'fake-model', input: 'Hi', stream: true });

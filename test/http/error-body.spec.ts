@@ -152,7 +152,7 @@ describe('a 2xx answer that is not an event stream', () => {
     try {
       const e = await errorOf(
         streamResponse({ model: 'text' }, { baseURL: test.baseURL, apiKey: 'k' }).pipe(
-          resumeFrom((c) => (reconnects++, retrieveResponseStream(c.responseId, { startingAfter: c.sequenceNumber }, { baseURL: html.baseURL, apiKey: 'k' })), { delay: 0, maxAttempts: 5 }),
+          resumeFrom((c) => (reconnects++, retrieveResponseStream(c.responseId, { startingAfter: c.sequenceNumber }, { baseURL: html.baseURL, apiKey: 'k' })), { delayMs: 0, maxAttempts: 5 }),
         ),
       );
       expect(e).toBeInstanceOf(NotAnEventStreamError);

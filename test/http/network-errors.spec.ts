@@ -66,7 +66,7 @@ describe('configuration mistakes are ConfigurationErrors, not retryable', () => 
     const source = concat(of(created), throwError(() => new StreamInterruptedError('resp_1', 0)));
     let reconnects = 0;
     const e = await errorOf(
-      source.pipe(resumeFrom((c) => (reconnects++, retrieveResponseStream(c.responseId, { startingAfter: c.sequenceNumber }, { baseURL: 'ftp://example/v1', apiKey: KEY })), { delay: 0, maxAttempts: 5 })),
+      source.pipe(resumeFrom((c) => (reconnects++, retrieveResponseStream(c.responseId, { startingAfter: c.sequenceNumber }, { baseURL: 'ftp://example/v1', apiKey: KEY })), { delayMs: 0, maxAttempts: 5 })),
     );
     expect(e).toBeInstanceOf(ConfigurationError);
     expect(reconnects).toBe(1);

@@ -60,7 +60,7 @@ test('stored, then live: each sequence number exactly once across the seam, with
 });
 
 test('a stream not started yet is waited for', async () => {
-  const reading = all(fromEventLog(log, 'resp_1', { notFoundTimeout: 30_000 }));
+  const reading = all(fromEventLog(log, 'resp_1', { notFoundTimeoutMs: 30_000 }));
   await sleep(30);
   const { token } = await log.acquire(scope, 60_000);
   await sleep(10);
@@ -70,9 +70,9 @@ test('a stream not started yet is waited for', async () => {
   expect(await reading).toEqual(stream);
 });
 
-test('a stream that never starts fails with EventLogError not_found after notFoundTimeout', async () => {
+test('a stream that never starts fails with EventLogError not_found after notFoundTimeoutMs', async () => {
   const start = Date.now();
-  const e = await failure(fromEventLog(log, 'resp_1', { notFoundTimeout: 100 }));
+  const e = await failure(fromEventLog(log, 'resp_1', { notFoundTimeoutMs: 100 }));
   expect(e).toBeInstanceOf(EventLogError);
   expect((e as EventLogError).reason).toBe('not_found');
   expect(Date.now() - start).toBeGreaterThanOrEqual(90);
@@ -82,7 +82,7 @@ test("another owner's stream is not found", async () => {
   const { token } = await log.acquire({ responseId: 'resp_1', owner: 'alice' }, 60_000);
   await log.append({ responseId: 'resp_1', owner: 'alice' }, token, stream);
   expect(await all(fromEventLog(log, 'resp_1', { owner: 'alice' }))).toEqual(stream);
-  const e = await failure(fromEventLog(log, 'resp_1', { owner: 'bob', notFoundTimeout: 50 }));
+  const e = await failure(fromEventLog(log, 'resp_1', { owner: 'bob', notFoundTimeoutMs: 50 }));
   expect((e as EventLogError).reason).toBe('not_found');
 });
 

@@ -52,7 +52,7 @@ resumeFaults.set(TWICE.responseId, [{ type: 'stall', afterEvents: 80 }]); // B i
 const stallCreates = stallCreate((model) => createStall.get(model));
 const suite = childProcessSuite({
   transcripts,
-  chunkDelay: CHUNK_DELAY,
+  chunkDelayMs: CHUNK_DELAY,
   faults: (r) => (r.route === 'responses.stream' ? resumeFaults.get(decodeURIComponent(r.path.split('/').pop() ?? ''))?.shift() : stallCreates(r)),
 });
 
@@ -66,7 +66,7 @@ test(`kill -9 of process A at ${KILL_POINTS.join(', ')} of ${N} (seed ${SEED}): 
   const runs = RUNS.map(async ({ point, spec }, i) => {
     const { responseId, recorded } = spec;
     const s = { responseId };
-    const options = { upstream: config(), leaseMs: 30_000, notFoundTimeout: 90_000, pollMs: 200 };
+    const options = { upstream: config(), leaseMs: 30_000, notFoundTimeoutMs: 90_000, pollMs: 200 };
     const before = collect(fromEventLog(suite.log, responseId, options));
     const a = producer(`k${i}`);
     await untilStored(suite.log, s, point, a);

@@ -88,7 +88,7 @@ export function startLiveRun(options: LiveRunOptions): LiveRun {
   const producerLog = ackingLog(options.producerLog, byId, options.onAck);
   const streams = options.ids.map((id, i) => {
     const sent: ResponseStreamEvent[] = [];
-    const live = collect(fromEventLog(options.readerLog, id, { notFoundTimeout: 120_000 }));
+    const live = collect(fromEventLog(options.readerLog, id, { notFoundTimeoutMs: 120_000 }));
     const done = (n: number): boolean => (options.deltas === undefined ? ended : n >= options.deltas);
     const s: LiveStream = { id, sent, acked: -1, live, producer: collect(modelStream(id, options.paceMs + (i % 3), sent, done).pipe(persistTo(producerLog, { leaseMs: LEASE_MS }))) };
     byId.set(id, s);
@@ -137,7 +137,7 @@ export function summary(wrong: readonly string[]): string[] {
 
 /** Late readers: each stream read from its start by a new fromEventLog on `log`, after it ended. */
 export const lateReads = (log: EventLog, streams: readonly LiveStream[]): Promise<Outcome[]> =>
-  Promise.all(streams.map((s) => collect(fromEventLog(log, s.id, { notFoundTimeout: 30_000 }))));
+  Promise.all(streams.map((s) => collect(fromEventLog(log, s.id, { notFoundTimeoutMs: 30_000 }))));
 
 /** Resolves once `ok()` holds (checked every 50 ms); throws `what` after `ms`. */
 export async function until(ok: () => boolean, ms: number, what: () => string): Promise<void> {

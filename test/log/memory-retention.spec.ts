@@ -53,7 +53,7 @@ describe('memoryEventLog: expiry', () => {
       }
       expect(await eventually(async () => (await log.state(s)) === undefined)).toBe(true);
       expect(await log.read(s, undefined)).toEqual([]);
-      const r = await collect(fromEventLog(log, 'resp_ttl', { owner: 'u', notFoundTimeout: 200 }));
+      const r = await collect(fromEventLog(log, 'resp_ttl', { owner: 'u', notFoundTimeoutMs: 200 }));
       expect(r.events).toEqual([]);
       expect(r.error).toBeInstanceOf(EventLogError);
       expect((r.error as EventLogError).reason).toBe('not_found');
@@ -233,8 +233,8 @@ describe('memoryEventLog: limits per stream, through persistTo', () => {
     try {
       const big = streamOf('resp_big', 40, 'z'.repeat(50));
       const small = streamOf('resp_small', 3);
-      const reading = collect(fromEventLog(log, 'resp_big', { notFoundTimeout: 10_000, pollMs: 100 }));
-      const r = await collect(from(big).pipe(persistTo(log, { maxBatchDelay: 0, maxBatchSize: 1, leaseMs: 60_000 })));
+      const reading = collect(fromEventLog(log, 'resp_big', { notFoundTimeoutMs: 10_000, pollMs: 100 }));
+      const r = await collect(from(big).pipe(persistTo(log, { maxBatchDelayMs: 0, maxBatchSize: 1, leaseMs: 60_000 })));
       expect(r.events).toEqual(big.slice(0, r.events.length)); // passed on unchanged until the error
       expect(r.error).toBeInstanceOf(EventLogError);
       expect((r.error as EventLogError).reason).toBe('limit');

@@ -56,7 +56,7 @@ for (const [i, p] of INTERRUPT_POINTS.entries()) runName(`int_${i}`, p + 40);
 runName('restart', 250);
 
 // suite.log is process B's. The stalls only guarantee that A is still streaming when the test kills it at the point before.
-const suite = childProcessSuite({ transcripts, chunkDelay: CHUNK_DELAY, faults: stallCreate((model) => stallAt.get(model)) });
+const suite = childProcessSuite({ transcripts, chunkDelayMs: CHUNK_DELAY, faults: stallCreate((model) => stallAt.get(model)) });
 
 /** Process A: persist-producer.ts under tsx, streaming transcript `model` into `url` as `owner`. */
 const startProducer = (url: string, model: string, owner: string): Child =>
@@ -66,7 +66,7 @@ const config = () => ({ baseURL: suite.provider.baseURL, apiKey: 'sk-test' });
 
 test('a reader started before the response exists, one started mid-stream and one after the end each deliver every event exactly once, in order', async () => {
   const owner = 'plain';
-  const before = collect(fromEventLog(suite.log, responseId, { owner, notFoundTimeout: 60_000 }));
+  const before = collect(fromEventLog(suite.log, responseId, { owner, notFoundTimeoutMs: 60_000 }));
   const a = startProducer(suite.redis.url, 'long', owner);
   await untilStored(suite.log, { responseId, owner }, Math.floor(N / 3), a);
   const during = collect(fromEventLog(suite.log, responseId, { owner }));
@@ -85,7 +85,7 @@ test(`kill -9 of process A at ${TAKEOVER_POINTS.join(', ')} (seed ${SEED}): B's 
   const runs = TAKEOVER_POINTS.map(async (point, i) => {
     const owner = `up_${i}`;
     const s = { responseId, owner };
-    const options = { owner, upstream: config(), leaseMs: LEASE_MS, notFoundTimeout: 60_000 };
+    const options = { owner, upstream: config(), leaseMs: LEASE_MS, notFoundTimeoutMs: 60_000 };
     const before = collect(fromEventLog(suite.log, responseId, options));
     const a = startProducer(suite.redis.url, `up_${i}`, owner);
     await untilStored(suite.log, s, point, a);
@@ -116,7 +116,7 @@ test(`kill -9 of process A at ${INTERRUPT_POINTS.join(', ')} (seed ${SEED}): B's
   const runs = INTERRUPT_POINTS.map(async (point, i) => {
     const owner = `int_${i}`;
     const s = { responseId, owner };
-    const before = collect(fromEventLog(suite.log, responseId, { owner, notFoundTimeout: 60_000 }));
+    const before = collect(fromEventLog(suite.log, responseId, { owner, notFoundTimeoutMs: 60_000 }));
     const a = startProducer(suite.redis.url, `int_${i}`, owner);
     await untilStored(suite.log, s, point, a);
     await killChild(a);
@@ -156,7 +156,7 @@ describe('Redis killed and restarted under both processes', () => {
     const owner = 'restart';
     const s = { responseId, owner };
     try {
-      const reading = collect(fromEventLog(b, responseId, { owner, notFoundTimeout: 60_000 }));
+      const reading = collect(fromEventLog(b, responseId, { owner, notFoundTimeoutMs: 60_000 }));
       const a = startProducer(crashing.url, 'restart', owner);
       await untilStored(b, s, 100, a);
       await crashing.kill();

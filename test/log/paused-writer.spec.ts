@@ -19,7 +19,7 @@ const recorded = payloads(sse);
 const responseId = (recorded[0]!['response'] as { id: string }).id;
 const N = recorded.length;
 
-const suite = childProcessSuite({ transcripts: { paused: sse, taker: sse }, chunkDelay: 5 });
+const suite = childProcessSuite({ transcripts: { paused: sse, taker: sse }, chunkDelayMs: 5 });
 
 const config = () => ({ baseURL: suite.provider.baseURL, apiKey: 'sk-test' });
 

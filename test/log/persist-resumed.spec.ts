@@ -40,7 +40,7 @@ describe('persistTo: a resumed stream (no response.created)', () => {
       const fake = fakeLog({ appendDelay: 3 });
       const [a, b, c] = [delta(5), delta(6), completed(ID, 7)];
       const source = cold('-a-b-c|', { a, b, c });
-      expectObservable(source.pipe(persistTo(fake.log, { responseId: ID, maxBatchDelay: 1 }))).toBe('-a-b-c--|', { a, b, c });
+      expectObservable(source.pipe(persistTo(fake.log, { responseId: ID, maxBatchDelayMs: 1 }))).toBe('-a-b-c--|', { a, b, c });
       flush();
       expect(fake.calls).toEqual(['acquire@1', 'append@2:5', 'append@5:6,7', 'release@8']);
       expect(seqs(fake.stored)).toEqual([5, 6, 7]);

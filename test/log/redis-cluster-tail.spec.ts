@@ -107,7 +107,7 @@ test('120 live readers (fromEventLog, before their streams start) and 40 waits: 
   const writer = clusterLog();
   const reader = clusterLog();
   const ids = Array.from({ length: 120 }, fresh);
-  const outcomes = ids.map((id) => collect(fromEventLog(reader, id, { notFoundTimeout: 120_000, pollMs: 60_000 })));
+  const outcomes = ids.map((id) => collect(fromEventLog(reader, id, { notFoundTimeoutMs: 120_000, pollMs: 60_000 })));
   const waits = ids.slice(0, 40).map((id) => reader.wait({ responseId: id }, 3, 120_000));
   await sleep(500);
   const tokens: number[] = [];

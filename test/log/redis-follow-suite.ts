@@ -153,7 +153,7 @@ export function describeRedisFollow(name: string, target: () => FollowSuiteTarge
 
     test('a reader started before its stream exists follows it from its first event, without a read per event', async () => {
       const s = scope();
-      const got = lastValueFrom(fromEventLog(log, s.responseId, { notFoundTimeout: 30_000 }).pipe(toArray()));
+      const got = lastValueFrom(fromEventLog(log, s.responseId, { notFoundTimeoutMs: 30_000 }).pipe(toArray()));
       await sleep(100);
       const before = await calls();
       const { token } = await log.acquire(s, 60_000);
@@ -166,10 +166,10 @@ export function describeRedisFollow(name: string, target: () => FollowSuiteTarge
       expect(delta_(before, await calls(), 'xrange')).toBeLessThan(5);
     });
 
-    test('a followed stream that never starts fails with not_found after notFoundTimeout', async () => {
+    test('a followed stream that never starts fails with not_found after notFoundTimeoutMs', async () => {
       const s = scope();
       const start = Date.now();
-      const e = await lastValueFrom(fromEventLog(log, s.responseId, { notFoundTimeout: 300, pollMs: 100 })).catch((x: unknown) => x);
+      const e = await lastValueFrom(fromEventLog(log, s.responseId, { notFoundTimeoutMs: 300, pollMs: 100 })).catch((x: unknown) => x);
       expect(e).toBeInstanceOf(EventLogError);
       expect((e as EventLogError).reason).toBe('not_found');
       expect(Date.now() - start).toBeGreaterThanOrEqual(290);

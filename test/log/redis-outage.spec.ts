@@ -111,7 +111,7 @@ async function start(id: string, atLeast: number): Promise<Run> {
     },
   };
   const events = eventsOf(id);
-  const reader = timed(collect(fromEventLog(b, id, { notFoundTimeout: 30_000, pollMs: 500 })));
+  const reader = timed(collect(fromEventLog(b, id, { notFoundTimeoutMs: 30_000, pollMs: 500 })));
   const producer = timed(collect(paced(events).pipe(persistTo(acking, { leaseMs: LEASE_MS }))));
   const s = { responseId: id };
   for (let i = 0; ; i++) {
@@ -189,9 +189,9 @@ test('Redis hung (SIGSTOP) mid-stream for longer than the retry budget: persistT
     expectUnavailable(reader, stopped);
     // Calls made while it hangs fail the same way, in bounded time (not a not_found: Redis did not say so).
     const t = Date.now();
-    const late = await collect(fromEventLog(run.logs[1]!, id, { notFoundTimeout: 30_000 }));
+    const late = await collect(fromEventLog(run.logs[1]!, id, { notFoundTimeoutMs: 30_000 }));
     expectUnavailable({ ...late, at: Date.now() }, t);
-    const fresh = await collect(fromEventLog(run.logs[1]!, 'resp_never_seen', { notFoundTimeout: 30_000 }));
+    const fresh = await collect(fromEventLog(run.logs[1]!, 'resp_never_seen', { notFoundTimeoutMs: 30_000 }));
     expectUnavailable({ ...fresh, at: Date.now() }, t);
   } finally {
     process.kill(pid, 'SIGCONT');
@@ -224,7 +224,7 @@ test('Redis hung before the stream starts, for longer than the retry budget: per
     const events = eventsOf('resp_hung_start');
     const [producer, reader] = await Promise.all([
       collect(paced(events.slice(0, 20)).pipe(persistTo(a))),
-      collect(fromEventLog(a, 'resp_hung_start', { notFoundTimeout: 30_000 })),
+      collect(fromEventLog(a, 'resp_hung_start', { notFoundTimeoutMs: 30_000 })),
     ]);
     for (const o of [producer, reader]) expectUnavailable({ ...o, at: Date.now() }, t);
     expect(reader.events).toEqual([]);

@@ -123,7 +123,7 @@ test(`${STREAMS} concurrent streams persisted and tailed in one process: all cor
       const counted = tap<ResponseStreamEvent>(() => {
         if (++n === DELTAS + 1 && ++caughtUp === STREAMS) allCaughtUp();
       });
-      return lastValueFrom(fromEventLog(log, id, { notFoundTimeout: DEADLINE_MS }).pipe(counted, toArray()));
+      return lastValueFrom(fromEventLog(log, id, { notFoundTimeoutMs: DEADLINE_MS }).pipe(counted, toArray()));
     });
     const producers = ids.map((id, i) => lastValueFrom(paced(eventsOf(id), i, gate).pipe(persistTo(log, { leaseMs: 60_000 }), toArray())));
     // A reader or producer that fails ends the wait at once (none of them can complete before the gate opens).

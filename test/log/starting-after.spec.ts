@@ -69,7 +69,7 @@ describe.each([
 
   test.each(invalid)('fromEventLog startingAfter %p: InvalidParameterError naming it', async (value, shown) => {
     const { s } = await stream(true);
-    const e = await failure(all(fromEventLog(log, s.responseId, { startingAfter: value as number, notFoundTimeout: 60_000 })));
+    const e = await failure(all(fromEventLog(log, s.responseId, { startingAfter: value as number, notFoundTimeoutMs: 60_000 })));
     expect(e).toBeInstanceOf(InvalidParameterError);
     expect(e).toMatchObject({ param: 'startingAfter', code: 'invalid_parameter', retryable: false });
     expect((e as Error).message).toBe(`startingAfter: ${shown} is not a sequence number (an integer ≥ 0)`);

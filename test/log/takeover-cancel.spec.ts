@@ -14,7 +14,7 @@ const CRASH_AT = 20;
 
 const suite = takeoverSuite({
   transcripts: { memory: sse, redis: sse },
-  chunkDelay: 10, // the continuation is still going when the cancel comes
+  chunkDelayMs: 10, // the continuation is still going when the cancel comes
   faults: stallCreate(() => CRASH_AT + 1),
 });
 

@@ -18,7 +18,7 @@ const { sse, recorded, responseId } = recording('long-text');
 const DURABLE = 10; // the producer's appends stop being acknowledged after this sequence number
 const PASSED = 30; // ...while it passes events on up to this one
 
-const suite = takeoverSuite({ transcripts: { memory: sse, redis: sse }, chunkDelay: 1, faults: stallCreate(() => PASSED + 1) });
+const suite = takeoverSuite({ transcripts: { memory: sse, redis: sse }, chunkDelayMs: 1, faults: stallCreate(() => PASSED + 1) });
 
 describe.each(takeoverStores(() => suite.redis.url))('%s log', (store, open) => {
   // A reader ahead of the log (persistTo passes events on before they are durable) that takes over continues
@@ -40,7 +40,7 @@ describe.each(takeoverStores(() => suite.redis.url))('%s log', (store, open) => 
       };
       const client: Array<Record<string, unknown>> = [];
       const producer = streamResponse({ model: store, input: 'count', background: true }, { baseURL: suite.provider.baseURL, apiKey: 'sk-test' })
-        .pipe(persistTo(dying, { owner, leaseMs: 60_000, maxBatchDelay: 0, maxBatchSize: 1 }))
+        .pipe(persistTo(dying, { owner, leaseMs: 60_000, maxBatchDelayMs: 0, maxBatchSize: 1 }))
         .subscribe({ next: (e) => client.push(e as unknown as Record<string, unknown>), error: () => undefined });
       // The crash comes once the client has PASSED and the log holds DURABLE (its appends up to there acknowledged:
       // on a busy machine the client can be ahead of them).

@@ -165,7 +165,7 @@ export async function crashedProducer(log: EventLog, baseURL: string, model: str
   let failure: unknown;
   const crashing = crashingView(log);
   const producer = streamResponse({ model, input: 'count', background: true }, { baseURL, apiKey: 'sk-test' })
-    .pipe(persistTo(crashing.log, { owner: s.owner, leaseMs: 60_000, maxBatchDelay: 0 }))
+    .pipe(persistTo(crashing.log, { owner: s.owner, leaseMs: 60_000, maxBatchDelayMs: 0 }))
     .subscribe({ error: (e: unknown) => (failure = e) });
   try {
     for (let i = 0; ; i++) {

@@ -36,7 +36,7 @@ beforeAll(() => process.on('unhandledRejection', onUnhandled));
 afterAll(() => process.off('unhandledRejection', onUnhandled));
 const suite = takeoverSuite({
   transcripts,
-  chunkDelay: 1, // the winner's upstream takes a while, so the loser follows it live, not after the end
+  chunkDelayMs: 1, // the winner's upstream takes a while, so the loser follows it live, not after the end
   faults: stallCreate((model) => stallAt.get(model)),
 });
 
@@ -85,7 +85,7 @@ describe.each(takeoverStorePairs(() => suite.redis.url))('two readers with upstr
 
 test('three readers on three redis instances, one crash: still one continuation, three exact copies', async () => {
   const logs = [0, 1, 2].map(() => redisEventLog({ url: suite.redis.url, commandTimeoutMs: 30_000 }));
-  const p2 = await startTestServer({ transcripts: { three: sse }, chunkDelay: 1, faults: [{ type: 'stall', afterEvents: 101 }] });
+  const p2 = await startTestServer({ transcripts: { three: sse }, chunkDelayMs: 1, faults: [{ type: 'stall', afterEvents: 101 }] });
   try {
     const owner = 'three';
     const s = { responseId, owner };

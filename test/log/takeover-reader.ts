@@ -12,7 +12,7 @@ runChildScript(
   url,
   async (log) => {
     await lastValueFrom(
-      fromEventLog(log, responseId, { owner, upstream: { baseURL, apiKey: 'sk-test' }, leaseMs: Number(leaseMs), notFoundTimeout: 60_000, pollMs: 200 }).pipe(
+      fromEventLog(log, responseId, { owner, upstream: { baseURL, apiKey: 'sk-test' }, leaseMs: Number(leaseMs), notFoundTimeoutMs: 60_000, pollMs: 200 }).pipe(
         tap((e) => process.stdout.write(`ev ${String(e.sequence_number)}\n`)),
       ),
     );

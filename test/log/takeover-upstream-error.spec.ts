@@ -1,7 +1,7 @@
 // Issue 15, a takeover whose upstream fails: the producer crashed mid-stream, a reader with `upstream` claims
 // the lapsed lease and asks the provider to continue, and that request fails: 500, a connection reset before
 // any answer (a loopback socket that resets), a stream broken mid-way, a stream that stalls (with the
-// config's idleTimeout). Each reader ends with a typed error (never a hang, never an unhandled rejection);
+// config's idleTimeoutMs). Each reader ends with a typed error (never a hang, never an unhandled rejection);
 // what it delivered is an exact prefix of the recording and is durable; the lease is given up so that another
 // reader can try again, and that one (with a working upstream) ends the stream with exactly the recording.
 // With two readers racing, the loser follows the winner's events from the log, then takes over itself.
@@ -32,7 +32,7 @@ const stallAt = new Map<string, number>();
 
 beforeAll(() => process.on('unhandledRejection', onUnhandled));
 afterAll(() => process.off('unhandledRejection', onUnhandled));
-const suite = takeoverSuite({ transcripts, chunkDelay: 1, faults: stallCreate((model) => stallAt.get(model)) });
+const suite = takeoverSuite({ transcripts, chunkDelayMs: 1, faults: stallCreate((model) => stallAt.get(model)) });
 beforeAll(async () => {
   resetter = createServer((socket) => {
     sockets.add(socket);
@@ -76,7 +76,7 @@ interface Case {
   /** The fault of the resume request (injected for the next request), when the provider answers it. */
   readonly fault?: Fault;
   /** The upstream config of the failing reader. */
-  readonly upstream: () => { baseURL: string; apiKey: string; idleTimeout?: number };
+  readonly upstream: () => { baseURL: string; apiKey: string; idleTimeoutMs?: number };
   /** The error the failing reader ends with. */
   readonly error: string;
   /** How many events of the continuation the failing reader delivers before its error. */
@@ -87,7 +87,7 @@ const cases: Case[] = [
   { name: '500', fault: { type: 'status', status: 500 }, upstream: good, error: 'HTTPError', delivered: 0 },
   { name: 'reset', upstream: () => ({ baseURL: resetURL, apiKey: 'sk-test' }), error: 'NetworkError', delivered: 0 },
   { name: 'broken', fault: { type: 'drop', afterEvents: 50 }, upstream: good, error: 'StreamInterruptedError', delivered: 50 },
-  { name: 'stall', fault: { type: 'stall', afterEvents: 30 }, upstream: () => ({ ...good(), idleTimeout: 1500 }), error: 'IdleTimeoutError', delivered: 30 },
+  { name: 'stall', fault: { type: 'stall', afterEvents: 30 }, upstream: () => ({ ...good(), idleTimeoutMs: 1500 }), error: 'IdleTimeoutError', delivered: 30 },
 ];
 
 describe.each(takeoverStorePairs(() => suite.redis.url))('a takeover whose upstream fails (%s log)', (store, open) => {

@@ -21,7 +21,7 @@ test('a reader takes over a lapsed producer and ends with exactly the recorded e
     const config = { baseURL: server.baseURL, apiKey: 'sk-test' };
     const produced: unknown[] = [];
     const producer = streamResponse({ model: 'bg', input: 'hi', background: true }, config)
-      .pipe(persistTo(crashing.log, { leaseMs: 60_000, maxBatchDelay: 0 }))
+      .pipe(persistTo(crashing.log, { leaseMs: 60_000, maxBatchDelayMs: 0 }))
       .subscribe((e) => produced.push(e));
     for (let i = 0; i < 6000 && (await log.state({ responseId }))?.lastSequenceNumber !== 4; i++) await new Promise((r) => setTimeout(r, 10));
     producer.unsubscribe(); // the crash: nothing released, the lease lapses on its own

@@ -34,7 +34,7 @@ const operators: Array<[string, () => OperatorFunction<never, unknown>, unknown,
   ['accumulateResponse', () => accumulateResponse() as OperatorFunction<never, unknown>, text, responses],
   ['toChatChunks', () => toChatChunks() as OperatorFunction<never, unknown>, text, responses],
   // smoothText reads a text delta's fields, not the terminal event's `response` (it passes that event on).
-  ['smoothText', () => smoothText({ delay: 0 }) as OperatorFunction<never, unknown>, text, { ...responses, 'a terminal event whose `response` getter throws': undefined }],
+  ['smoothText', () => smoothText({ delayMs: 0 }) as OperatorFunction<never, unknown>, text, { ...responses, 'a terminal event whose `response` getter throws': undefined }],
   ['fromChatChunks', () => fromChatChunks() as OperatorFunction<never, unknown>, chatChunk({ content: 'Hi' }), chats],
 ];
 

@@ -60,8 +60,8 @@ describe('the README limits table', () => {
     expect(DEFAULT_MAX_EVENT_SIZE).toBe(num(/`maxEventSize`[^|]*\|\s*(\d+) Mi characters/) * Mi);
   });
 
-  test('idleTimeout: off (a body that never sends a byte is waited for, however long)', async () => {
-    expect(says(/\| `idleTimeout`[^|]*\|\s*(\w+)\s*\|/)[0]).toBe('off');
+  test('idleTimeoutMs: off (a body that never sends a byte is waited for, however long)', async () => {
+    expect(says(/\| `idleTimeoutMs`[^|]*\|\s*(\w+)\s*\|/)[0]).toBe('off');
     jest.useFakeTimers();
     try {
       const silent = () => Promise.resolve(new Response(new ReadableStream<Uint8Array>({ pull: () => new Promise<void>(() => undefined) }), { headers: { 'content-type': 'text/event-stream' } }));
@@ -70,9 +70,9 @@ describe('the README limits table', () => {
       await jest.advanceTimersByTimeAsync(3_600_000);
       expect(seen).toEqual([]);
       sub.unsubscribe();
-      // The same wait with idleTimeout set does end (so the clock above really ran).
+      // The same wait with idleTimeoutMs set does end (so the clock above really ran).
       const timed: unknown[] = [];
-      const sub2 = streamResponse({ model: 'm', input: 'x' }, { apiKey: 'k', baseURL: 'http://127.0.0.1:9/v1', fetch: silent as typeof fetch, idleTimeout: 1000 }).subscribe({ error: (e: unknown) => timed.push(e) });
+      const sub2 = streamResponse({ model: 'm', input: 'x' }, { apiKey: 'k', baseURL: 'http://127.0.0.1:9/v1', fetch: silent as typeof fetch, idleTimeoutMs: 1000 }).subscribe({ error: (e: unknown) => timed.push(e) });
       await jest.advanceTimersByTimeAsync(1000);
       expect(timed).toEqual([expect.any(IdleTimeoutError)]);
       sub2.unsubscribe();
@@ -125,11 +125,11 @@ describe('the README limits table', () => {
 });
 
 describe('resumeFrom defaults (the limits table and the options table)', () => {
-  const [attempts, first, max, jitter] = says(/`resumeFrom` `maxAttempts`, delay\s*\|\s*(\d+) without progress; ([\d.]+) s doubling to (\d+) s, ±(\d+) %/).map(Number) as [number, number, number, number];
+  const [attempts, first, max, jitter] = says(/`resumeFrom` `maxAttempts`, `delayMs`\s*\|\s*(\d+) without progress; ([\d.]+) s doubling to (\d+) s, ±(\d+) %/).map(Number) as [number, number, number, number];
 
   test('the two tables agree', () => {
     expect(num(/\| `maxAttempts` \| `(\d+)`/)).toBe(attempts);
-    const delays = says(/\| `delay` \| `exponentialBackoff\(\)`: ([\d.]+) s, ([\d.]+) s, ([\d.]+) s, ([\d.]+) s, ([\d.]+) s, ±(\d+) % jitter/).map(Number);
+    const delays = says(/\| `delayMs` \| `exponentialBackoff\(\)`: ([\d.]+) s, ([\d.]+) s, ([\d.]+) s, ([\d.]+) s, ([\d.]+) s, ±(\d+) % jitter/).map(Number);
     expect(delays).toEqual([first, first * 2, first * 4, first * 8, max, jitter]);
   });
 
@@ -194,7 +194,7 @@ describe('resumeFrom defaults (the limits table and the options table)', () => {
         calls++;
         return calls <= 8 ? cold<ResponseStreamEvent>('a#', { a: ev(calls) }, net) : cold<ResponseStreamEvent>('a|', { a: ev(calls) });
       };
-      const out = concat(of(ev(0)), cold<ResponseStreamEvent>('#', {}, new StreamInterruptedError('resp_1', 0))).pipe(resumeFrom(reconnect, { delay: 1 }), toArray());
+      const out = concat(of(ev(0)), cold<ResponseStreamEvent>('#', {}, new StreamInterruptedError('resp_1', 0))).pipe(resumeFrom(reconnect, { delayMs: 1 }), toArray());
       expectObservable(out.pipe()).toBe('18ms (x|)', { x: Array.from({ length: 10 }, (_, i) => ev(i)) });
       flush();
       expect(calls).toBe(9);

@@ -26,12 +26,12 @@ describe('IdleTimeoutError is retryable: a stalled stream is resumed', () => {
     try {
       // 500 ms without a byte counts as a stall. On a very busy machine a healthy stream could pause that long:
       // then it is resumed once more, which changes nothing below (progress resets the attempts).
-      const config = { baseURL: server.baseURL, apiKey: 'k', idleTimeout: 500 };
+      const config = { baseURL: server.baseURL, apiKey: 'k', idleTimeoutMs: 500 };
       const errors: unknown[] = [];
       const got = await lastValueFrom(
         streamResponse({ model: 't', input: 'x' }, config).pipe(
           resumeFrom((c) => retrieveResponseStream(c.responseId, { startingAfter: c.sequenceNumber }, config), {
-            delay: 1,
+            delayMs: 1,
             retryable: (e) => (errors.push(e), isRetryableError(e)),
           }),
           toArray(),
@@ -89,8 +89,8 @@ describe('the retryable option', () => {
     scheduler().run(({ cold, expectObservable }) => {
       let calls = 0;
       const reconnect = () => (calls++, cold('-b-z|', values));
-      expectObservable(cold('-a-#', values, badRequest).pipe(resumeFrom(reconnect, { delay: 1 }))).toBe('-a-#', values, badRequest);
-      expectObservable(cold('-a-#', values, cut).pipe(resumeFrom(reconnect, { delay: 1 }))).toBe('-a---b-z|', values);
+      expectObservable(cold('-a-#', values, badRequest).pipe(resumeFrom(reconnect, { delayMs: 1 }))).toBe('-a-#', values, badRequest);
+      expectObservable(cold('-a-#', values, cut).pipe(resumeFrom(reconnect, { delayMs: 1 }))).toBe('-a---b-z|', values);
     });
   });
 
@@ -98,7 +98,7 @@ describe('the retryable option', () => {
     scheduler().run(({ cold, expectObservable, flush }) => {
       const asked: unknown[] = [];
       let calls = 0;
-      const out = cold('-a-#', values, cut).pipe(resumeFrom(() => (calls++, cold('-b-z|', values)), { delay: 1, retryable: (e) => (asked.push(e), false) }));
+      const out = cold('-a-#', values, cut).pipe(resumeFrom(() => (calls++, cold('-b-z|', values)), { delayMs: 1, retryable: (e) => (asked.push(e), false) }));
       expectObservable(out).toBe('-a-#', values, cut);
       flush();
       expect(asked).toEqual([cut]);
@@ -109,7 +109,7 @@ describe('the retryable option', () => {
   test('retryable can resume on an error the default would not (a 400 here)', () => {
     scheduler().run(({ cold, expectObservable }) => {
       const reconnect = () => cold('-b-z|', values);
-      const out = cold('-a-#', values, badRequest).pipe(resumeFrom(reconnect, { delay: 1, retryable: (e) => e instanceof HTTPError && e.status === 400 }));
+      const out = cold('-a-#', values, badRequest).pipe(resumeFrom(reconnect, { delayMs: 1, retryable: (e) => e instanceof HTTPError && e.status === 400 }));
       expectObservable(out).toBe('-a---b-z|', values);
     });
   });
@@ -119,7 +119,7 @@ describe('the retryable option', () => {
   test('a retryable that throws ends the stream with what it threw, not a hang', () => {
     scheduler().run(({ cold, expectObservable }) => {
       const boom = new Error('predicate failed');
-      const out = cold('-a-#', values, cut).pipe(resumeFrom(() => cold('-b-z|', values), { delay: 1, retryable: () => { throw boom; } }));
+      const out = cold('-a-#', values, cut).pipe(resumeFrom(() => cold('-b-z|', values), { delayMs: 1, retryable: () => { throw boom; } }));
       expectObservable(out).toBe('-a-#', values, boom);
     });
   });

@@ -24,11 +24,11 @@ describe("a caller's signal", () => {
   test('aborting mid-stream: no event after the abort, one typed error, the connection closed, no timer left', async () => {
     const timers = trackTimers();
     // Slow enough that the abort lands mid-body: 64 bytes every 5 ms of a 110 KB transcript.
-    const server = await startTestServer({ transcripts: { t: fixture('long-text') }, chunkSize: 64, chunkDelay: 5 });
+    const server = await startTestServer({ transcripts: { t: fixture('long-text') }, chunkSize: 64, chunkDelayMs: 5 });
     try {
       const controller = new AbortController();
       let atAbort = -1;
-      const r = await untilEnd(streamResponse({ model: 't', input: 'x' }, { baseURL: server.baseURL, apiKey: 'k', signal: controller.signal, idleTimeout: 60_000 }), (_e: ResponseStreamEvent, n) => {
+      const r = await untilEnd(streamResponse({ model: 't', input: 'x' }, { baseURL: server.baseURL, apiKey: 'k', signal: controller.signal, idleTimeoutMs: 60_000 }), (_e: ResponseStreamEvent, n) => {
         if (n === 3) {
           controller.abort();
           atAbort = n;
@@ -46,7 +46,7 @@ describe("a caller's signal", () => {
   });
 
   test('the chat transport too', async () => {
-    const server = await startTestServer({ transcripts: { c: fixture('chat-text') }, chunkSize: 16, chunkDelay: 5 });
+    const server = await startTestServer({ transcripts: { c: fixture('chat-text') }, chunkSize: 16, chunkDelayMs: 5 });
     try {
       const controller = new AbortController();
       const r = await untilEnd(streamChatCompletion({ model: 'c', messages: [] }, { baseURL: server.baseURL, apiKey: 'k', signal: controller.signal }), (_c, n) => {
@@ -76,14 +76,14 @@ describe("a caller's signal", () => {
   // An abort the caller made is final: an AbortedError, not retryable, so resumeFrom does not reconnect (was a
   // retryable StreamInterruptedError mid-body, and a retryable NetworkError before the headers).
   test('the abort is final: its error is not retryable, and resumeFrom does not reconnect', async () => {
-    const server = await startTestServer({ transcripts: { t: fixture('long-text') }, chunkSize: 64, chunkDelay: 5 });
+    const server = await startTestServer({ transcripts: { t: fixture('long-text') }, chunkSize: 64, chunkDelayMs: 5 });
     try {
       const controller = new AbortController();
       const config = { baseURL: server.baseURL, apiKey: 'k', signal: controller.signal };
       let reconnects = 0;
       const r = await untilEnd(
         streamResponse({ model: 't', input: 'x' }, config).pipe(
-          resumeFrom((c) => (reconnects++, retrieveResponseStream(c.responseId, { startingAfter: c.sequenceNumber }, config)), { delay: 1 }),
+          resumeFrom((c) => (reconnects++, retrieveResponseStream(c.responseId, { startingAfter: c.sequenceNumber }, config)), { delayMs: 1 }),
         ),
         (_e, n) => n === 3 && controller.abort(),
       );

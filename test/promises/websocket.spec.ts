@@ -245,7 +245,7 @@ describe('laneMux defaults: at most 16 in flight, 32 lanes', () => {
   test('20 requests on 20 lanes: never more than 16 at the server at once, all complete; a 33rd lane gets a LaneError', async () => {
     // The server itself would allow far more, so what it sees is the client's own limit.
     const server = await startResponsesWebSocketServer({ maxInFlight: 100, maxLanes: 100 });
-    const socket = connectResponsesSocket({ url: server.url, apiKey: 'k', heartbeatInterval: 0 });
+    const socket = connectResponsesSocket({ url: server.url, apiKey: 'k', heartbeatMs: 0 });
     try {
       const twenty = await lastValueFrom(
         from(Array.from({ length: 20 }, (_, i) => ({ ...create(i, `lane-${i}`), metadata: { loopback_deltas: '20' } }) as ResponsesClientEvent)).pipe(laneMux(socket), toArray()),

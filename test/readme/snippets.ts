@@ -184,7 +184,7 @@ const gateway = createGateway({
   log: process.env.REDIS_URL,                // an EventLog, a redis:// URL, or 'memory' (the default)
   background: true,                          // any instance can continue a stream after a crash
   limits: { maxBodyBytes: 16 << 20, maxConcurrentStreams: 10_000 },
-  timeouts: { upstream: 600_000, heartbeat: 15_000 },
+  timeouts: { upstreamMs: 600_000, heartbeatMs: 15_000 },
 });
 createServer(gateway).listen(8080);
 process.on('SIGTERM', () => void gateway.close());

@@ -39,7 +39,7 @@ test(`${STREAMS} concurrent SSE streams, ~${DROP * 100}% dropped at random and r
         mergeMap(
           (i) =>
             streamResponse({ model: 't', input: `stream ${i}` }, config).pipe(
-              resumeFrom((c) => retrieveResponseStream(c.responseId, { startingAfter: c.sequenceNumber }, config), { delay: 1, maxAttempts: 10 }),
+              resumeFrom((c) => retrieveResponseStream(c.responseId, { startingAfter: c.sequenceNumber }, config), { delayMs: 1, maxAttempts: 10 }),
               toArray(),
               map((events: ResponseStreamEvent[]) => events.map((e) => JSON.stringify(e))),
             ),
@@ -81,7 +81,7 @@ test(`${LANES} lanes × ${PER_LANE} responses over one WebSocket, dropped at ran
   try {
     while (pending.size > 0 && connections < 20) {
       connections++;
-      const socket = connectResponsesSocket({ url: server.url, apiKey: 'k', heartbeatInterval: 0 });
+      const socket = connectResponsesSocket({ url: server.url, apiKey: 'k', heartbeatMs: 0 });
       // The response now running on each lane, and its events so far.
       const running = new Map<string, { key: string; events: ResponseStreamEvent[] }>();
       await new Promise<void>((resolve, reject) => {

@@ -120,7 +120,7 @@ describe('resumeFrom against a server that replays events without sequence numbe
       return concat(events([{ type: 'response.output_text.delta', item_id: 'x', output_index: 0, content_index: 0, delta: 'again', logprobs: [] }]), throwError(() => new StreamInterruptedError('resp_1', 0)));
     };
     const first = concat(events([{ type: 'response.created', sequence_number: 0, response: { id: 'resp_1', status: 'in_progress' } }]), defer(() => throwError(() => new StreamInterruptedError('resp_1', 0))));
-    const outcome = await runAsync(first.pipe(resumeFrom(replay, { delay: 0, maxAttempts: 3 })));
+    const outcome = await runAsync(first.pipe(resumeFrom(replay, { delayMs: 0, maxAttempts: 3 })));
     expect(reconnects).toBeLessThanOrEqual(3);
     expect(outcome.kind).toBe('error');
   });

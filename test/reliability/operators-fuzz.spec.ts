@@ -131,7 +131,7 @@ describe('resumeFrom under adversarial events and reconnects', () => {
           return concat(from(events), throwError(() => new StreamInterruptedError('resp_1', 1)));
         };
         const first = concat(of({ type: 'response.created', sequence_number: 0, response: { id: 'resp_1', status: 'in_progress' } } as unknown as Ev), attempt());
-        const outcome = await runAsync(first.pipe(resumeFrom(() => attempt(), { delay: 0, maxAttempts: 3 })));
+        const outcome = await runAsync(first.pipe(resumeFrom(() => attempt(), { delayMs: 0, maxAttempts: 3 })));
         await tick();
         assertNoPollution();
         if (unhandled.length > 0) throw new Error(`escaped: ${(unhandled[0] as Error).stack}`);

@@ -54,7 +54,7 @@ describe('a key given in config.headers is masked like apiKey', () => {
       const sent = String(req.headers.authorization ?? '').replace(/^Bearer /, '');
       ws.send(JSON.stringify({ type: 'error', status: 401, error: { type: 'invalid_request_error', code: 'invalid_api_key', message: `bad key ${sent}`, param: sent } }));
     });
-    const socket = connectResponsesSocket({ url: `ws://127.0.0.1:${(wss.address() as AddressInfo).port}/v1/responses`, headers: { Authorization: `Bearer ${HKEY}` }, heartbeatInterval: 0 });
+    const socket = connectResponsesSocket({ url: `ws://127.0.0.1:${(wss.address() as AddressInfo).port}/v1/responses`, headers: { Authorization: `Bearer ${HKEY}` }, heartbeatMs: 0 });
     try {
       const { error } = await valuesAndError(socket.response({ model: 'm', input: 'hi' }));
       expect(error).toBeInstanceOf(Error);
@@ -110,7 +110,7 @@ describe('a baseURL with user:password@', () => {
       let reconnects = 0;
       const resumed = await valuesAndError(
         retrieveResponseStream('resp_1', { startingAfter: 0 }, { baseURL, apiKey: KEY }).pipe(
-          resumeFrom(() => (reconnects++, retrieveResponseStream('resp_1', {}, { baseURL })), { delay: 0, cursor: { responseId: 'resp_1', sequenceNumber: 0 } }),
+          resumeFrom(() => (reconnects++, retrieveResponseStream('resp_1', {}, { baseURL })), { delayMs: 0, cursor: { responseId: 'resp_1', sequenceNumber: 0 } }),
         ),
       );
       expect(resumed.error).toMatchObject({ name: 'ConfigurationError' });
@@ -151,7 +151,7 @@ describe('WebSocket: credentials in the URL, and one Authorization header', () =
     );
     await new Promise<void>((r) => wss.once('listening', () => r()));
     const port = (wss.address() as AddressInfo).port;
-    const socket = connectResponsesSocket({ url: `ws://127.0.0.1:${port}/v1/responses`, apiKey: KEY, headers: { Authorization: `Bearer ${HKEY}` }, heartbeatInterval: 0 });
+    const socket = connectResponsesSocket({ url: `ws://127.0.0.1:${port}/v1/responses`, apiKey: KEY, headers: { Authorization: `Bearer ${HKEY}` }, heartbeatMs: 0 });
     try {
       const headers = await seen;
       expect(headers).toEqual([`Bearer ${KEY}`]);

@@ -127,7 +127,7 @@ describe('over WebSocket', () => {
     withWsServer(
       (ws) => ws.close(1008, `${'r'.repeat(100)}${KEY}`.slice(0, 123)),
       async (url) => {
-        const socket = connectResponsesSocket({ url, apiKey: KEY, heartbeatInterval: 0 });
+        const socket = connectResponsesSocket({ url, apiKey: KEY, heartbeatMs: 0 });
         const { error } = await valuesAndError(socket.events$);
         expect(error).toMatchObject({ name: 'WebSocketClosedError', closeCode: 1008 });
         expectNoFragment('close reason', error, KEY);
@@ -138,7 +138,7 @@ describe('over WebSocket', () => {
     withWsServer(
       (ws) => ws.send(`{"type":"error","message":"${'z'.repeat(40)}${KEY}`),
       async (url) => {
-        const socket = connectResponsesSocket({ url, apiKey: KEY, heartbeatInterval: 0 });
+        const socket = connectResponsesSocket({ url, apiKey: KEY, heartbeatMs: 0 });
         try {
           const frame = await firstValueFrom(socket.events$.pipe(filter((e) => e.type === 'openai_rx.frame_error')));
           expect((frame as { error?: { excerpt?: string } }).error?.excerpt).toBeDefined();

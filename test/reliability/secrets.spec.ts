@@ -101,7 +101,7 @@ describe('HTTP failure paths', () => {
 
   test('an idle timeout', async () => {
     server.inject({ type: 'stall', afterEvents: 1 });
-    expectNoKey('idle', await errorOf(streamResponse({ model: 'text' }, { ...config(), idleTimeout: 100 })));
+    expectNoKey('idle', await errorOf(streamResponse({ model: 'text' }, { ...config(), idleTimeoutMs: 100 })));
   });
 
   // DecodeError quotes an 80-character excerpt of the payload: masked by the transport.
@@ -124,7 +124,7 @@ describe('HTTP failure paths', () => {
     for (let i = 0; i < 3; i++) server.inject({ type: 'status', status: 503, message: `overloaded (key ${KEY})`, headers: { 'x-request-id': KEY } });
     const c = config();
     const e = await errorOf(
-      streamResponse({ model: 'text' }, c).pipe(resumeFrom((cur) => retrieveResponseStream(cur.responseId, { startingAfter: cur.sequenceNumber }, c), { delay: 1, maxAttempts: 2 })),
+      streamResponse({ model: 'text' }, c).pipe(resumeFrom((cur) => retrieveResponseStream(cur.responseId, { startingAfter: cur.sequenceNumber }, c), { delayMs: 1, maxAttempts: 2 })),
     );
     server.clearFaults();
     expectNoKey('resumeFrom', e);
@@ -141,7 +141,7 @@ describe('HTTP failure paths', () => {
 describe('WebSocket failure paths', () => {
   const withSocket = async (respond: Array<Record<string, unknown>> | undefined, f: (socket: ReturnType<typeof connectResponsesSocket>, server: Awaited<ReturnType<typeof startResponsesWebSocketServer>>) => Promise<void>) => {
     const server = await startResponsesWebSocketServer(respond ? { respond } : {});
-    const socket = connectResponsesSocket({ url: server.url, apiKey: KEY, heartbeatInterval: 0 });
+    const socket = connectResponsesSocket({ url: server.url, apiKey: KEY, heartbeatMs: 0 });
     try {
       await f(socket, server);
     } finally {
@@ -172,7 +172,7 @@ describe('WebSocket failure paths', () => {
     await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
     const port = (probe.address() as AddressInfo).port;
     await new Promise<void>((r) => probe.close(() => r()));
-    const refused = connectResponsesSocket({ url: `ws://127.0.0.1:${port}/v1/responses`, apiKey: KEY, heartbeatInterval: 0 });
+    const refused = connectResponsesSocket({ url: `ws://127.0.0.1:${port}/v1/responses`, apiKey: KEY, heartbeatMs: 0 });
     expectNoKey('refused WS', await errorOf(refused.events$));
     expectNoKey('refused socket', refused);
   });

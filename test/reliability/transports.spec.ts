@@ -33,10 +33,10 @@ describe('a slow server', () => {
     }
   });
 
-  test('7 bytes every 2 ms, then pauses shorter than idleTimeout: complete and correct', async () => {
-    const server = await startTestServer({ transcripts: { t: fixture('plain-text') }, chunkSize: 7, chunkDelay: 2 });
+  test('7 bytes every 2 ms, then pauses shorter than idleTimeoutMs: complete and correct', async () => {
+    const server = await startTestServer({ transcripts: { t: fixture('plain-text') }, chunkSize: 7, chunkDelayMs: 2 });
     try {
-      const got = await lastValueFrom(streamResponse({ model: 't' }, { baseURL: server.baseURL, apiKey: 'k', idleTimeout: 2000 }).pipe(toArray()));
+      const got = await lastValueFrom(streamResponse({ model: 't' }, { baseURL: server.baseURL, apiKey: 'k', idleTimeoutMs: 2000 }).pipe(toArray()));
       expect(got.map((e) => JSON.stringify(e))).toEqual(expected('plain-text'));
     } finally {
       await server.close();
@@ -46,7 +46,7 @@ describe('a slow server', () => {
   test('a stalled stream ends with IdleTimeoutError and its connection is closed', async () => {
     const server = await startTestServer({ transcripts: { t: fixture('plain-text') }, faults: [{ type: 'stall', afterEvents: 3 }] });
     try {
-      const err = await lastValueFrom(streamResponse({ model: 't' }, { baseURL: server.baseURL, apiKey: 'k', idleTimeout: 150 }).pipe(toArray()))
+      const err = await lastValueFrom(streamResponse({ model: 't' }, { baseURL: server.baseURL, apiKey: 'k', idleTimeoutMs: 150 }).pipe(toArray()))
         .catch((e: unknown) => e);
       expect(err).toBeInstanceOf(IdleTimeoutError);
       expect((err as IdleTimeoutError).idleTimeoutMs).toBe(150);
@@ -59,7 +59,7 @@ describe('a slow server', () => {
   test('a stall before the headers (no response at all) also ends with IdleTimeoutError', async () => {
     const server = await startTestServer({ transcripts: { t: fixture('plain-text') }, faults: [{ type: 'stall', afterBytes: 0 }] });
     try {
-      const err = await lastValueFrom(streamResponse({ model: 't' }, { baseURL: server.baseURL, apiKey: 'k', idleTimeout: 150 })).catch((e: unknown) => e);
+      const err = await lastValueFrom(streamResponse({ model: 't' }, { baseURL: server.baseURL, apiKey: 'k', idleTimeoutMs: 150 })).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(IdleTimeoutError);
       expect((await server.waitForClose(0)).outcome).toBe('client-closed');
     } finally {
@@ -72,9 +72,9 @@ describe('unsubscribing releases everything', () => {
   test('HTTP: unsubscribing before the headers and after every number of events closes the connection', async () => {
     const before = await settled([]);
     const timers = trackTimers();
-    const server = await startTestServer({ transcripts: { t: fixture('plain-text'), c: fixture('chat-text') }, chunkSize: 64, chunkDelay: 1 });
+    const server = await startTestServer({ transcripts: { t: fixture('plain-text'), c: fixture('chat-text') }, chunkSize: 64, chunkDelayMs: 1 });
     const total = expected('plain-text').length;
-    const config = { baseURL: server.baseURL, apiKey: 'k', idleTimeout: 5000 };
+    const config = { baseURL: server.baseURL, apiKey: 'k', idleTimeoutMs: 5000 };
     let index = 0;
     for (let k = 0; k < total - 1; k++) {
       // after k events (k = 0: right after subscribing, before any byte)
@@ -93,7 +93,7 @@ describe('unsubscribing releases everything', () => {
     // resumeFrom and the chat transport, unsubscribed mid-stream (resumeFrom while waiting to reconnect).
     server.inject({ type: 'drop', afterEvents: 3 });
     const resumed = streamResponse({ model: 't' }, config).pipe(
-      resumeFrom((c) => retrieveResponseStream(c.responseId, { startingAfter: c.sequenceNumber }, config), { delay: 60_000 }),
+      resumeFrom((c) => retrieveResponseStream(c.responseId, { startingAfter: c.sequenceNumber }, config), { delayMs: 60_000 }),
     );
     const got: ResponseStreamEvent[] = [];
     const rs = resumed.subscribe((e) => got.push(e));

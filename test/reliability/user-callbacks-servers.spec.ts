@@ -52,7 +52,7 @@ describe('a WebSocket implementation of the user', () => {
   ] as const)('whose %s throws: events$ ends (%s), never an uncaught exception', async (broken, outcome) => {
     let end: unknown;
     const seen = await escaped(async () => {
-      const socket = connectResponsesSocket({ url: 'ws://127.0.0.1:9/v1/responses', apiKey: 'sk-test-0000', WebSocket: socketClass(broken), heartbeatInterval: 0, closeTimeout: 10 });
+      const socket = connectResponsesSocket({ url: 'ws://127.0.0.1:9/v1/responses', apiKey: 'sk-test-0000', WebSocket: socketClass(broken), heartbeatMs: 0, closeTimeoutMs: 10 });
       const ended = ending(socket.events$);
       try {
         socket.send({ type: 'response.create', model: 'm', input: 'hi' } as unknown as ResponsesClientEvent);
@@ -101,7 +101,7 @@ describe('a WebSocket implementation of the user', () => {
   it('whose ping throws (from the heartbeat timer): events$ errors with the failure', async () => {
     let end: unknown;
     const seen = await escaped(async () => {
-      const socket = connectResponsesSocket({ url: 'ws://127.0.0.1:9/v1/responses', apiKey: 'sk-test-0000', WebSocket: nodeStyleClass('ping'), heartbeatInterval: 5, closeTimeout: 10 });
+      const socket = connectResponsesSocket({ url: 'ws://127.0.0.1:9/v1/responses', apiKey: 'sk-test-0000', WebSocket: nodeStyleClass('ping'), heartbeatMs: 5, closeTimeoutMs: 10 });
       end = await ending(socket.events$);
     });
     expect(seen).toEqual([]);
@@ -111,7 +111,7 @@ describe('a WebSocket implementation of the user', () => {
   it('whose terminate throws (from the close timer): the socket ends all the same', async () => {
     let state: string | undefined;
     const seen = await escaped(async () => {
-      const socket = connectResponsesSocket({ url: 'ws://127.0.0.1:9/v1/responses', apiKey: 'sk-test-0000', WebSocket: nodeStyleClass('terminate'), heartbeatInterval: 0, closeTimeout: 5 });
+      const socket = connectResponsesSocket({ url: 'ws://127.0.0.1:9/v1/responses', apiKey: 'sk-test-0000', WebSocket: nodeStyleClass('terminate'), heartbeatMs: 0, closeTimeoutMs: 5 });
       const end = ending(socket.events$);
       // Past connecting (open, or given up): a send queued before the open has been tried then.
       await firstValueFrom(socket.state$.pipe(filter((st) => st !== 'connecting')));

@@ -24,14 +24,14 @@ describe('resumeFrom', () => {
   it.each([
     ['onCursor throws', { onCursor: () => { throw boom(); } }],
     ['retryable throws', { retryable: () => { throw boom(); } }],
-    ['delay throws', { delay: () => { throw boom(); } }],
+    ['delayMs throws', { delayMs: () => { throw boom(); } }],
   ])('%s: the stream ends with it', async (_, options) => {
     const cut = new Observable<ResponseStreamEvent>((s) => {
       const sub = events().subscribe({ next: (e) => (e.sequence_number === 3 ? s.error(Object.assign(new Error('cut'), { retryable: true })) : s.next(e)) });
       return sub;
     });
     let end: unknown;
-    expect(await escaped(async () => (end = await ending(cut.pipe(resumeFrom(() => events(), { delay: 0, ...options })))))).toEqual([]);
+    expect(await escaped(async () => (end = await ending(cut.pipe(resumeFrom(() => events(), { delayMs: 0, ...options })))))).toEqual([]);
     expect(end).toEqual(boom());
   });
 
@@ -43,8 +43,8 @@ describe('resumeFrom', () => {
     let threw: unknown;
     let nothing: unknown;
     expect(await escaped(async () => {
-      threw = await ending(cut.pipe(resumeFrom(() => { throw boom(); }, { delay: 0, maxAttempts: 1 })));
-      nothing = await ending(cut.pipe(resumeFrom(() => undefined as unknown as Observable<ResponseStreamEvent>, { delay: 0, maxAttempts: 1 })));
+      threw = await ending(cut.pipe(resumeFrom(() => { throw boom(); }, { delayMs: 0, maxAttempts: 1 })));
+      nothing = await ending(cut.pipe(resumeFrom(() => undefined as unknown as Observable<ResponseStreamEvent>, { delayMs: 0, maxAttempts: 1 })));
     })).toEqual([]);
     expect(threw).toEqual(boom());
     expect(nothing).toBeInstanceOf(TypeError);

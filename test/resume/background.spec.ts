@@ -14,7 +14,7 @@ test('a background stream cut right after response.queued resumes with starting_
     const cursors: ResumeCursor[] = [];
     const events = await lastValueFrom(
       streamResponse({ model: 'bg', input: 'hi', background: true }, config).pipe(
-        resumeFrom((c) => retrieveResponseStream(c.responseId, { startingAfter: c.sequenceNumber }, config), { delay: 0, onCursor: (c) => cursors.push(c) }),
+        resumeFrom((c) => retrieveResponseStream(c.responseId, { startingAfter: c.sequenceNumber }, config), { delayMs: 0, onCursor: (c) => cursors.push(c) }),
         toArray(),
       ),
     );

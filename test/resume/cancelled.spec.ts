@@ -28,7 +28,7 @@ async function outcome(body: string, errorEvents?: 'error' | 'value') {
           reconnects++;
           return fromResponsesSSE(body);
         },
-        { delay: 0 },
+        { delayMs: 0 },
       ),
       toArray(),
     ),

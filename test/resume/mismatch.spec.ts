@@ -28,7 +28,7 @@ async function run(o: Observable<ResponseStreamEvent>): Promise<{ values: Respon
 test("a reconnect that replays another response's response.created", async () => {
   const first = concat(of(created('resp_A'), delta(1), delta(2)), cut('resp_A', 2));
   let reconnects = 0;
-  const { values, error } = await run(first.pipe(resumeFrom(() => (reconnects++, of(created('resp_B'), delta(1, 'x'), delta(2, 'y'), delta(3, 'z'), completed('resp_B', 4))), { delay: 0 })));
+  const { values, error } = await run(first.pipe(resumeFrom(() => (reconnects++, of(created('resp_B'), delta(1, 'x'), delta(2, 'y'), delta(3, 'z'), completed('resp_B', 4))), { delayMs: 0 })));
   expect(error).toBeInstanceOf(ResponseMismatchError);
   expect(error).toMatchObject({ code: 'response_mismatch', retryable: false, expectedResponseId: 'resp_A', receivedResponseId: 'resp_B', eventType: 'response.created' });
   expect(values.map((e) => e.sequence_number)).toEqual([0, 1, 2]);
@@ -37,7 +37,7 @@ test("a reconnect that replays another response's response.created", async () =>
 
 test('a reconnect that starts after the cursor and names another response only at its terminal event', async () => {
   const first = concat(of(created('resp_A'), delta(1)), cut('resp_A', 1));
-  const { values, error } = await run(first.pipe(resumeFrom(() => of(delta(2), delta(3), completed('resp_B', 4)), { delay: 0 })));
+  const { values, error } = await run(first.pipe(resumeFrom(() => of(delta(2), delta(3), completed('resp_B', 4)), { delayMs: 0 })));
   expect(error).toMatchObject({ name: 'ResponseMismatchError', receivedResponseId: 'resp_B', eventType: 'response.completed' });
   // What came before the mismatch is delivered; the mismatching event is not.
   expect(values.map((e) => e.type)).toEqual(['response.created', 'response.output_text.delta', 'response.output_text.delta', 'response.output_text.delta']);
@@ -46,20 +46,20 @@ test('a reconnect that starts after the cursor and names another response only a
 test('an event carrying response_id of another response', async () => {
   const first = concat(of(created('resp_A'), delta(1)), cut('resp_A', 1));
   const other = ev({ type: 'response.output_text.annotation.added', response_id: 'resp_B', sequence_number: 2 });
-  const { error } = await run(first.pipe(resumeFrom(() => of(other, completed('resp_A', 3)), { delay: 0 })));
+  const { error } = await run(first.pipe(resumeFrom(() => of(other, completed('resp_A', 3)), { delayMs: 0 })));
   expect(error).toMatchObject({ name: 'ResponseMismatchError', receivedResponseId: 'resp_B' });
 });
 
 test('resumeFromCursor with a saved cursor, answered for another response', async () => {
   const cursor: ResumeCursor = { responseId: 'resp_A', sequenceNumber: 1 };
-  const { values, error } = await run(resumeFromCursor(cursor, () => of(created('resp_B'), delta(2), completed('resp_B', 3)), { delay: 0 }));
+  const { values, error } = await run(resumeFromCursor(cursor, () => of(created('resp_B'), delta(2), completed('resp_B', 3)), { delayMs: 0 }));
   expect(error).toMatchObject({ name: 'ResponseMismatchError', expectedResponseId: 'resp_A', receivedResponseId: 'resp_B' });
   expect(values).toEqual([]);
 });
 
 test('the same response resumed is not a mismatch', async () => {
   const first = concat(of(created('resp_A'), delta(1)), cut('resp_A', 1));
-  const { values, error } = await run(first.pipe(resumeFrom(() => of(created('resp_A'), delta(1), delta(2), completed('resp_A', 3)), { delay: 0 })));
+  const { values, error } = await run(first.pipe(resumeFrom(() => of(created('resp_A'), delta(1), delta(2), completed('resp_A', 3)), { delayMs: 0 })));
   expect(error).toBeUndefined();
   expect(values.map((e) => e.sequence_number)).toEqual([0, 1, 2, 3]);
 });
@@ -75,7 +75,7 @@ describe('over HTTP: a reconnect that asks for the wrong response id (two cursor
     try {
       // The server serves a response's events once it was created: create the other one first.
       await lastValueFrom(streamResponse({ model: 'long' }, config));
-      return await run(streamResponse({ model: 'plain' }, config).pipe(resumeFrom((c) => retrieveResponseStream(otherId, { startingAfter: c.sequenceNumber }, config), { delay: 0 })));
+      return await run(streamResponse({ model: 'plain' }, config).pipe(resumeFrom((c) => retrieveResponseStream(otherId, { startingAfter: c.sequenceNumber }, config), { delayMs: 0 })));
     } finally {
       await server.close();
     }

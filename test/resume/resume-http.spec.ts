@@ -78,7 +78,7 @@ describe('resumeFrom over HTTP', () => {
         const after = c.sequenceNumber - overlap;
         return retrieveResponseStream(c.responseId, after >= 0 ? { startingAfter: after } : {}, config);
       };
-      const got = await run(streamResponse({ model: 'long', input: 'go', background: true }, config).pipe(resumeFrom(overlapping, { delay: 0 })));
+      const got = await run(streamResponse({ model: 'long', input: 'go', background: true }, config).pipe(resumeFrom(overlapping, { delayMs: 0 })));
 
       expect(got.events.map((e) => e.sequence_number)).toEqual(longEvents.map((e) => e['sequence_number']));
       expect(got.events).toEqual(longEvents);
@@ -102,7 +102,7 @@ describe('resumeFrom over HTTP', () => {
     const delays: Array<[number, string]> = [];
     const got = await run(
       streamResponse({ model: 'long', input: 'go' }, config).pipe(
-        resumeFrom(reconnect, { delay: (attempt, err) => (delays.push([attempt, (err as { code: string }).code]), 0) }),
+        resumeFrom(reconnect, { delayMs: (attempt, err) => (delays.push([attempt, (err as { code: string }).code]), 0) }),
       ),
     );
     expect(got.events).toEqual(longEvents);
@@ -115,7 +115,7 @@ describe('resumeFrom over HTTP', () => {
   test('a 503 on the create itself cannot be resumed (no response id yet) and passes through', async () => {
     const first = server.requests.length;
     server.inject({ type: 'status', status: 503 });
-    const err = await lastValueFrom(streamResponse({ model: 'long', input: 'go' }, config).pipe(resumeFrom(reconnect, { delay: 0 }))).catch((e: unknown) => e);
+    const err = await lastValueFrom(streamResponse({ model: 'long', input: 'go' }, config).pipe(resumeFrom(reconnect, { delayMs: 0 }))).catch((e: unknown) => e);
     expect(err).toMatchObject({ name: 'HTTPError', status: 503, retryable: true });
     expect(server.requests.length - first).toBe(1);
   });
@@ -124,7 +124,7 @@ describe('resumeFrom over HTTP', () => {
     server.inject({ type: 'drop', afterEvents: 10 }, { type: 'status', status: 500 }, { type: 'status', status: 500 });
     const seen: number[] = [];
     const err = await lastValueFrom(
-      streamResponse({ model: 'long', input: 'go' }, config).pipe(resumeFrom(reconnect, { delay: 0, maxAttempts: 2 }), tap((e) => seen.push(e.sequence_number ?? -1))),
+      streamResponse({ model: 'long', input: 'go' }, config).pipe(resumeFrom(reconnect, { delayMs: 0, maxAttempts: 2 }), tap((e) => seen.push(e.sequence_number ?? -1))),
     ).catch((e: unknown) => e);
     expect(err).toMatchObject({ name: 'HTTPError', status: 500 });
     expect(seen).toEqual(longEvents.slice(0, 10).map((e) => e['sequence_number']));
@@ -139,7 +139,7 @@ describe('resumeFrom over HTTP', () => {
     const seen1: ResponseStreamEvent[] = [];
     await new Promise<void>((resolve) => {
       const sub = streamResponse({ model: 'long', input: 'go', background: true }, config)
-        .pipe(resumeFrom(reconnect, { delay: 0, onCursor: (c) => (saved = JSON.stringify(c)) }))
+        .pipe(resumeFrom(reconnect, { delayMs: 0, onCursor: (c) => (saved = JSON.stringify(c)) }))
         .subscribe((e) => {
           seen1.push(e);
           if (seen1.length === 120) {
@@ -155,14 +155,14 @@ describe('resumeFrom over HTTP', () => {
     // Process 2: knows only the saved cursor; the resume itself is cut once more.
     server.inject({ type: 'drop', afterEvents: 30 });
     const cursor = JSON.parse(saved) as ResumeCursor;
-    const got = await run(resumeFromCursor(cursor, reconnect, { delay: 0 }));
+    const got = await run(resumeFromCursor(cursor, reconnect, { delayMs: 0 }));
     expect([...seen1, ...got.events]).toEqual(longEvents);
     const resumes = server.requests.slice(first + 1);
     expect(resumes.map((r) => r.query['starting_after'])).toEqual(['119', '149']);
 
     // The full state in a fresh process: replay from the start (no startingAfter), also resumable.
     const replayed = await lastValueFrom(
-      retrieveResponseStream(cursor.responseId, {}, config).pipe(resumeFrom(reconnect, { delay: 0 }), accumulateResponse()),
+      retrieveResponseStream(cursor.responseId, {}, config).pipe(resumeFrom(reconnect, { delayMs: 0 }), accumulateResponse()),
     );
     const direct = await lastValueFrom(streamResponse({ model: 'long', input: 'go' }, config).pipe(accumulateResponse()));
     expect(replayed).toEqual(direct);

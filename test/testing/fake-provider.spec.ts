@@ -15,8 +15,8 @@ const sdk = (p: FakeProvider) => new OpenAI({ apiKey: 'k', baseURL: p.baseURL, m
 
 describe('startFakeProvider: POST /v1/responses without stream', () => {
   // A slow timeline: a response that were answered before its end would be caught in progress.
-  test.each([0, 20, 60_000])('a plain create (eventDelay %i) is answered complete: the message with its text, the usage', async (eventDelay) => {
-    provider = await startFakeProvider({ eventDelay });
+  test.each([0, 20, 60_000])('a plain create (eventDelayMs %i) is answered complete: the message with its text, the usage', async (eventDelayMs) => {
+    provider = await startFakeProvider({ eventDelayMs: eventDelayMs });
     const r = await sdk(provider).responses.create({ model: 'fake-model', input: 'Hi' });
     expect(r.status).toBe('completed');
     expect(r.output_text).toBe(FAKE_ANSWER);
@@ -30,13 +30,13 @@ describe('startFakeProvider: POST /v1/responses without stream', () => {
   });
 
   test('the answer option is the text of the plain answer too', async () => {
-    provider = await startFakeProvider({ eventDelay: 50, answer: (body) => `You said: ${String(body['input'])}` });
+    provider = await startFakeProvider({ eventDelayMs: 50, answer: (body) => `You said: ${String(body['input'])}` });
     const r = await sdk(provider).responses.create({ model: 'fake-model', input: 'hello there' });
     expect(r).toMatchObject({ status: 'completed', output_text: 'You said: hello there' });
   });
 
   test('a background create is answered at once, queued, and is complete on a retrieve once its timeline has run', async () => {
-    provider = await startFakeProvider({ eventDelay: 0 });
+    provider = await startFakeProvider({ eventDelayMs: 0 });
     const created = await sdk(provider).responses.create({ model: 'fake-model', input: 'Hi', background: true });
     expect(created).toMatchObject({ status: 'queued', output: [], background: true });
     const done = await sdk(provider).responses.retrieve(created.id);
@@ -45,7 +45,7 @@ describe('startFakeProvider: POST /v1/responses without stream', () => {
   });
 
   test('a background response still running: queued, then in_progress as its events say, never complete before its end', async () => {
-    provider = await startFakeProvider({ eventDelay: 60_000 });
+    provider = await startFakeProvider({ eventDelayMs: 60_000 });
     const created = await sdk(provider).responses.create({ model: 'fake-model', input: 'Hi', background: true });
     expect(created.status).toBe('queued');
     const now = await sdk(provider).responses.retrieve(created.id);

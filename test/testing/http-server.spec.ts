@@ -94,7 +94,7 @@ describe('startTestServer', () => {
   });
 
   test('drop after K bytes, with small chunks and a per-chunk delay', async () => {
-    const config = await start({ chunkSize: 7, chunkDelay: 1, faults: [{ type: 'drop', afterBytes: 500 }] });
+    const config = await start({ chunkSize: 7, chunkDelayMs: 1, faults: [{ type: 'drop', afterBytes: 500 }] });
     const got: number[] = [];
     const err = await new Promise((resolve) => {
       streamResponse({ model: 'text', input: 'x' }, config).subscribe({ next: (e) => got.push(e.sequence_number ?? -1), error: resolve, complete: () => resolve(undefined) });

@@ -1,5 +1,5 @@
 // A peer that completes the opening handshake and then never answers the closing one (a frozen proxy, say):
-// close() must still end the connection after `closeTimeout`, or the process would be kept alive.
+// close() must still end the connection after `closeTimeoutMs`, or the process would be kept alive.
 import { createHash } from 'node:crypto';
 import { createServer, type Server, type Socket } from 'node:net';
 import { filter, firstValueFrom, lastValueFrom, toArray } from 'rxjs';
@@ -22,10 +22,10 @@ async function silentPeer(): Promise<{ server: Server; port: number; closed: Pro
   return { server, port: (server.address() as { port: number }).port, closed };
 }
 
-test('close() against a peer that never answers the closing handshake ends the connection after closeTimeout', async () => {
+test('close() against a peer that never answers the closing handshake ends the connection after closeTimeoutMs', async () => {
   const peer = await silentPeer();
   try {
-    const socket = connectResponsesSocket({ url: `ws://127.0.0.1:${peer.port}/v1/responses`, apiKey: 'k', closeTimeout: 150, heartbeatInterval: 0 });
+    const socket = connectResponsesSocket({ url: `ws://127.0.0.1:${peer.port}/v1/responses`, apiKey: 'k', closeTimeoutMs: 150, heartbeatMs: 0 });
     const seen = lastValueFrom(socket.state$.pipe(toArray()));
     const events = lastValueFrom(socket.events$.pipe(toArray()));
     await firstValueFrom(socket.state$.pipe(filter((s) => s === 'open')));

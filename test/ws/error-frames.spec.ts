@@ -59,7 +59,7 @@ describe('over a socket', () => {
     { type: 'error', stream_id: 'a', message: `bad key ${KEY}`, code: 'c', status: 'x' },
   ])('%j ends the response with a LaneError carrying the server words, the key masked', (reply) =>
     withServer(reply, async (url) => {
-      const socket = connectResponsesSocket({ url, apiKey: KEY, heartbeatInterval: 0 });
+      const socket = connectResponsesSocket({ url, apiKey: KEY, heartbeatMs: 0 });
       try {
         const err = await lastValueFrom(socket.response({ model: 'm', input: 'x', stream_id: 'a' })).catch((e: unknown) => e);
         expect(err).toBeInstanceOf(LaneError);

@@ -1,6 +1,6 @@
 // Frames the client cannot take: bytes that are not UTF-8 fail their lane with a DecodeError (never a
 // replacement character, never the whole connection); a frame over maxFrameSize is a non-retryable
-// LimitExceededError; a terminal frame that cannot be decoded holds its lane at most terminalTimeout.
+// LimitExceededError; a terminal frame that cannot be decoded holds its lane at most terminalTimeoutMs.
 import { from, lastValueFrom, type Observable, toArray } from 'rxjs';
 import type { ResponsesClientEvent } from '../../lib/events/websocket';
 import { DecodeError, LimitExceededError } from '../../lib/errors';
@@ -20,7 +20,7 @@ afterEach(async () => {
 
 async function setup(config: ResponsesSocketConfig = {}) {
   server = await startResponsesWebSocketServer();
-  const socket = connectResponsesSocket({ url: server.url, apiKey: 'sk-loopback-test', heartbeatInterval: 0, ...config });
+  const socket = connectResponsesSocket({ url: server.url, apiKey: 'sk-loopback-test', heartbeatMs: 0, ...config });
   sockets.push(socket);
   return { server, socket };
 }
@@ -89,8 +89,8 @@ describe('maxFrameSize', () => {
 });
 
 describe('a terminal frame that cannot be decoded', () => {
-  test('naming no lane: the lane waits terminalTimeout, then a terminal_timeout LaneError, and its queue moves on', async () => {
-    const { socket } = await setup({ terminalTimeout: 100 });
+  test('naming no lane: the lane waits terminalTimeoutMs, then a terminal_timeout LaneError, and its queue moves on', async () => {
+    const { socket } = await setup({ terminalTimeoutMs: 100 });
     const requests = [create('x', 'x1', { loopback_bad_terminal: 'anonymous' }), create('x', 'x2')];
     const { values, completed } = await settle(from(requests).pipe(laneMux(socket)));
     expect(completed).toBe(true);
@@ -98,8 +98,8 @@ describe('a terminal frame that cannot be decoded', () => {
     expect(completedTags(values)).toEqual(['x2']);
   });
 
-  test('naming its lane but no type: the request fails at once, and the next one on the lane runs after terminalTimeout', async () => {
-    const { socket } = await setup({ terminalTimeout: 100 });
+  test('naming its lane but no type: the request fails at once, and the next one on the lane runs after terminalTimeoutMs', async () => {
+    const { socket } = await setup({ terminalTimeoutMs: 100 });
     const err = await lastValueFrom(socket.response({ model: 'loopback', input: 'y', stream_id: 'y', metadata: { loopback_bad_terminal: 'untyped' } })).catch((e: unknown) => e);
     expect((err as LaneError).code).toBe('decode_error');
     const next = await lastValueFrom(socket.response({ model: 'loopback', input: 'y2', stream_id: 'y', metadata: { tag: 'y2' } }).pipe(toArray()));
@@ -132,7 +132,7 @@ test('a WebSocket without maxPayload (a browser’s, a relay’s): a text frame 
       ws = this;
     }
   };
-  const socket = connectResponsesSocket({ url: 'ws://plain.invalid/v1/responses', WebSocket: Ctor as never, maxFrameSize: 100, closeTimeout: 50 });
+  const socket = connectResponsesSocket({ url: 'ws://plain.invalid/v1/responses', WebSocket: Ctor as never, maxFrameSize: 100, closeTimeoutMs: 50 });
   const events = settle(socket.events$);
   ws!.emit('open', {});
   ws!.emit('message', { data: JSON.stringify({ type: 'response.output_text.delta', delta: 'x'.repeat(200) }) });

@@ -19,7 +19,7 @@ afterEach(async () => {
 
 async function setup() {
   server = await startResponsesWebSocketServer();
-  const socket = connectResponsesSocket({ url: server.url, apiKey: 'sk-loopback-test', heartbeatInterval: 0 });
+  const socket = connectResponsesSocket({ url: server.url, apiKey: 'sk-loopback-test', heartbeatMs: 0 });
   sockets.push(socket);
   return { server, socket };
 }

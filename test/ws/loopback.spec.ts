@@ -230,7 +230,7 @@ describe('Responses WebSocket mode over the loopback server', () => {
   });
 
   test('heartbeats detect a dead peer: the connection ends with a retryable 1006', async () => {
-    const { socket } = await setup({ autoPong: false }, { heartbeatInterval: 40 });
+    const { socket } = await setup({ autoPong: false }, { heartbeatMs: 40 });
     const { error } = await settle(socket.events$);
     expect(error).toBeInstanceOf(WebSocketClosedError);
     expect((error as WebSocketClosedError).closeCode).toBe(1006);

@@ -36,7 +36,7 @@ export class ChatBox {
     baseURL: new URL('/v1', location.href).href,
     model: 'gpt-5.4-nano',
     resume: true,
-    smooth: { delay: 15 },
+    smooth: { delayMs: 15 },
   });
 
   ask(event: Event): void {

@@ -18,7 +18,7 @@ const idOf = (text: string): string => /"id":"((?:resp|conv)_[^"]+)"/.exec(text)
 beforeAll(async () => {
   const org = organisationScript();
   upstream = await startRecordingUpstream(org.script);
-  gateway = await startGatewayProcess({ upstream: upstream.baseURL, extra: { timeouts: { notFound: 200 } } });
+  gateway = await startGatewayProcess({ upstream: upstream.baseURL, extra: { timeouts: { notFoundMs: 200 } } });
   const g = gateway.origin;
   alice.streamed = idOf((await call(g, 'alice', 'POST', '/v1/responses', { model: 'fake-model', input: 'Hi', stream: true })).text);
   alice.plain = idOf((await call(g, 'alice', 'POST', '/v1/responses', { model: 'fake-model', input: 'Hi' })).text);

@@ -16,7 +16,7 @@ const UNKNOWN_CONVERSATION = 'conv_doesnotexist0000';
 
 beforeAll(async () => {
   upstream = await startRecordingUpstream(organisationScript().script);
-  gateway = await startGatewayProcess({ upstream: upstream.baseURL, extra: { timeouts: { notFound: 200 } } });
+  gateway = await startGatewayProcess({ upstream: upstream.baseURL, extra: { timeouts: { notFoundMs: 200 } } });
   const created = await call(gateway.origin, 'alice', 'POST', '/v1/responses', { model: 'fake-model', input: 'Hi', background: true });
   aliceResponse = /"id":"(resp_[^"]+)"/.exec(created.text)![1]!;
   aliceConversation = /"id":"(conv_[^"]+)"/.exec((await call(gateway.origin, 'alice', 'POST', '/v1/conversations', {})).text)![1]!;
