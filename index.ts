@@ -108,7 +108,7 @@ export * from './operators/index.js';
 export {
   memoryEventLog, redisEventLog, fromEventLog, cancelResponse,
   type EventLog, type FollowHandlers, type Lease, type LogEnd, type LogScope, type LogState, type LogWriterOptions,
-  type MemoryEventLogOptions, type RedisEventLogOptions, type FromEventLogOptions,
+  type MemoryEventLogOptions, type RedisEventLogOptions, type FromEventLogOptions, type CancelResponseOptions,
 } from './lib/log/index.js';
 
 // The agent loop

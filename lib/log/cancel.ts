@@ -5,18 +5,31 @@ import { checkResponseId } from '../http/transports.js';
 import { redactError } from '../redact.js';
 import type { EventLog } from './types.js';
 
+export interface CancelResponseOptions {
+  /** The log the stream is recorded in: cancelled alongside the upstream, so that its readers end and its producer is fenced off. */
+  readonly log?: EventLog;
+  /** The stream's owner in `log`. Default `''`. */
+  readonly owner?: string;
+}
+
 /**
  * Cancels a (background) response: `POST {baseURL}/responses/{id}/cancel` upstream and, at the same time,
  * `log.cancel`, so that every reader of the stream in the log ends and its producer is fenced off. The log is
  * cancelled whatever the upstream request does; its failure (an `HTTPError`, a `NetworkError`) is thrown once
  * both are done (a failure of the log, `EventLogError`, when the upstream request succeeded).
- * An id that cannot go into a path is refused (`InvalidParameterError`) before anything is sent.
+ * An id that cannot go into a path is refused (`InvalidParameterError`) before anything is sent. Without a `log`,
+ * only the upstream is told.
+ *
+ * The log is an option beside its `owner` (the stream's scope in it), not an argument: the functions that read or
+ * write a log take it first (`fromEventLog(log, id)`, `persistTo(log)`), and this one is an HTTP call that tells a
+ * log too when it has one.
  *
  * ```ts
- * await cancelResponse(responseId, config, log, { owner: userId });
+ * await cancelResponse(responseId, config, { log, owner: userId });
  * ```
  */
-export async function cancelResponse(responseId: string, config?: ClientConfig, log?: EventLog, options: { readonly owner?: string } = {}): Promise<void> {
+export async function cancelResponse(responseId: string, config?: ClientConfig, options: CancelResponseOptions = {}): Promise<void> {
+  const { log } = options;
   const invalid = checkResponseId(responseId);
   if (invalid) throw invalid;
   const resolved = resolveConfig(config);

@@ -1,4 +1,4 @@
-// Issue 15, explicit cancel: cancelResponse(id, config, log) = POST /responses/{id}/cancel upstream and the
+// Issue 15, explicit cancel: cancelResponse(id, config, { log }) = POST /responses/{id}/cancel upstream and the
 // log closed as cancelled, "so every reader ends". Over real loopback sockets: an upstream that never answers
 // (the readers must end all the same, long before the caller gives the request up with its signal), an
 // upstream that refuses (404 from the loopback fake provider: the log is cancelled, the HTTP error thrown), and
@@ -49,7 +49,7 @@ test('an upstream that never answers: every reader ends at once all the same; th
   const controller = new AbortController();
   try {
     const readers = [collect(fromEventLog(log, s.responseId, { owner: 'u' })), collect(fromEventLog(log, s.responseId, { owner: 'u', startingAfter: 1 }))];
-    const cancelling = cancelResponse(s.responseId, { baseURL: silentURL, apiKey: 'sk-test', signal: controller.signal }, log, { owner: 'u' }).then(
+    const cancelling = cancelResponse(s.responseId, { baseURL: silentURL, apiKey: 'sk-test', signal: controller.signal }, { log, owner: 'u' }).then(
       () => undefined,
       (e: unknown) => e,
     );
@@ -82,7 +82,7 @@ test('an upstream that refuses (404): the log is cancelled all the same, the HTT
   const { log, s } = await liveStream('resp_cancel_404');
   try {
     const reader = collect(fromEventLog(log, s.responseId, { owner: 'u' }));
-    const e = await cancelResponse(s.responseId, { baseURL: provider.baseURL, apiKey: 'sk-test' }, log, { owner: 'u' }).then(() => undefined, (x: unknown) => x);
+    const e = await cancelResponse(s.responseId, { baseURL: provider.baseURL, apiKey: 'sk-test' }, { log, owner: 'u' }).then(() => undefined, (x: unknown) => x);
     expect(e).toMatchObject({ name: 'HTTPError', status: 404 });
     expect((await reader).error).toBeUndefined();
     expect((await log.state(s))?.end).toBe('cancelled');
@@ -97,10 +97,10 @@ test('a completed stream stays completed; a log that is closed gives the typed l
   const { log, s, token } = await liveStream('resp_cancel_done');
   const fetch = (async () => new Response('{}', { status: 200, headers: { 'content-type': 'application/json' } })) as typeof globalThis.fetch;
   await log.append(s, token, [completed(s.responseId, 3)]);
-  await cancelResponse(s.responseId, { fetch, apiKey: 'sk-test' }, log, { owner: 'u' });
+  await cancelResponse(s.responseId, { fetch, apiKey: 'sk-test' }, { log, owner: 'u' });
   expect((await log.state(s))?.end).toBe('completed');
   await log.close();
-  const e = await cancelResponse(s.responseId, { fetch, apiKey: 'sk-test' }, log, { owner: 'u' }).then(() => undefined, (x: unknown) => x);
+  const e = await cancelResponse(s.responseId, { fetch, apiKey: 'sk-test' }, { log, owner: 'u' }).then(() => undefined, (x: unknown) => x);
   expect(e).toBeInstanceOf(EventLogError);
   expect((e as EventLogError).reason).toBe('unavailable');
 });

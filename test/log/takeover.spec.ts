@@ -56,11 +56,11 @@ test('cancelResponse posts /responses/{id}/cancel upstream and cancels the strea
     const { token } = await log.acquire(s, 60_000);
     await log.append(s, token, [payloads(fixture('background-queued'))[0] as never]);
     const reading = lastValueFrom(fromEventLog(log, 'resp_1', { owner: 'u' }).pipe(toArray()));
-    await cancelResponse('resp_1', { baseURL: 'http://127.0.0.1:9/v1', apiKey: 'sk-test', fetch }, log, { owner: 'u' });
+    await cancelResponse('resp_1', { baseURL: 'http://127.0.0.1:9/v1', apiKey: 'sk-test', fetch }, { log, owner: 'u' });
     expect(calls).toEqual([['http://127.0.0.1:9/v1/responses/resp_1/cancel', 'POST']]);
     expect((await reading).length).toBe(1);
     expect((await log.state(s))?.end).toBe('cancelled');
-    await expect(cancelResponse('../x', { fetch }, log)).rejects.toMatchObject({ name: 'InvalidParameterError' });
+    await expect(cancelResponse('../x', { fetch }, { log })).rejects.toMatchObject({ name: 'InvalidParameterError' });
     expect(calls).toHaveLength(1);
   } finally {
     await log.close();

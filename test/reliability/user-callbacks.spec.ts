@@ -154,7 +154,7 @@ describe("the transports' fetch", () => {
     try {
       expect(await escaped(async () => {
         await expect(cancelResponse('resp_1', throwing)).rejects.toMatchObject({ name: 'NetworkError' });
-        await expect(cancelResponse('resp_1', answering, log)).rejects.toEqual(boom());
+        await expect(cancelResponse('resp_1', answering, { log })).rejects.toEqual(boom());
       })).toEqual([]);
       expect(asked).toEqual(['http://127.0.0.1:9/v1/responses/resp_1/cancel']);
     } finally {

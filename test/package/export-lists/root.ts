@@ -99,6 +99,7 @@ export const root: EntryExports = {
     'AssembledResponse',
     'AutoResumeOptions',
     'BackoffOptions',
+    'CancelResponseOptions',
     'ChatCompletionChunk',
     'ChatCompletionChunkAudio',
     'ChatCompletionChunkChoice',
