@@ -47,7 +47,7 @@ export { configure, type ConfigureOptions } from './lib/warmup.js';
 // WebSocket mode
 export {
   connectResponsesSocket, streamResponseOverSocket,
-  WebSocketClosedError, WebSocketNotOpenError, InvalidClientEventError, WebSocketConfigError, LaneError, isLaneError,
+  WebSocketClosedError, WebSocketNotOpenError, InvalidClientEventError, LaneError, isLaneError,
   type ResponsesSocket, type ResponsesSocketConfig, type SocketResponseBody, type ResponseOverSocketOptions,
   type ConnectionState, type FrameErrorEvent, type SocketEvent, type LaneSocket, type WebSocketLike, type WebSocketConstructorLike,
 } from './lib/ws/index.js';
@@ -114,7 +114,7 @@ export {
 // The agent loop
 export {
   runAgent, defineTool, toJsonSchema, withDescription, strictSchemaViolations, STRICT_LIMITS, isAgentEvent, AGENT_EVENT_TYPES,
-  MaxTurnsError, AgentConfigError, ClientToolError, UnsupportedCodecError,
+  MaxTurnsError, ClientToolError, UnsupportedCodecError,
   type RunAgentOptions, type AgentStreamEvent, type TurnTransport, type TurnContext,
   type Tool, type ToolContext, type ToolReturn, type ArgumentsCheck, type Checked, type CodecToolOptions, type SchemaToolOptions,
   type FunctionToolDefinition, type DescribedType, type JsonSchema, type JsonSchemaOptions,
@@ -128,5 +128,5 @@ export {
 export {
   OpenAIRxError, isOpenAIRxError, DecodeError, LimitExceededError, SequenceGapError, StreamInterruptedError, IdleTimeoutError,
   ResponseStreamError, ResponseCancelledError, isCancellation, HTTPError, NotAnEventStreamError, NetworkError, AbortedError,
-  ConfigurationError, InvalidParameterError, ResponseMismatchError, EventLogError, MissingPeerDependencyError,
+  InvalidOptionError, ResponseMismatchError, EventLogError, MissingPeerDependencyError,
 } from './lib/errors.js';

@@ -2,6 +2,8 @@ import * as t from 'io-ts';
 import type { Observable } from 'rxjs';
 import type { AgentCall } from './events.js';
 import { argumentsFor, toJsonSchema, UnsupportedCodecError, type JsonSchema } from './json-schema.js';
+import { InvalidOptionError } from '../lib/errors.js';
+import { invalidOption, oneOf, optionalFunction, positiveDurationMs } from '../lib/options.js';
 import { thrownText } from './failure-text.js';
 
 /** What `execute` receives besides the arguments. */
@@ -108,14 +110,11 @@ const isCodec = (u: unknown): u is t.Mixed => u instanceof t.Type;
 export function defineTool<C extends t.Mixed, R>(options: CodecToolOptions<C, R>): Tool<t.TypeOf<C>, R>;
 export function defineTool<A = unknown, R = unknown>(options: SchemaToolOptions<A, R>): Tool<A, R>;
 export function defineTool(options: CodecToolOptions<t.Mixed, unknown> | SchemaToolOptions<unknown, unknown>): Tool {
+  checkToolOptions(options);
   const strict = options.strict ?? true;
   const codec = isCodec(options.parameters) ? options.parameters : undefined;
-  const parameters = codec ? toJsonSchema(codec, { strict }) : (options.parameters as JsonSchema);
-  // The API takes only an object schema as a function's parameters (a 400 otherwise, strict or not): say so now.
-  if (codec && parameters['type'] !== 'object') {
-    throw new UnsupportedCodecError(codec.name, '', 'the parameters of a tool must be an object (t.type, t.partial, t.intersection of them…), not a nullable object, a union or another type');
-  }
-  const checkArguments = codec ? undefined : (options as SchemaToolOptions<unknown, unknown>).checkArguments;
+  const parameters = codec ? schemaOf(codec, strict) : (options.parameters as JsonSchema);
+  const checkArguments = codec ? undefined : optionalFunction('checkArguments', (options as SchemaToolOptions<unknown, unknown>).checkArguments);
   const needs = options.needsApproval;
   const result = options.result;
   return {
@@ -133,6 +132,33 @@ export function defineTool(options: CodecToolOptions<t.Mixed, unknown> | SchemaT
     needsApproval: (args, call) => (typeof needs === 'function' ? needs(args, call) : needs === true),
     execute: options.execute,
   };
+}
+
+function checkToolOptions(options: CodecToolOptions<t.Mixed, unknown> | SchemaToolOptions<unknown, unknown>): void {
+  if (typeof options.execute !== 'function') throw invalidOption('execute', 'a function', options.execute);
+  const p: unknown = options.parameters;
+  if (!isCodec(p) && (typeof p !== 'object' || p === null || Array.isArray(p))) throw invalidOption('parameters', 'an io-ts codec or a JSON Schema object', p);
+  if (options.name !== undefined && typeof options.name !== 'string') throw invalidOption('name', 'a string', options.name);
+  oneOf('strict', options.strict, [true, false]);
+  if (typeof options.needsApproval !== 'boolean') optionalFunction('needsApproval', options.needsApproval);
+  positiveDurationMs('timeoutMs', options.timeoutMs);
+  if (options.result !== undefined && !isCodec(options.result)) throw invalidOption('result', 'an io-ts codec', options.result);
+}
+
+/** The JSON Schema of a parameters codec; one that cannot be a tool's parameters is an invalid `parameters` option. */
+function schemaOf(codec: t.Mixed, strict: boolean): JsonSchema {
+  let schema: JsonSchema;
+  try {
+    schema = toJsonSchema(codec, { strict });
+  } catch (e) {
+    if (e instanceof UnsupportedCodecError) throw new InvalidOptionError('parameters', e.message, { cause: e });
+    throw e;
+  }
+  // The API takes only an object schema as a function's parameters (a 400 otherwise, strict or not): say so now.
+  if (schema['type'] !== 'object') {
+    throw new InvalidOptionError('parameters', `${codec.name}: the parameters of a tool must be an object (t.type, t.partial, t.intersection of them…), not a nullable object, a union or another type`);
+  }
+  return schema;
 }
 
 function decodeWith(codec: t.Mixed, value: unknown): Checked<unknown> {

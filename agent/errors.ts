@@ -21,15 +21,6 @@ export class MaxTurnsError extends OpenAIRxError {
   }
 }
 
-/** A `runAgent` option or tool definition that cannot work (a duplicate tool name, a bad `parallel`…). */
-export class AgentConfigError extends OpenAIRxError {
-  override readonly name = 'AgentConfigError';
-  readonly code = 'agent_config';
-  constructor(readonly option: string, reason: string) {
-    super(`${option}: ${reason}`);
-  }
-}
-
 /**
  * A `computer` handler failed or returned no screenshot. A `computer_call_output` has no way to say "failed"
  * to the model (it must carry a screenshot), so this one failure ends the run instead of going back as output.

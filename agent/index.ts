@@ -5,7 +5,7 @@ export { strictSchemaViolations, STRICT_LIMITS } from './strict-schema.js';
 export { toJsonSchema, withDescription, UnsupportedCodecError, type DescribedType, type JsonSchema, type JsonSchemaOptions } from './json-schema.js';
 export type { TurnTransport, TurnContext } from './turn.js';
 export type { ApprovalContext, ClientToolHandlers, ShellCommandOutput, ApplyPatchResult, ComputerScreenshot } from './handlers.js';
-export { MaxTurnsError, AgentConfigError, ClientToolError } from './errors.js';
+export { MaxTurnsError, ClientToolError } from './errors.js';
 export {
   isAgentEvent, AGENT_EVENT_TYPES, type AgentEvent, type AgentCall, type AgentCallType, type AgentInputItem, type ToolFailureReason,
   type AgentApprovalRequestedEvent, type AgentApprovalResolvedEvent, type AgentToolCallStartedEvent, type AgentToolCallCompletedEvent,

@@ -5,7 +5,9 @@ import type { ResponseCreateParams, ResponsesStreamConfig } from '../lib/http/tr
 import type { LaneSocket } from '../lib/ws/types.js';
 import { answer, callsOf, type CallEnvironment, type CallStep } from './calls.js';
 import type { Tool, ToolReturn } from './define-tool.js';
-import { AgentConfigError, MaxTurnsError } from './errors.js';
+import { InvalidOptionError } from '../lib/errors.js';
+import { positiveDurationMs, positiveInt } from '../lib/options.js';
+import { MaxTurnsError } from './errors.js';
 import type { AgentCall, AgentEvent, AgentInputItem } from './events.js';
 import type { ApprovalContext, ClientToolHandlers } from './handlers.js';
 import { OneResponseView } from './one-response.js';
@@ -32,7 +34,7 @@ export interface RunAgentOptions {
   /** Any other way to send a turn (a scripted model in tests, a proxy); overrides `config` and `socket`. */
   readonly transport?: TurnTransport;
   /**
-   * HTTP only (an `AgentConfigError` with `socket` or `transport`): each turn through `resumeFrom`, so a retryable
+   * HTTP only (an `InvalidOptionError` with `socket` or `transport`): each turn through `resumeFrom`, so a retryable
    * interruption resumes the turn: `true` for the defaults, or resumeFrom's options and a `reconnect`. Off by default.
    */
   readonly resume?: boolean | AutoResumeOptions;
@@ -62,21 +64,15 @@ let lanes = 0;
  */
 const resendable = (item: AgentInputItem): boolean => item.type !== 'reasoning' || typeof item['encrypted_content'] === 'string';
 
-function positiveInteger(name: string, v: number | undefined, fallback: number): number {
-  if (v === undefined) return fallback;
-  if (!Number.isSafeInteger(v) || v < 1) throw new AgentConfigError(name, `expected an integer ≥ 1, got ${String(v)}`);
-  return v;
-}
-
 /** A function name the API accepts. */
 const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
 function toolMap(tools: RunAgentOptions['tools']): Map<string, Tool<unknown, unknown>> {
   const out = new Map<string, Tool<unknown, unknown>>();
   const add = (name: string | undefined, tool: Tool<unknown, unknown>): void => {
-    if (!name) throw new AgentConfigError('tools', 'a tool in a list needs a name (defineTool({ name, … }))');
-    if (!TOOL_NAME.test(name)) throw new AgentConfigError('tools', `the tool name ${JSON.stringify(name)} is not 1-64 letters, digits, _ or - (the API refuses it)`);
-    if (out.has(name)) throw new AgentConfigError('tools', `two tools are named ${JSON.stringify(name)}`);
+    if (!name) throw new InvalidOptionError('tools', 'a tool in a list needs a name (defineTool({ name, … }))');
+    if (!TOOL_NAME.test(name)) throw new InvalidOptionError('tools', `the tool name ${JSON.stringify(name)} is not 1-64 letters, digits, _ or - (the API refuses it)`);
+    if (out.has(name)) throw new InvalidOptionError('tools', `two tools are named ${JSON.stringify(name)}`);
     out.set(name, tool);
   };
   if (Array.isArray(tools)) for (const tool of tools as Array<Tool<unknown, unknown>>) add(tool.name, tool);
@@ -113,11 +109,11 @@ function toolMap(tools: RunAgentOptions['tools']): Map<string, Tool<unknown, unk
  */
 export function runAgent(request: ResponseCreateParams, options: RunAgentOptions = {}): Observable<AgentStreamEvent> {
   return defer(() => {
-    const maxTurns = positiveInteger('maxTurns', options.maxTurns, 10);
-    const parallel = positiveInteger('parallel', options.parallel, 4);
-    if (options.toolTimeoutMs !== undefined && !(options.toolTimeoutMs > 0)) throw new AgentConfigError('toolTimeoutMs', `expected a number of ms > 0, got ${String(options.toolTimeoutMs)}`);
+    const maxTurns = positiveInt('maxTurns', options.maxTurns, 10);
+    const parallel = positiveInt('parallel', options.parallel, 4);
+    positiveDurationMs('toolTimeoutMs', options.toolTimeoutMs);
     if (options.resume && (options.socket || options.transport)) {
-      throw new AgentConfigError('resume', `HTTP turns only (config); with ${options.transport ? 'a transport of your own, put resumeFrom in it' : 'a socket, continue after an error as docs/agents.md says'}`);
+      throw new InvalidOptionError('resume', `HTTP turns only (config); with ${options.transport ? 'a transport of your own, put resumeFrom in it' : 'a socket, continue after an error as docs/agents.md says'}`);
     }
     const tools = toolMap(options.tools);
     const transport = options.transport

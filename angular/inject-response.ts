@@ -1,5 +1,6 @@
 import { computed, signal, type Injector, type Signal } from '@angular/core';
 import type { Observable, Subscription } from 'rxjs';
+import { InvalidOptionError } from '../lib/errors.js';
 import type { ResponseStreamEvent } from '../lib/events/responses.js';
 import { retrieveResponseStream, streamResponse, type ResponsesStreamConfig } from '../lib/http/transports.js';
 import { autoResumeOf, exponentialBackoff, resumeFrom, type AutoResumeOptions, type Reconnect } from '../operators/resumeFrom.js';
@@ -158,14 +159,14 @@ function absolute(baseURL: string | undefined): string | undefined {
 
 function openerOf<I>(options: InjectResponseOptions<I>): (input: I) => Observable<ResponseStreamEvent> {
   if (options.stream !== undefined) return options.stream;
-  if (options.baseURL === undefined) throw new TypeError('injectResponse: pass `stream` or `baseURL` (your backend: never an API key in the page)');
+  if (options.baseURL === undefined) throw new InvalidOptionError('baseURL', 'pass `stream` or `baseURL` (your backend: never an API key in the page)');
   const config = configOf(options as InjectResponseOptions<unknown>);
   return (input) => streamResponse({ ...(options.model !== undefined && { model: options.model }), ...options.body, input }, config);
 }
 
 function reconnectOf<I>(options: InjectResponseOptions<I>, resume: AutoResumeOptions): Reconnect {
   if (resume.reconnect) return resume.reconnect;
-  if (options.baseURL === undefined) throw new TypeError('injectResponse: `resume` without a `reconnect` needs `baseURL`');
+  if (options.baseURL === undefined) throw new InvalidOptionError('resume', 'without a `reconnect` it needs `baseURL`');
   const config = configOf(options as InjectResponseOptions<unknown>);
   return (c) => retrieveResponseStream(c.responseId, { startingAfter: c.sequenceNumber }, config);
 }

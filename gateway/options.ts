@@ -5,7 +5,8 @@ import { checkBaseURL, DEFAULT_BASE_URL, type ClientConfig } from '../lib/http/c
 import { memoryEventLog } from '../lib/log/memory.js';
 import { redisEventLog } from '../lib/log/redis.js';
 import type { EventLog } from '../lib/log/types.js';
-import { ConfigurationError } from '../lib/errors.js';
+import { InvalidOptionError } from '../lib/errors.js';
+import { durationMs, invalidOption, nested, nonNegativeInt, oneOf, optionalFunction, positiveDurationMs } from '../lib/options.js';
 import { checkAccessLog, type AccessLogOption } from './access-log.js';
 import { parsePassThrough, type PassThroughPattern } from './routes.js';
 import { DEFAULT_LEASE_MS, DEFAULT_NOT_FOUND_TIMEOUT_MS } from '../lib/log/defaults.js';
@@ -131,22 +132,37 @@ function logOf(log: GatewayOptions['log']): { log: EventLog; owned: boolean } {
   if (log === undefined || log === 'memory') return { log: memoryEventLog(), owned: true };
   if (typeof log !== 'string') return { log, owned: false };
   if (/^rediss?:\/\//.test(log)) return { log: redisEventLog({ url: log }), owned: true };
-  throw new TypeError('createGateway: log must be an EventLog, a redis:// URL or "memory"');
+  throw new InvalidOptionError('log', 'expected an EventLog, a redis:// or rediss:// URL, or "memory"');
 }
-
-const positive = (v: number | undefined, fallback: number): number => (v !== undefined && Number.isFinite(v) && v >= 0 ? v : fallback);
 
 export function resolveOptions(options: GatewayOptions): ResolvedGatewayOptions {
   const upstream: GatewayUpstream = options.upstream ?? {};
   // A URL string (the shape this option once had) would otherwise be read as `{}`: the default upstream, silently.
-  if (typeof upstream !== 'object' || upstream === null) throw new ConfigurationError('upstream', `expected { baseURL, apiKey?, fetch? }, got ${typeof upstream}`);
-  const baseURL = checkBaseURL((upstream.baseURL ?? env('OPENAI_BASE_URL') ?? DEFAULT_BASE_URL).replace(/\/+$/, ''));
-  const f = upstream.fetch ?? globalThis.fetch.bind(globalThis);
-  const { log, owned } = logOf(options.log);
+  if (typeof upstream !== 'object' || upstream === null) throw invalidOption('upstream', '{ baseURL, apiKey?, fetch? }', upstream);
+  const baseURL = nested('upstream', () => checkBaseURL((upstream.baseURL ?? env('OPENAI_BASE_URL') ?? DEFAULT_BASE_URL).replace(/\/+$/, '')));
+  const f = optionalFunction('upstream.fetch', upstream.fetch) ?? globalThis.fetch.bind(globalThis);
   const t = options.timeouts ?? {};
+  const l = options.limits ?? {};
   const accessLog = checkAccessLog(options.accessLog);
-  if (accessLog === undefined) throw new ConfigurationError('accessLog', "expected false, 'stdout' or a function");
+  if (accessLog === undefined) throw new InvalidOptionError('accessLog', "expected false, 'stdout' or a function");
   const passThrough = parsePassThrough(options.passThrough);
+  optionalFunction('authorize', options.authorize);
+  oneOf('background', options.background, [true, false]);
+  const limits = {
+    maxBodyBytes: nonNegativeInt('limits.maxBodyBytes', l.maxBodyBytes, 16 * 1024 * 1024),
+    maxConcurrentStreams: nonNegativeInt('limits.maxConcurrentStreams', l.maxConcurrentStreams, 10_000),
+    maxPendingBytes: nonNegativeInt('limits.maxPendingBytes', l.maxPendingBytes, 1024 * 1024),
+  };
+  const timeouts = {
+    upstreamTimeoutMs: durationMs('timeouts.upstreamMs', t.upstreamMs, 600_000),
+    idleTimeoutMs: durationMs('timeouts.idleMs', t.idleMs),
+    bodyTimeoutMs: durationMs('timeouts.bodyMs', t.bodyMs, 30_000),
+    heartbeatMs: durationMs('timeouts.heartbeatMs', t.heartbeatMs, 15_000),
+    notFoundTimeoutMs: durationMs('timeouts.notFoundMs', t.notFoundMs, DEFAULT_NOT_FOUND_TIMEOUT_MS),
+  };
+  const leaseMs = positiveDurationMs('leaseMs', options.leaseMs, DEFAULT_LEASE_MS);
+  // Opened last: every other option is checked before a Redis connection is made.
+  const { log, owned } = logOf(options.log);
   return {
     baseURL,
     upstreamKey: upstream.apiKey ?? (options.authorize ? env('OPENAI_API_KEY') : undefined),
@@ -155,15 +171,9 @@ export function resolveOptions(options: GatewayOptions): ResolvedGatewayOptions 
     ownsLog: owned,
     background: options.background === true,
     authorize: options.authorize,
-    maxBodyBytes: positive(options.limits?.maxBodyBytes, 16 * 1024 * 1024),
-    maxConcurrentStreams: positive(options.limits?.maxConcurrentStreams, 10_000),
-    maxPendingBytes: positive(options.limits?.maxPendingBytes, 1024 * 1024),
-    upstreamTimeoutMs: positive(t.upstreamMs, 600_000),
-    idleTimeoutMs: t.idleMs,
-    bodyTimeoutMs: positive(t.bodyMs, 30_000),
-    heartbeatMs: positive(t.heartbeatMs, 15_000),
-    notFoundTimeoutMs: positive(t.notFoundMs, DEFAULT_NOT_FOUND_TIMEOUT_MS),
-    leaseMs: positive(options.leaseMs, DEFAULT_LEASE_MS),
+    ...limits,
+    ...timeouts,
+    leaseMs,
     passThrough,
     accessLog,
   };

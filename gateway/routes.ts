@@ -2,7 +2,7 @@
 // operator passes through on purpose (`passThrough`). Anything else is a 404 and never reaches the upstream:
 // the upstream key can do everything its organisation can, and a gateway that forwarded every path would lend
 // that to every caller.
-import { ConfigurationError } from '../lib/errors.js';
+import { InvalidOptionError } from '../lib/errors.js';
 import { GatewayHttpError } from './errors.js';
 import { pathOf, type NormalisedTarget } from './paths.js';
 
@@ -118,14 +118,14 @@ const LITERAL = /^[A-Za-z0-9_.~:-]+$/;
  * `passThrough` as given (`'GET /v1/files'`, `'POST /v1/files'`, `'GET /v1/vector_stores/*'`, `'* /v1/batches/**'`):
  * a method (or `*`), then a path under `/v1/` whose segments are literals, `*` (one segment) or a last `**`
  * (one or more). A malformed pattern, or one under `/v1/responses` or `/v1/conversations` (whose ids the gateway
- * checks), is a `ConfigurationError` at creation.
+ * checks), is a `InvalidOptionError` at creation.
  */
 export function parsePassThrough(given: readonly string[] | undefined): PassThroughPattern[] {
   if (given === undefined) return [];
-  if (!Array.isArray(given)) throw new ConfigurationError('passThrough', 'expected an array of "METHOD /v1/path" patterns');
+  if (!Array.isArray(given)) throw new InvalidOptionError('passThrough', 'expected an array of "METHOD /v1/path" patterns');
   return given.map((text, i) => {
     const bad = (why: string): never => {
-      throw new ConfigurationError(`passThrough[${i}]`, `${JSON.stringify(String(text).slice(0, 100))}: ${why}`);
+      throw new InvalidOptionError(`passThrough[${i}]`, `${JSON.stringify(String(text).slice(0, 100))}: ${why}`);
     };
     if (typeof text !== 'string') return bad('expected a string such as "GET /v1/files"');
     const m = /^([A-Z]+|\*) (\/v1(?:\/[^/\s]+)+)$/.exec(text);

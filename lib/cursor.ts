@@ -1,4 +1,5 @@
-import { excerpt, InvalidParameterError } from './errors.js';
+import type { InvalidOptionError } from './errors.js';
+import { invalidOption } from './options.js';
 
 // A cursor names the last event a reader has (`startingAfter` of a transport or `fromEventLog`, `after` of an
 // EventLog's read/wait/follow): `undefined` (from the start) or a sequence number. One check for every reader, so
@@ -7,16 +8,15 @@ import { excerpt, InvalidParameterError } from './errors.js';
 
 /**
  * @internal `undefined` when `after` is a cursor (`undefined`, or an integer ≥ 0 up to `Number.MAX_SAFE_INTEGER`),
- * else an `InvalidParameterError` naming `param` and the value.
+ * else an `InvalidOptionError` naming `param` and the value.
  */
-export function checkCursor(after: unknown, param = 'startingAfter'): InvalidParameterError | undefined {
+export function checkCursor(after: unknown, param = 'startingAfter'): InvalidOptionError | undefined {
   if (after === undefined || (typeof after === 'number' && Number.isSafeInteger(after) && after >= 0)) return undefined;
-  const shown = typeof after === 'number' ? String(after) : typeof after === 'string' ? `the string ${excerpt(after, 40)}` : after === null ? 'null' : typeof after;
-  return new InvalidParameterError(param, `${shown} is not a sequence number (an integer ≥ 0)`);
+  return invalidOption(param, 'a sequence number (an integer ≥ 0)', after);
 }
 
 /**
- * @internal Throws the `InvalidParameterError` of an EventLog's `after` that is not a cursor. Every log checks it
+ * @internal Throws the `InvalidOptionError` of an EventLog's `after` that is not a cursor. Every log checks it
  * before its store sees it: on Redis, an id such as `1e+20-1` would fail the XREAD shared by every reader.
  */
 export function checkAfter(after: unknown): void {

@@ -200,30 +200,24 @@ export function isOpenAIRxError(e: unknown): e is OpenAIRxError {
 }
 
 /**
- * Configuration that cannot work: a `baseURL` that is not an http(s) URL, or that carries credentials
- * (`user:password@`, which would travel in every request and log line). Never quotes the credentials.
+ * An option that cannot work, refused before anything is sent or read: a constructor's or function's option, a
+ * configuration value or an argument such as a response id or a cursor (a `baseURL` that is not an http(s) URL
+ * or carries `user:password@`, a `maxEvents` of -1, a `validate` mode that does not exist…). The one error of
+ * the package for them, thrown or, where the option reaches an Observable, its error. `option` names it, as a
+ * path when nested (`upstream.baseURL`, `limits.maxBodyBytes`, `tools`); the message says what was wrong and
+ * never quotes a key or a URL's credentials. Not retryable: trying again cannot fix it.
  */
-export class ConfigurationError extends OpenAIRxError {
-  override readonly name = 'ConfigurationError';
-  readonly code = 'invalid_configuration';
+export class InvalidOptionError extends OpenAIRxError {
+  override readonly name = 'InvalidOptionError';
+  readonly code = 'invalid_option';
   constructor(
-    /** The setting at fault, e.g. `baseURL`. */
-    readonly setting: string,
-    reason: string,
+    /** The option at fault, e.g. `maxBufferedEvents`, `upstream.baseURL`, `startingAfter`. */
+    readonly option: string,
+    /** What was wrong with it. */
+    readonly reason: string,
+    options?: { readonly cause?: unknown },
   ) {
-    super(`${setting}: ${reason}`);
-  }
-}
-
-/** A request parameter (a response id in a path, a cursor) that is not plausible; refused before anything is sent. */
-export class InvalidParameterError extends OpenAIRxError {
-  override readonly name = 'InvalidParameterError';
-  readonly code = 'invalid_parameter';
-  constructor(
-    readonly param: string,
-    reason: string,
-  ) {
-    super(`${param}: ${reason}`);
+    super(`${option}: ${reason}`, options?.cause === undefined ? undefined : { cause: options.cause });
   }
 }
 

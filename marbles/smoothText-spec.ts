@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { map, Observable, take, type SchedulerLike, type Subscription } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
-import { InvalidParameterError } from '../lib/errors';
+import { InvalidOptionError } from '../lib/errors';
 import type { ResponseStreamEvent } from '../lib/events/responses';
 import type { TextSnapshot } from '../operators/accumulateText';
 import { graphemeStarts } from '../operators/internal/smooth-chunking';
@@ -349,12 +349,12 @@ describe('smoothText: the forms of text stream', () => {
   });
 
   test('bad options are refused at the call', () => {
-    expect(() => smoothText({ delayMs: -1 })).toThrow(InvalidParameterError);
-    expect(() => smoothText({ maxLagMs: 0 })).toThrow(InvalidParameterError);
-    expect(() => smoothText({ chunking: 'sentence' as never })).toThrow(InvalidParameterError);
+    expect(() => smoothText({ delayMs: -1 })).toThrow(InvalidOptionError);
+    expect(() => smoothText({ maxLagMs: 0 })).toThrow(InvalidOptionError);
+    expect(() => smoothText({ chunking: 'sentence' as never })).toThrow(InvalidOptionError);
     expect(() => smoothText({ chunking: 'sentence' as never })).toThrow(/chunking/);
-    expect(() => smoothText({ finish: 'later' as never })).toThrow(InvalidParameterError);
-    expect(() => smoothText({ strings: 'delta' as never })).toThrow(InvalidParameterError);
+    expect(() => smoothText({ finish: 'later' as never })).toThrow(InvalidOptionError);
+    expect(() => smoothText({ strings: 'delta' as never })).toThrow(InvalidOptionError);
   });
 });
 

@@ -1,6 +1,7 @@
 import { Observable, type OperatorFunction, type Subscription } from 'rxjs';
 import type { ResponseStreamEvent } from '../lib/events/responses.js';
 import { keepWarm } from '../lib/warmup.js';
+import { invalidOption } from '../lib/options.js';
 import { TextAccumulation } from './internal/text-accumulation.js';
 import { WantedKinds } from './internal/text-kinds.js';
 
@@ -78,6 +79,9 @@ export interface AccumulateTextOptions {
 export function accumulateText(options: AccumulateTextOptions = {}): OperatorFunction<ResponseStreamEvent, TextSnapshot> {
   const k = options.kind ?? 'output_text';
   const kinds: readonly TextKind[] = k === 'all' ? TEXT_KINDS : typeof k === 'string' ? [k] : k;
+  if (!Array.isArray(kinds) || !kinds.every((x) => (TEXT_KINDS as readonly unknown[]).includes(x))) {
+    throw invalidOption('kind', `'all', one of ${TEXT_KINDS.map((x) => `'${x}'`).join(', ')} or a list of them`, k);
+  }
   const wanted = new WantedKinds(kinds.includes('output_text'), kinds.includes('refusal'), kinds.includes('reasoning_text'), kinds.includes('reasoning_summary_text'));
   return (source) =>
     new Observable<TextSnapshot>((subscriber) => {

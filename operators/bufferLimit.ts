@@ -1,5 +1,6 @@
 import { from, Observable, type ObservableInput, type OperatorFunction, type Subscription } from 'rxjs';
 import { LimitExceededError } from '../lib/errors.js';
+import { invalidOption } from '../lib/options.js';
 
 /**
  * A bounded queue in front of asynchronous work: runs `work` for one value at a time, in order (as
@@ -25,7 +26,8 @@ import { LimitExceededError } from '../lib/errors.js';
  * ```
  */
 export function bufferLimit<T, R>(max: number, work: (value: T, index: number) => ObservableInput<R>): OperatorFunction<T, R> {
-  if (!(Number.isInteger(max) && max >= 0)) throw new RangeError('bufferLimit: max must be a non-negative integer');
+  if (typeof max !== 'number' || !Number.isSafeInteger(max) || max < 0) throw invalidOption('max', 'an integer ≥ 0', max);
+  if (typeof work !== 'function') throw invalidOption('work', 'a function', work);
   return (source) =>
     new Observable<R>((subscriber) => {
       const queue: T[] = [];

@@ -1,6 +1,7 @@
 import { Observable, type OperatorFunction } from 'rxjs';
 import type { ChatCompletionChunk } from '../lib/events/chat.js';
 import type { ResponseStreamEvent } from '../lib/events/responses.js';
+import { nonNegativeInt } from '../lib/options.js';
 import { chunkError, elementOf, isRecord, own, type Rec } from './internal/chat-fields.js';
 import { chunkUsage, citations, delta, logprobsOf, usageOf } from './internal/chat-dialects.js';
 import { ChatOutput } from './internal/chat-output.js';
@@ -42,7 +43,7 @@ export interface FromChatChunksOptions {
  * ```
  */
 export function fromChatChunks(options: FromChatChunksOptions = {}): OperatorFunction<ChatCompletionChunk, ResponseStreamEvent> {
-  const choiceIndex = options.choiceIndex ?? 0;
+  const choiceIndex = nonNegativeInt('choiceIndex', options.choiceIndex, 0);
   return (source) =>
     new Observable<ResponseStreamEvent>((subscriber) => {
       const out = new ChatOutput((e) => subscriber.next(e as ResponseStreamEvent));

@@ -1,7 +1,7 @@
 import { Observable, type OperatorFunction } from 'rxjs';
 import type { ResponsesClientEvent, ResponsesServerEvent } from '../lib/events/websocket.js';
 import type { LaneError } from '../lib/ws/errors.js';
-import { LaneClient } from '../lib/ws/lane-client.js';
+import { checkLaneOptions, LaneClient } from '../lib/ws/lane-client.js';
 import type { LaneOptions } from '../lib/ws/lane-types.js';
 import type { LaneSocket } from '../lib/ws/types.js';
 
@@ -48,6 +48,7 @@ export type LaneMuxOutput = ResponsesServerEvent | LaneError;
  * ```
  */
 export function laneMux(socket: LaneSocket, options: LaneMuxOptions = {}): OperatorFunction<ResponsesClientEvent, LaneMuxOutput> {
+  checkLaneOptions(options); // at the call, not at each subscription
   return (requests$) =>
     new Observable<LaneMuxOutput>((subscriber) => {
       let inputDone = false;

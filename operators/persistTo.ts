@@ -3,7 +3,8 @@ import { EventLogError, ResponseMismatchError } from '../lib/errors.js';
 import { responseIdOf } from '../lib/events/guards.js';
 import type { ResponseStreamEvent } from '../lib/events/responses.js';
 import type { EventLog } from '../lib/log/types.js';
-import { LogWriter, type LogWriterOptions } from '../lib/log/writer.js';
+import { checkLogWriterOptions, LogWriter, type LogWriterOptions } from '../lib/log/writer.js';
+import { oneOf, optionalFunction } from '../lib/options.js';
 
 export interface PersistToOptions extends LogWriterOptions {
   /**
@@ -72,7 +73,10 @@ export interface PersistToOptions extends LogWriterOptions {
  * ```
  */
 export function persistTo(log: EventLog, options: PersistToOptions = {}): MonoTypeOperatorFunction<ResponseStreamEvent> {
-  const carryOn = options.onWriteError === 'continue';
+  // A bad option throws here, at the call, not once per stream.
+  checkLogWriterOptions(options);
+  const carryOn = oneOf('onWriteError', options.onWriteError, ['error', 'continue'], 'error') === 'continue';
+  optionalFunction('onWriteFailed', options.onWriteFailed);
   const maxPending = options.maxPending ?? 10_000;
   return (source) =>
     new Observable<ResponseStreamEvent>((subscriber) => {

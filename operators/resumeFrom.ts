@@ -2,6 +2,7 @@ import { defer, Observable, Subscriber, timer, type MonoTypeOperatorFunction, ty
 import { isCancellation, ResponseMismatchError } from '../lib/errors.js';
 import { isTerminalType, responseIdOf } from '../lib/events/guards.js';
 import type { ResponseStreamEvent } from '../lib/events/responses.js';
+import { durationMs, invalidOption, nonNegativeInt, optionalFunction } from '../lib/options.js';
 
 /** Where a response stream stands: the last `sequence_number` delivered downstream. */
 export interface ResumeCursor {
@@ -74,11 +75,12 @@ export interface BackoffOptions {
 
 /** `initialMs · 2^(attempt−1)` capped at `maxMs`, spread by ±`jitter` so that many clients do not reconnect in step. */
 export function exponentialBackoff(options: BackoffOptions = {}): ResumeDelay {
-  const initial = options.initialMs ?? 500;
-  const max = options.maxMs ?? 8000;
+  const initial = durationMs('initialMs', options.initialMs, 500);
+  const max = durationMs('maxMs', options.maxMs, 8000);
   const jitter = options.jitter ?? 0.2;
-  const random = options.random ?? Math.random;
-  const ceiling = options.maxRetryAfterMs ?? 60_000;
+  if (typeof jitter !== 'number' || !(jitter >= 0 && jitter <= 1)) throw invalidOption('jitter', 'a number from 0 to 1', jitter);
+  const random = optionalFunction('random', options.random) ?? Math.random;
+  const ceiling = durationMs('maxRetryAfterMs', options.maxRetryAfterMs, 60_000);
   return (attempt, error) => {
     const base = Math.min(max, initial * 2 ** Math.max(0, attempt - 1));
     const backoff = Math.max(0, Math.round(base * (1 - jitter + 2 * jitter * random())));
@@ -127,7 +129,11 @@ function namedResponseId(e: ResponseStreamEvent): string | undefined {
  * ```
  */
 export function resumeFrom(reconnect: Reconnect, options: ResumeOptions = {}): MonoTypeOperatorFunction<ResponseStreamEvent> {
-  const maxAttempts = options.maxAttempts ?? 5;
+  const maxAttempts = nonNegativeInt('maxAttempts', options.maxAttempts, 5);
+  if (typeof reconnect !== 'function') throw invalidOption('reconnect', 'a function', reconnect);
+  if (typeof options.delayMs !== 'function') durationMs('delayMs', options.delayMs);
+  optionalFunction('retryable', options.retryable);
+  optionalFunction('onCursor', options.onCursor);
   const delayOption = options.delayMs ?? exponentialBackoff();
   const delayOf: ResumeDelay = typeof delayOption === 'number' ? () => delayOption : delayOption;
   const retryable = options.retryable ?? isRetryableError;

@@ -1,5 +1,5 @@
 import { asyncScheduler, Observable, type SchedulerLike } from 'rxjs';
-import { InvalidParameterError } from '../lib/errors.js';
+import { durationMs, oneOf, positiveNumber } from '../lib/options.js';
 import type { ResponseStreamEvent } from '../lib/events/responses.js';
 import type { TextKind, TextSnapshot } from './accumulateText.js';
 import { chunkerFor, type Chunking } from './internal/smooth-chunking.js';
@@ -83,15 +83,11 @@ const DELTA_KINDS: ReadonlyMap<unknown, TextKind> = new Map<unknown, TextKind>([
  * ```
  */
 export function smoothText(options: SmoothTextOptions = {}): <T extends SmoothTextInput>(source: Observable<T>) => Observable<T> {
-  const delay = options.delayMs ?? 10;
-  const maxLagMs = options.maxLagMs ?? 250;
-  if (!(delay >= 0) || !Number.isFinite(delay)) throw new InvalidParameterError('delayMs', `expected a finite number ≥ 0, got ${delay}`);
-  if (!(maxLagMs > 0)) throw new InvalidParameterError('maxLagMs', `expected a number > 0, got ${maxLagMs}`);
+  const delay = durationMs('delayMs', options.delayMs, 10);
+  const maxLagMs = positiveNumber('maxLagMs', options.maxLagMs, 250);
   const chunker = chunkerFor(options.chunking ?? 'word'); // a bad value throws here, at the call; chunkers keep no state between cuts
-  const finish = options.finish ?? 'flush';
-  if (finish !== 'flush' && finish !== 'paced') throw new InvalidParameterError('finish', `expected 'flush' or 'paced', got ${String(finish)}`);
-  const strings = options.strings ?? 'accumulated';
-  if (strings !== 'accumulated' && strings !== 'deltas') throw new InvalidParameterError('strings', `expected 'accumulated' or 'deltas', got ${String(strings)}`);
+  const finish = oneOf('finish', options.finish, ['flush', 'paced'], 'flush');
+  const strings = oneOf('strings', options.strings, ['accumulated', 'deltas'], 'accumulated');
   const deltas = strings === 'deltas';
   const scheduler = options.scheduler ?? asyncScheduler;
 

@@ -1,6 +1,7 @@
 import { Observable, type OperatorFunction } from 'rxjs';
 import type { ChatCompletionChunk } from '../lib/events/chat.js';
 import { DecodeError } from '../lib/errors.js';
+import { oneOf } from '../lib/options.js';
 import { isRecord } from './internal/chat-fields.js';
 import { chatErrorFrame } from '../lib/sse/error-frame.js';
 
@@ -28,7 +29,7 @@ export interface ToChatSSEOptions {
  * ```
  */
 export function toChatSSE(options: ToChatSSEOptions = {}): OperatorFunction<ChatCompletionChunk, string> {
-  const asEvent = options.onError === 'event';
+  const asEvent = oneOf('onError', options.onError, ['error', 'event']) === 'event';
   return (source) =>
     new Observable<string>((subscriber) => {
       const fail = (err: unknown): void => {

@@ -2,6 +2,7 @@ import { Observable, type OperatorFunction } from 'rxjs';
 import { DecodeError, ResponseStreamError } from '../lib/errors.js';
 import type { ResponseStreamEvent } from '../lib/events/responses.js';
 import { responsesErrorFrame } from '../lib/sse/error-frame.js';
+import { oneOf } from '../lib/options.js';
 import { eventError, isRecord } from './internal/chat-fields.js';
 
 /** One SSE block; a type with a line break would forge extra SSE fields, so it is refused. */
@@ -42,7 +43,7 @@ export interface ToResponsesSSEOptions {
  * ```
  */
 export function toResponsesSSE(options: ToResponsesSSEOptions = {}): OperatorFunction<ResponseStreamEvent, string> {
-  const asEvent = options.onError === 'event';
+  const asEvent = oneOf('onError', options.onError, ['error', 'event']) === 'event';
   return (source) =>
     new Observable<string>((subscriber) => {
       let lastSeq: number | undefined;

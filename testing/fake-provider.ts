@@ -4,6 +4,7 @@
 // transcript server in http-server.ts replays recordings under their recorded ids instead).
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { durationMs, portNumber } from '../lib/options.js';
 import { finalResponseOf, parseTranscript, sequenceOf, textTranscript, type ParsedTranscript } from './transcripts.js';
 
 export interface FakeProviderOptions {
@@ -112,7 +113,8 @@ function chatCompletion(body: Record<string, unknown>, id: string, text: string)
  * ```
  */
 export async function startFakeProvider(options: FakeProviderOptions = {}): Promise<FakeProvider> {
-  const delay = Math.max(0, options.eventDelayMs ?? 0);
+  const delay = durationMs('eventDelayMs', options.eventDelayMs, 0);
+  portNumber('port', options.port);
   const responses = new Map<string, Live>();
   const requests: Array<{ method: string; url: string }> = [];
   const sockets = new Set<Socket>();

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo, Socket } from 'node:net';
 import { lastValueFrom, toArray } from 'rxjs';
 import { fromResponsesSSE } from '../lib/decode/responses-sse.js';
+import { invalidOption, portNumber } from '../lib/options.js';
 import { toChatChunks } from '../operators/toChatChunks.js';
 import { toChatSSE } from '../operators/toChatSSE.js';
 import { readBody, redact, routeOf, sendError, sendJSON } from './http-messages.js';
@@ -31,6 +32,9 @@ const TRANSCRIPT_HEADER = 'x-openai-rx-transcript';
  * ```
  */
 export async function startTestServer(options: TestServerOptions): Promise<TestServer> {
+  if (typeof options.transcripts !== 'object' || options.transcripts === null) throw invalidOption('transcripts', 'an object of transcripts by name', options.transcripts);
+  if (options.faults !== undefined && !Array.isArray(options.faults) && typeof options.faults !== 'function') throw invalidOption('faults', 'an array of faults or a function', options.faults);
+  portNumber('port', options.port);
   const loaded = new Map<string, Loaded>();
   const startedAt = Math.floor(Date.now() / 1000);
   for (const [name, sse] of Object.entries(options.transcripts)) loaded.set(name, { name, parsed: parseTranscript(sse) });

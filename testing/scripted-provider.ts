@@ -4,6 +4,7 @@
 // call of the conversation without its output (400 "No tool output found for function call …").
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { durationMs, invalidOption } from '../lib/options.js';
 import { replyEvents } from './scripted-events.js';
 import type { ScriptedProvider, ScriptedProviderOptions, ScriptedRequest } from './scripted-provider-types.js';
 import { responsesTranscript } from './transcripts.js';
@@ -39,6 +40,8 @@ const isOutput = (i: Item): boolean => typeof i['type'] === 'string' && (/_outpu
  * ```
  */
 export async function startScriptedProvider(options: ScriptedProviderOptions): Promise<ScriptedProvider> {
+  durationMs('chunkDelayMs', options.chunkDelayMs);
+  if (options.turns !== undefined && !Array.isArray(options.turns)) throw invalidOption('turns', 'an array of turns', options.turns);
   const requests: ScriptedRequest[] = [];
   const waiters = new Map<number, Array<(r: ScriptedRequest) => void>>();
   /** Function calls of each response, to check that the next request answers them all. */

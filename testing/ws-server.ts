@@ -5,6 +5,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { WebSocketServer as WsServer } from 'ws';
 import { loadPeer } from '../lib/peer.js';
+import { durationMs, positiveInt } from '../lib/options.js';
 import { transcriptEvents } from './transcript-events.js';
 import { frame, resp, textEvents, withFaults, type RawFrame } from './ws-server-frames.js';
 import type { Conn, MutableRecord, Run } from './ws-server-conn.js';
@@ -19,10 +20,11 @@ const STREAM_ID = /^[A-Za-z0-9_.-]{1,256}$/;
 
 /** Starts the server on 127.0.0.1 and a random port. */
 export async function startResponsesWebSocketServer(options: ResponsesWebSocketServerOptions = {}): Promise<ResponsesWebSocketServer> {
+  const maxInFlight = positiveInt('maxInFlight', options.maxInFlight, 16);
+  const maxLanes = positiveInt('maxLanes', options.maxLanes, 32);
+  durationMs('chunkDelayMs', options.chunkDelayMs);
   // ws is an optional peer: loaded here, so that openai-rx/testing's SSE servers work without it.
   const { WebSocketServer } = (await loadPeer('ws', 'startResponsesWebSocketServer')) as { WebSocketServer: typeof WsServer };
-  const maxInFlight = options.maxInFlight ?? 16;
-  const maxLanes = options.maxLanes ?? 32;
   const faults = options.faults ?? {};
   const counters: WebSocketServerCounters = {
     connections: 0, frames: 0, received: {}, maxInFlight: 0, maxLaneDepth: 0, errors: {}, warmups: 0,
@@ -34,7 +36,7 @@ export async function startResponsesWebSocketServer(options: ResponsesWebSocketS
   let started = 0;
   let connections = 0;
   let closed = false;
-  const delay = Math.max(0, options.chunkDelayMs ?? 0);
+  const delay = durationMs('chunkDelayMs', options.chunkDelayMs, 0);
 
   const attach = options.attach;
   const wss = attach

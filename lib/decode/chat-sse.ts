@@ -1,8 +1,9 @@
 import { Observable, type OperatorFunction, type Subscription } from 'rxjs';
 import { DecodeError, malformedJSON, ResponseStreamError, StreamInterruptedError } from '../errors.js';
-import { describeFailure, type ValidateMode } from '../events/decode.js';
+import { describeFailure, VALIDATE_MODES, type ValidateMode } from '../events/decode.js';
+import { oneOf } from '../options.js';
 import { ChatCompletionChunk } from '../events/chat.js';
-import type { SSELimits } from '../sse/scanner.js';
+import { checkSSELimits, type SSELimits } from '../sse/scanner.js';
 import { textOf, textOfChunks, type BodyEnd, type StreamSource } from '../sse/source.js';
 import { decodeBody, isConnectionFailure, type BodyDecoder, type ValueSink } from './body.js';
 import { NOT_JSON, providerError, type ProviderErrorEvent } from './provider-error.js';
@@ -45,6 +46,7 @@ export function decodeChunk(u: unknown, validate: ValidateMode, index: number): 
  * ```
  */
 export function fromChatCompletionsSSE(source: StreamSource, options: ChatCompletionsSSEOptions = {}): Observable<ChatCompletionChunk> {
+  checkChatSSEOptions(options);
   return chatFromText(textOf(source), options);
 }
 
@@ -56,7 +58,14 @@ export function fromChatCompletionsSSE(source: StreamSource, options: ChatComple
  * ```
  */
 export function decodeChatCompletionsSSE(options: ChatCompletionsSSEOptions = {}): OperatorFunction<Uint8Array | string, ChatCompletionChunk> {
+  checkChatSSEOptions(options);
   return (chunks) => chatFromText(textOfChunks(chunks), options);
+}
+
+/** @internal Throws the `InvalidOptionError` of the first option the decoder cannot work with (at the call, not per stream). */
+export function checkChatSSEOptions(options: ChatCompletionsSSEOptions): void {
+  oneOf('validate', options.validate, VALIDATE_MODES);
+  checkSSELimits(options);
 }
 
 function chatFromText(text: Observable<string | BodyEnd>, options: ChatCompletionsSSEOptions): Observable<ChatCompletionChunk> {

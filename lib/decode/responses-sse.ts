@@ -1,13 +1,14 @@
 import { Observable, type OperatorFunction, type Subscription } from 'rxjs';
 import { DecodeError, malformedJSON } from '../errors.js';
-import { decodeTyped, type ValidateMode } from '../events/decode.js';
+import { decodeTyped, VALIDATE_MODES, type ValidateMode } from '../events/decode.js';
+import { oneOf } from '../options.js';
 import { responseEventTable, type ResponseStreamEvent } from '../events/responses.js';
-import type { SSELimits } from '../sse/scanner.js';
+import { checkSSELimits, type SSELimits } from '../sse/scanner.js';
 import { textOf, textOfChunks, type BodyEnd, type StreamSource } from '../sse/source.js';
 import { decodeBody, isConnectionFailure, type BodyDecoder, type ValueSink } from './body.js';
 import { NOT_JSON, providerError } from './provider-error.js';
 import { keepRawData } from './raw-data.js';
-import { ResponseStreamTracker, type SequenceOptions } from './tracker.js';
+import { checkSequenceOptions, ResponseStreamTracker, type SequenceOptions } from './tracker.js';
 import { keepWarm } from '../warmup.js';
 
 export interface ResponsesSSEOptions extends SSELimits, SequenceOptions {
@@ -39,6 +40,7 @@ export interface ResponsesSSEOptions extends SSELimits, SequenceOptions {
  * ```
  */
 export function fromResponsesSSE(source: StreamSource, options: ResponsesSSEOptions = {}): Observable<ResponseStreamEvent> {
+  checkResponsesSSEOptions(options);
   return responsesFromText(textOf(source), options);
 }
 
@@ -58,7 +60,15 @@ export function fromResponsesSSE(source: StreamSource, options: ResponsesSSEOpti
  * ```
  */
 export function decodeResponsesSSE(options: ResponsesSSEOptions = {}): OperatorFunction<Uint8Array | string, ResponseStreamEvent> {
+  checkResponsesSSEOptions(options);
   return (chunks) => responsesFromText(textOfChunks(chunks), options);
+}
+
+/** @internal Throws the `InvalidOptionError` of the first option the decoder cannot work with (at the call, not per stream). */
+export function checkResponsesSSEOptions(options: ResponsesSSEOptions): void {
+  oneOf('validate', options.validate, VALIDATE_MODES);
+  checkSSELimits(options);
+  checkSequenceOptions(options);
 }
 
 function responsesFromText(text: Observable<string | BodyEnd>, options: ResponsesSSEOptions): Observable<ResponseStreamEvent> {

@@ -1,3 +1,5 @@
+import { checkCursor } from '../cursor.js';
+import { oneOf } from '../options.js';
 import { ResponseCancelledError, ResponseStreamError, SequenceGapError, StreamInterruptedError } from '../errors.js';
 import { isCancelledEvent, responseIdOf } from '../events/guards.js';
 import { errorDetails, GENERIC_MESSAGE, providerError, sequenceNumberOf } from './provider-error.js';
@@ -14,6 +16,14 @@ export interface SequenceOptions {
    * `ResponseStreamError`. `'value'`: they are emitted and the Observable completes.
    */
   readonly errorEvents?: 'error' | 'value';
+}
+
+/** @internal Throws the `InvalidOptionError` of a sequence option that cannot work. */
+export function checkSequenceOptions(options: SequenceOptions): void {
+  oneOf('sequence', options.sequence, ['tolerant', 'strict']);
+  oneOf('errorEvents', options.errorEvents, ['error', 'value']);
+  const invalid = checkCursor(options.startingAfter);
+  if (invalid) throw invalid;
 }
 
 interface EventLike {

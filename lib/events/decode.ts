@@ -5,6 +5,8 @@ import { fastChecks, type FastCheck } from './fast-checks.js';
 import { keepShape } from './shapes.js';
 
 export type ValidateMode = 'strict' | 'off';
+/** @internal Every `ValidateMode`, for the check of the option. */
+export const VALIDATE_MODES: readonly ValidateMode[] = ['strict', 'off'];
 
 /** The first io-ts failure as a dotted field path and a reason (one line, never the schema). */
 export function describeFailure(errors: t.Errors): { path: string; reason: string } {

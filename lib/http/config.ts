@@ -1,5 +1,6 @@
 import { env } from '../env.js';
-import { ConfigurationError } from '../errors.js';
+import { InvalidOptionError } from '../errors.js';
+import { durationMs, nonNegativeNumber } from '../options.js';
 import { headerSecrets, secretsOf, type Secrets } from '../redact.js';
 
 /** Where and how to reach an OpenAI-compatible API. */
@@ -54,20 +55,20 @@ export function resolveConfig(config: ClientConfig = {}): ResolvedConfig {
   const baseURL = checkBaseURL((config.baseURL ?? env('OPENAI_BASE_URL') ?? DEFAULT_BASE_URL).replace(/\/+$/, ''));
   // Browsers refuse their own fetch called as a method of another object ("Illegal invocation"): bind it.
   const f = config.fetch ?? (globalThis.fetch as typeof fetch | undefined)?.bind(globalThis);
-  if (!f) throw new TypeError('no fetch available: pass config.fetch');
+  if (typeof f !== 'function') throw new InvalidOptionError('fetch', 'no fetch here: pass one as config.fetch');
   // Names in lower case, so that `Authorization` and the key's `authorization` are one header, not two joined.
   const headers: Record<string, string> = { accept: 'text/event-stream' };
   for (const [k, v] of Object.entries(config.headers ?? {})) headers[k.toLowerCase()] = v;
   if (apiKey) headers['authorization'] = `Bearer ${apiKey}`;
-  const drainBytes = limitOf('drainAfterEnd.bytes', config.drainAfterEnd?.bytes, DRAIN_AFTER_END.bytes);
-  const drainMs = limitOf('drainAfterEnd.ms', config.drainAfterEnd?.ms, DRAIN_AFTER_END.ms);
-  return { baseURL, fetch: f, headers, signal: config.signal, idleTimeoutMs: config.idleTimeoutMs, drainBytes, drainMs };
+  const drainBytes = nonNegativeNumber('drainAfterEnd.bytes', config.drainAfterEnd?.bytes, DRAIN_AFTER_END.bytes);
+  const drainMs = durationMs('drainAfterEnd.ms', config.drainAfterEnd?.ms, DRAIN_AFTER_END.ms);
+  const idleTimeoutMs = durationMs('idleTimeoutMs', config.idleTimeoutMs);
+  return { baseURL, fetch: f, headers, signal: config.signal, idleTimeoutMs, drainBytes, drainMs };
 }
 
-function limitOf(name: string, v: number | undefined, fallback: number): number {
-  if (v === undefined) return fallback;
-  if (typeof v !== 'number' || !(v >= 0) || !Number.isFinite(v)) throw new ConfigurationError(name, `expected a finite number ≥ 0, got ${typeof v === 'number' ? String(v) : typeof v}`);
-  return v;
+/** @internal Throws the `InvalidOptionError` of a config that cannot work (what `resolveConfig` would refuse), before any request. */
+export function checkClientConfig(config: ClientConfig = {}): void {
+  resolveConfig(config);
 }
 
 /** The secrets a request made with this config carries: the key and any credential in `headers`. */
@@ -76,7 +77,7 @@ export function configSecrets(config: ClientConfig = {}): Secrets {
 }
 
 /**
- * `text` as an absolute URL without credentials, else a `ConfigurationError` naming `setting` (not retryable:
+ * `text` as an absolute URL without credentials, else a `InvalidOptionError` naming `setting` (not retryable:
  * no reconnect can fix it). The message never quotes the URL: a malformed one may hide a password where it
  * cannot be found.
  */
@@ -85,21 +86,21 @@ export function urlWithoutCredentials(text: string, setting: string, example: st
   try {
     url = new URL(text);
   } catch {
-    throw new ConfigurationError(setting, `not an absolute URL (expected e.g. ${example})`);
+    throw new InvalidOptionError(setting, `not an absolute URL (expected e.g. ${example})`);
   }
   if (url.username !== '' || url.password !== '') {
-    throw new ConfigurationError(setting, 'credentials in the URL (user:password@) are refused: pass the key as apiKey or in headers');
+    throw new InvalidOptionError(setting, 'credentials in the URL (user:password@) are refused: pass the key as apiKey or in headers');
   }
   return url;
 }
 
-/** An absolute http(s) URL without credentials (see {@link urlWithoutCredentials}), else a `ConfigurationError`. */
+/** An absolute http(s) URL without credentials (see {@link urlWithoutCredentials}), else a `InvalidOptionError`. */
 export function checkBaseURL(baseURL: string): string {
   const url = urlWithoutCredentials(baseURL, 'baseURL', 'https://api.openai.com/v1');
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     // Quoted only when it is plainly a scheme (`ws://`): `user:pass@host` parses with `user:` as its scheme.
     const shown = baseURL.startsWith(`${url.protocol}//`) && url.protocol.length <= 16 ? ` ${JSON.stringify(url.protocol)}` : '';
-    throw new ConfigurationError('baseURL', `unsupported scheme${shown} (expected http: or https:)`);
+    throw new InvalidOptionError('baseURL', `unsupported scheme${shown} (expected http: or https:)`);
   }
   return baseURL;
 }

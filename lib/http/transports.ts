@@ -1,11 +1,11 @@
 import { throwError, type Observable } from 'rxjs';
 import { checkCursor } from '../cursor.js';
-import { excerpt, InvalidParameterError } from '../errors.js';
-import { fromChatCompletionsSSE, type ChatCompletionsSSEOptions } from '../decode/chat-sse.js';
-import { fromResponsesSSE, type ResponsesSSEOptions } from '../decode/responses-sse.js';
+import { excerpt, InvalidOptionError } from '../errors.js';
+import { checkChatSSEOptions, fromChatCompletionsSSE, type ChatCompletionsSSEOptions } from '../decode/chat-sse.js';
+import { checkResponsesSSEOptions, fromResponsesSSE, type ResponsesSSEOptions } from '../decode/responses-sse.js';
 import type { ChatCompletionChunk } from '../events/chat.js';
 import type { ResponseStreamEvent } from '../events/responses.js';
-import type { ClientConfig } from './config.js';
+import { checkClientConfig, type ClientConfig } from './config.js';
 import { streamOf } from './request.js';
 
 export interface ResponsesStreamConfig extends ClientConfig, ResponsesSSEOptions {}
@@ -27,7 +27,24 @@ export type ChatCompletionCreateParams = { readonly model?: string; readonly mes
  * ```
  */
 export function streamResponse(body: ResponseCreateParams, config?: ResponsesStreamConfig): Observable<ResponseStreamEvent> {
+  const invalid = refusal(() => checkResponsesConfig(config));
+  if (invalid) return throwError(() => invalid);
   return streamOf('POST', '/responses', { ...body, stream: true }, config, (res) => fromResponsesSSE(res, config));
+}
+
+/** The options' error, if any: a transport reports it as its Observable's error, before a request is made. */
+function refusal(check: () => void): unknown {
+  try {
+    check();
+    return undefined;
+  } catch (e) {
+    return e;
+  }
+}
+
+function checkResponsesConfig(config: ResponsesStreamConfig | undefined): void {
+  checkClientConfig(config);
+  checkResponsesSSEOptions(config ?? {});
 }
 
 /**
@@ -47,7 +64,7 @@ export function retrieveResponseStream(
   config?: ResponsesStreamConfig,
 ): Observable<ResponseStreamEvent> {
   const after = options.startingAfter;
-  const invalid = checkResponseId(responseId) ?? checkCursor(after);
+  const invalid = checkResponseId(responseId) ?? checkCursor(after) ?? refusal(() => checkResponsesConfig(config));
   if (invalid) return throwError(() => invalid);
   const query = after === undefined ? '?stream=true' : `?stream=true&starting_after=${after}`;
   return streamOf('GET', `/responses/${encodeURIComponent(responseId)}${query}`, undefined, config, (res) =>
@@ -62,10 +79,10 @@ const PLAUSIBLE_ID = /^[A-Za-z0-9][A-Za-z0-9_.:~-]{0,255}$/;
  * Why a response id cannot go into a path, or `undefined`. `/ ? # % ..` (and anything else outside the
  * plausible set) could change the request's path, so they are refused rather than encoded.
  */
-export function checkResponseId(id: unknown): InvalidParameterError | undefined {
-  if (typeof id !== 'string') return new InvalidParameterError('responseId', `expected a string, got ${id === null ? 'null' : typeof id}`);
+export function checkResponseId(id: unknown): InvalidOptionError | undefined {
+  if (typeof id !== 'string') return new InvalidOptionError('responseId', `expected a string, got ${id === null ? 'null' : typeof id}`);
   if (PLAUSIBLE_ID.test(id) && !id.includes('..')) return undefined;
-  return new InvalidParameterError('responseId', `${excerpt(id, 40)} is not a plausible response id (1–256 of A–Z a–z 0–9 _ - . : ~, starting with a letter or digit, no "..")`);
+  return new InvalidOptionError('responseId', `${excerpt(id, 40)} is not a plausible response id (1–256 of A–Z a–z 0–9 _ - . : ~, starting with a letter or digit, no "..")`);
 }
 
 /**
@@ -79,5 +96,10 @@ export function checkResponseId(id: unknown): InvalidParameterError | undefined 
  * ```
  */
 export function streamChatCompletion(body: ChatCompletionCreateParams, config?: ChatStreamConfig): Observable<ChatCompletionChunk> {
+  const invalid = refusal(() => {
+    checkClientConfig(config);
+    checkChatSSEOptions(config ?? {});
+  });
+  if (invalid) return throwError(() => invalid);
   return streamOf('POST', '/chat/completions', { ...body, stream: true }, config, (res) => fromChatCompletionsSSE(res, config));
 }

@@ -17,7 +17,7 @@ export interface CancelResponseOptions {
  * `log.cancel`, so that every reader of the stream in the log ends and its producer is fenced off. The log is
  * cancelled whatever the upstream request does; its failure (an `HTTPError`, a `NetworkError`) is thrown once
  * both are done (a failure of the log, `EventLogError`, when the upstream request succeeded).
- * An id that cannot go into a path is refused (`InvalidParameterError`) before anything is sent. Without a `log`,
+ * An id that cannot go into a path is refused (`InvalidOptionError`) before anything is sent. Without a `log`,
  * only the upstream is told.
  *
  * The log is an option beside its `owner` (the stream's scope in it), not an argument: the functions that read or

@@ -8,13 +8,15 @@ import { canFollow, type FollowableEventLog } from './follow.js';
 import { lostError } from './lost.js';
 import { isTerminalEvent } from './scope.js';
 import type { EventLog, LogScope } from './types.js';
-import { asEventLogError, LogWriter, type LogWriterOptions } from './writer.js';
+import { durationMs, nested, positiveDurationMs, positiveInt } from '../options.js';
+import { checkClientConfig } from '../http/config.js';
+import { asEventLogError, checkLogWriterOptions, LogWriter, type LogWriterOptions } from './writer.js';
 import { DEFAULT_NOT_FOUND_TIMEOUT_MS } from './defaults.js';
 
 export interface FromEventLogOptions extends LogWriterOptions {
   /**
    * Deliver only events with a `sequence_number` above this one (a cursor saved by the reader): an integer ≥ 0,
-   * else the stream fails with `InvalidParameterError`. A cursor past the stream's last event delivers nothing until an
+   * else the stream fails with `InvalidOptionError`. A cursor past the stream's last event delivers nothing until an
    * event above it is stored, and completes when the stream ends.
    */
   readonly startingAfter?: number;
@@ -55,12 +57,20 @@ const seqOf = (e: ResponseStreamEvent): number | undefined => (typeof e.sequence
  */
 export function fromEventLog(log: EventLog, responseId: string, options: FromEventLogOptions = {}): Observable<ResponseStreamEvent> {
   // Refused alike on every log, before it is read: a past-the-end cursor is valid (nothing until the stream ends).
-  const invalid = checkCursor(options.startingAfter);
-  if (invalid) return throwError(() => invalid);
+  // Every option too: an InvalidOptionError as the Observable's error, before the log is read.
+  let notFoundTimeoutMs: number, pageSize: number, pollMs: number;
+  try {
+    const invalid = checkCursor(options.startingAfter);
+    if (invalid) throw invalid;
+    notFoundTimeoutMs = durationMs('notFoundTimeoutMs', options.notFoundTimeoutMs, DEFAULT_NOT_FOUND_TIMEOUT_MS);
+    pageSize = positiveInt('pageSize', options.pageSize, 500);
+    pollMs = positiveDurationMs('pollMs', options.pollMs, 1000);
+    checkLogWriterOptions(options);
+    if (options.upstream !== undefined) nested('upstream', () => checkClientConfig(options.upstream));
+  } catch (e) {
+    return throwError(() => e);
+  }
   const scope: LogScope = { responseId, owner: options.owner };
-  const notFoundTimeoutMs = options.notFoundTimeoutMs ?? DEFAULT_NOT_FOUND_TIMEOUT_MS;
-  const pageSize = Math.max(1, options.pageSize ?? 500);
-  const pollMs = Math.max(1, options.pollMs ?? 1000);
   return new Observable<ResponseStreamEvent>((subscriber) => {
     const controller = new AbortController();
     let last = options.startingAfter;

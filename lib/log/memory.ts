@@ -1,5 +1,6 @@
 import { checkAfter } from '../cursor.js';
 import { EventLogError } from '../errors.js';
+import { nonNegativeInt, nonNegativeNumber, optionalFunction, positiveDurationMs } from '../options.js';
 import { rawDataOf } from '../decode/raw-data.js';
 import type { ResponseStreamEvent } from '../events/responses.js';
 import { isTerminalEvent, scopeKey } from './scope.js';
@@ -57,11 +58,11 @@ const sizeOf = (e: ResponseStreamEvent): number => byteLength(rawDataOf(e) ?? JS
  * ```
  */
 export function memoryEventLog(options: MemoryEventLogOptions = {}): EventLog {
-  const ttlMs = options.ttlMs ?? DEFAULT_TTL_MS;
-  const liveTtlMs = options.liveTtlMs ?? DEFAULT_TTL_MS;
-  const maxEvents = options.maxEvents ?? DEFAULT_MAX_EVENTS;
-  const maxBytes = options.maxBytes ?? DEFAULT_MAX_STREAM_BYTES;
-  const now = options.now ?? Date.now;
+  const ttlMs = positiveDurationMs('ttlMs', options.ttlMs, DEFAULT_TTL_MS);
+  const liveTtlMs = positiveDurationMs('liveTtlMs', options.liveTtlMs, DEFAULT_TTL_MS);
+  const maxEvents = nonNegativeInt('maxEvents', options.maxEvents, DEFAULT_MAX_EVENTS);
+  const maxBytes = nonNegativeNumber('maxBytes', options.maxBytes, DEFAULT_MAX_STREAM_BYTES);
+  const now = optionalFunction('now', options.now) ?? Date.now;
   const streams = new Map<string, Stream>();
   const waiters = new Map<string, Set<() => void>>();
   let tokens = 0;

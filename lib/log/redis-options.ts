@@ -1,3 +1,5 @@
+import { InvalidOptionError } from '../errors.js';
+import { durationMs, nonNegativeInt, nonNegativeNumber, optionalFunction, positiveDurationMs } from '../options.js';
 import { DEFAULT_MAX_EVENTS, DEFAULT_MAX_STREAM_BYTES, DEFAULT_TTL_MS } from './defaults.js';
 
 /**
@@ -74,20 +76,22 @@ export interface RedisLogSettings {
 
 const DEFAULT_PREFIX = 'openai-rx:log:';
 
-/** The settings of `options`; throws a `TypeError` for a `keyPrefix` with braces. */
+/** The settings of `options`; an `InvalidOptionError` for one that cannot work (a `keyPrefix` with braces, a negative limit…). */
 export function redisLogSettings(options: RedisEventLogOptions): RedisLogSettings {
   const keyPrefix = options.keyPrefix ?? DEFAULT_PREFIX;
-  if (/[{}]/.test(keyPrefix)) throw new TypeError('redisEventLog: keyPrefix must not contain { or } (the keys carry their own hash tag)');
+  if (typeof keyPrefix !== 'string') throw new InvalidOptionError('keyPrefix', `expected a string, got ${typeof keyPrefix}`);
+  if (/[{}]/.test(keyPrefix)) throw new InvalidOptionError('keyPrefix', 'must not contain { or } (the keys carry their own hash tag)');
   return {
     keyPrefix,
-    ttlMs: Math.max(1, Math.round(options.ttlMs ?? DEFAULT_TTL_MS)),
-    liveTtlMs: Math.max(1, Math.round(options.liveTtlMs ?? DEFAULT_TTL_MS)),
-    maxEvents: options.maxEvents ?? DEFAULT_MAX_EVENTS,
-    maxBytes: options.maxBytes ?? DEFAULT_MAX_STREAM_BYTES,
-    timeoutMs: options.commandTimeoutMs ?? 5000,
-    retryBudgetMs: Math.max(0, options.retryBudgetMs ?? 20_000),
-    replicas: Math.max(0, Math.floor(options.replicas ?? 0)),
-    replicaTimeoutMs: Math.max(1, Math.round(options.replicaTimeoutMs ?? 1000)),
-    warn: options.warn ?? ((message: string) => console.warn(message)),
+    // Redis takes whole milliseconds, at least 1.
+    ttlMs: Math.max(1, Math.round(positiveDurationMs('ttlMs', options.ttlMs, DEFAULT_TTL_MS))),
+    liveTtlMs: Math.max(1, Math.round(positiveDurationMs('liveTtlMs', options.liveTtlMs, DEFAULT_TTL_MS))),
+    maxEvents: nonNegativeInt('maxEvents', options.maxEvents, DEFAULT_MAX_EVENTS),
+    maxBytes: nonNegativeNumber('maxBytes', options.maxBytes, DEFAULT_MAX_STREAM_BYTES),
+    timeoutMs: positiveDurationMs('commandTimeoutMs', options.commandTimeoutMs, 5000),
+    retryBudgetMs: durationMs('retryBudgetMs', options.retryBudgetMs, 20_000),
+    replicas: nonNegativeInt('replicas', options.replicas, 0),
+    replicaTimeoutMs: Math.max(1, Math.round(positiveDurationMs('replicaTimeoutMs', options.replicaTimeoutMs, 1000))),
+    warn: optionalFunction('warn', options.warn) ?? ((message: string) => console.warn(message)),
   };
 }

@@ -69,7 +69,7 @@ export interface EventLog {
   append(scope: LogScope, token: number, events: readonly ResponseStreamEvent[]): Promise<void>;
   /**
    * Stored events with `sequence_number` > `after` (all when `undefined`), at most `limit`, in order. An `after` that
-   * is not an integer ≥ 0 (`NaN`, `1e20`, `-1`, `2.5`) fails with `InvalidParameterError`, on every log alike.
+   * is not an integer ≥ 0 (`NaN`, `1e20`, `-1`, `2.5`) fails with `InvalidOptionError`, on every log alike.
    */
   read(scope: LogScope, after: number | undefined, limit?: number): Promise<ResponseStreamEvent[]>;
   /**
@@ -90,7 +90,7 @@ export interface EventLog {
   /**
    * Optional: hands the events stored after `after` (all when `undefined`) to `handlers.events` as they are
    * appended, until the returned function is called, and calls `handlers.end` once when the stream ends. Throws
-   * `InvalidParameterError` at once for an `after` that `read` refuses. A log that has it spares each reader a
+   * `InvalidOptionError` at once for an `after` that `read` refuses. A log that has it spares each reader a
    * `wait` then `read` per wake-up (`fromEventLog` uses it when present: `canFollow`). A wrapper of a log must
    * pass it through when the wrapped log has it (and only then), or its readers fall back to polling.
    */

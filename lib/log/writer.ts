@@ -1,6 +1,7 @@
 import { asapScheduler, asyncScheduler, type SchedulerLike, type Subscription } from 'rxjs';
 import { EventLogError } from '../errors.js';
 import type { ResponseStreamEvent } from '../events/responses.js';
+import { durationMs, nonNegativeInt, positiveDurationMs, positiveInt } from '../options.js';
 import type { EventLog, Lease, LogScope } from './types.js';
 import { DEFAULT_LEASE_MS } from './defaults.js';
 
@@ -21,6 +22,14 @@ export interface LogWriterOptions {
   readonly maxPending?: number;
   /** Where the batch delay and lease renewals are timed. Default `asyncScheduler` (the end of a turn: `asapScheduler`). */
   readonly scheduler?: SchedulerLike;
+}
+
+/** @internal Throws the `InvalidOptionError` of a writer option that cannot work, before any lease is taken. */
+export function checkLogWriterOptions(options: LogWriterOptions): void {
+  positiveDurationMs('leaseMs', options.leaseMs);
+  durationMs('maxBatchDelayMs', options.maxBatchDelayMs);
+  positiveInt('maxBatchSize', options.maxBatchSize);
+  nonNegativeInt('maxPending', options.maxPending);
 }
 
 /** What the log's promises are used as: `then(onFulfilled, onRejected)` only, so that a fake log may settle synchronously. */

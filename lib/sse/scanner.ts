@@ -1,4 +1,5 @@
 import { LimitExceededError } from '../errors.js';
+import { positiveInt } from '../options.js';
 
 /**
  * Receives each SSE message: its `event:` name (if any), its joined `data:` lines, and whether the body
@@ -18,6 +19,12 @@ export interface SSELimits {
 
 export const DEFAULT_MAX_LINE_LENGTH = 128 * 1024 * 1024;
 export const DEFAULT_MAX_EVENT_SIZE = 128 * 1024 * 1024;
+
+/** @internal Throws the `InvalidOptionError` of a limit that is not an integer ≥ 1. */
+export function checkSSELimits(limits: SSELimits): void {
+  positiveInt('maxLineLength', limits.maxLineLength);
+  positiveInt('maxEventSize', limits.maxEventSize);
+}
 
 export interface SSEScanner {
   /** Feeds decoded text (one leading BOM is stripped); calls `onMessage` for each complete message. Throws `LimitExceededError`. */

@@ -50,15 +50,6 @@ export class InvalidClientEventError extends OpenAIRxError {
   }
 }
 
-/** Configuration that cannot work (e.g. an API key in a browser, which cannot send headers). */
-export class WebSocketConfigError extends OpenAIRxError {
-  override readonly name = 'WebSocketConfigError';
-  readonly code = 'websocket_config';
-  constructor(reason: string) {
-    super(reason);
-  }
-}
-
 /**
  * One lane's request or response failed; the other lanes carry on. `laneMux` emits it as a value (see
  * `isLaneError`); `streamResponseOverSocket` errors with it.

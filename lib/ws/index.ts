@@ -2,5 +2,5 @@
 // imported dynamically (Node), so this stays browser-safe.
 export { connectResponsesSocket, type ResponsesSocket, type ResponsesSocketConfig } from './socket.js';
 export { streamResponseOverSocket, type SocketResponseBody, type ResponseOverSocketOptions } from './response.js';
-export { WebSocketClosedError, WebSocketNotOpenError, InvalidClientEventError, WebSocketConfigError, LaneError, isLaneError } from './errors.js';
+export { WebSocketClosedError, WebSocketNotOpenError, InvalidClientEventError, LaneError, isLaneError } from './errors.js';
 export type { ConnectionState, FrameErrorEvent, SocketEvent, LaneSocket, WebSocketLike, WebSocketConstructorLike } from './types.js';

@@ -1,9 +1,17 @@
 import type { ResponsesClientEvent } from '../events/websocket.js';
+import { durationMs, positiveInt } from '../options.js';
 import { LaneError } from './errors.js';
 import { laneHubOf, type LaneHub } from './lane-hub.js';
 import { DEFAULT_LANE, DEFAULT_TERMINAL_TIMEOUT, type LaneOptions, type LaneSink, type LaneUser, PROTOCOL_MAX_IN_FLIGHT, streamIdOf } from './lane-types.js';
 import type { LaneSocket } from './types.js';
 import { checkClientEvent } from './validate.js';
+
+/** @internal Throws the `InvalidOptionError` of a lane option that cannot work. */
+export function checkLaneOptions(options: LaneOptions): void {
+  positiveInt('maxInFlight', options.maxInFlight);
+  positiveInt('maxLanes', options.maxLanes);
+  durationMs('terminalTimeoutMs', options.terminalTimeoutMs);
+}
 
 /** Where a lane client's errors that belong to no request go. */
 export interface LaneClientEvents {
@@ -31,6 +39,7 @@ export class LaneClient implements LaneUser {
   private attached: boolean;
 
   constructor(socket: LaneSocket, options: LaneOptions, private readonly on: LaneClientEvents) {
+    checkLaneOptions(options);
     this.maxInFlight = Math.min(options.maxInFlight ?? PROTOCOL_MAX_IN_FLIGHT, PROTOCOL_MAX_IN_FLIGHT);
     this.maxLanes = options.maxLanes ?? 32;
     this.terminalTimeoutMs = options.terminalTimeoutMs ?? socket.terminalTimeoutMs ?? DEFAULT_TERMINAL_TIMEOUT;

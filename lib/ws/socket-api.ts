@@ -9,7 +9,7 @@ export interface ResponsesSocketConfig {
   /**
    * Sent as `Authorization: Bearer …` (Node, or any `ws`-style constructor). Default: `OPENAI_API_KEY` in
    * Node. Browsers cannot set WebSocket headers, and a key in the URL or page would leak, so a key is
-   * refused there (`WebSocketConfigError`): point `url` at your own relay, which authenticates the user
+   * refused there (`InvalidOptionError`): point `url` at your own relay, which authenticates the user
    * (cookie / session) and opens the upstream socket with the key server-side.
    */
   readonly apiKey?: string;

@@ -1,5 +1,5 @@
 // The URL a Responses WebSocket connects to: from `baseURL` (http→ws), or a full `url` checked as strictly.
-import { ConfigurationError } from '../errors.js';
+import { InvalidOptionError } from '../errors.js';
 import { env } from '../env.js';
 import { checkBaseURL, DEFAULT_BASE_URL, urlWithoutCredentials } from '../http/config.js';
 
@@ -12,6 +12,6 @@ export function responsesSocketURL(baseURL: string = env('OPENAI_BASE_URL') ?? D
 /** A full `url`: ws(s) only, and never `user:password@` (refused without quoting it, as for `baseURL`). */
 export function checkSocketURL(url: string): string {
   const u = urlWithoutCredentials(url, 'url', 'wss://api.openai.com/v1/responses');
-  if (u.protocol !== 'ws:' && u.protocol !== 'wss:') throw new ConfigurationError('url', 'unsupported scheme (expected ws: or wss:)');
+  if (u.protocol !== 'ws:' && u.protocol !== 'wss:') throw new InvalidOptionError('url', 'unsupported scheme (expected ws: or wss:)');
   return url;
 }

@@ -2,7 +2,10 @@ import { BehaviorSubject, interval, Subject, timer, type Subscription } from 'rx
 import { LimitExceededError, MissingPeerDependencyError } from '../errors.js';
 import { isErrorType } from '../events/guards.js';
 import type { ResponsesClientEvent } from '../events/websocket.js';
-import { WebSocketClosedError, WebSocketConfigError, WebSocketNotOpenError } from './errors.js';
+import { InvalidOptionError } from '../errors.js';
+import { durationMs, nonNegativeInt, oneOf, positiveInt } from '../options.js';
+import { VALIDATE_MODES } from '../events/decode.js';
+import { WebSocketClosedError, WebSocketNotOpenError } from './errors.js';
 import { decodeFrameData, frameSize } from './frames.js';
 import { env, isNode } from '../env.js';
 import { headerSecrets, redactError, redactValue, secretsOf } from '../redact.js';
@@ -51,11 +54,12 @@ function hasPing(ws: WebSocketLike): ws is NodeWebSocketLike {
  */
 export function connectResponsesSocket(config: ResponsesSocketConfig = {}): ResponsesSocket {
   const url = config.url !== undefined ? checkSocketURL(config.url) : responsesSocketURL(config.baseURL);
-  const validate = config.validate ?? 'strict';
-  const maxSendBuffer = config.maxSendBuffer ?? 1024;
-  const heartbeatMs = config.heartbeatMs ?? 30000;
-  const closeTimeoutMs = config.closeTimeoutMs ?? 2000;
-  const maxFrameSize = config.maxFrameSize ?? DEFAULT_MAX_FRAME_SIZE;
+  const validate = oneOf('validate', config.validate, VALIDATE_MODES, 'strict');
+  const maxSendBuffer = nonNegativeInt('maxSendBuffer', config.maxSendBuffer, 1024);
+  const heartbeatMs = durationMs('heartbeatMs', config.heartbeatMs, 30000);
+  const closeTimeoutMs = durationMs('closeTimeoutMs', config.closeTimeoutMs, 2000);
+  const maxFrameSize = positiveInt('maxFrameSize', config.maxFrameSize, DEFAULT_MAX_FRAME_SIZE);
+  const terminalTimeoutMs = durationMs('terminalTimeoutMs', config.terminalTimeoutMs, DEFAULT_TERMINAL_TIMEOUT);
 
   const events = new Subject<SocketEvent>();
   const state = new BehaviorSubject<ConnectionState>('connecting');
@@ -227,8 +231,8 @@ export function connectResponsesSocket(config: ResponsesSocketConfig = {}): Resp
     );
   } else {
     const G = (globalThis as { WebSocket?: WebSocketConstructorLike }).WebSocket;
-    if (!G) throw new WebSocketConfigError('no global WebSocket: pass config.WebSocket');
-    if (config.apiKey) throw new WebSocketConfigError('a browser WebSocket cannot send an API key header: connect through your own authenticating relay (config.url)');
+    if (!G) throw new InvalidOptionError('WebSocket', 'no global WebSocket here: pass one as config.WebSocket');
+    if (config.apiKey) throw new InvalidOptionError('apiKey', 'a browser WebSocket cannot send an API key header: connect through your own authenticating relay (config.url)');
     guarded(() => attach(G, false));
   }
 
@@ -239,7 +243,7 @@ export function connectResponsesSocket(config: ResponsesSocketConfig = {}): Resp
       return state.value;
     },
     url,
-    terminalTimeoutMs: config.terminalTimeoutMs ?? DEFAULT_TERMINAL_TIMEOUT,
+    terminalTimeoutMs,
     send(event: ResponsesClientEvent): void {
       const invalid = checkClientEvent(event);
       if (invalid) throw invalid;

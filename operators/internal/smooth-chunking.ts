@@ -1,5 +1,5 @@
 // Where smoothText may cut text into segments (not exported from the package).
-import { InvalidParameterError } from '../../lib/errors.js';
+import { invalidOption } from '../../lib/options.js';
 
 /** How text is cut into the segments that smoothText releases one at a time. */
 export type Chunking = 'word' | 'line' | 'grapheme' | RegExp | Intl.Segmenter;
@@ -160,5 +160,5 @@ export function chunkerFor(chunking: Chunking): Chunker {
   if (typeof chunking === 'object' && chunking !== null && typeof (chunking as Intl.Segmenter).segment === 'function') {
     return chunking.resolvedOptions().granularity === 'word' ? wordChunker(chunking) : eachSegment(chunking);
   }
-  throw new InvalidParameterError('chunking', `expected 'word', 'line', 'grapheme', a RegExp or an Intl.Segmenter, got ${String(chunking)}`);
+  throw invalidOption('chunking', "'word', 'line', 'grapheme', a RegExp or an Intl.Segmenter", chunking);
 }

@@ -2,7 +2,8 @@
 // approvals, and the results a function tool may not send.
 import * as t from 'io-ts';
 import { lastValueFrom, map, of, throwError, timer, toArray } from 'rxjs';
-import { AgentConfigError, ClientToolError, defineTool, runAgent, type AgentStreamEvent, type RunAgentOptions, type TurnTransport } from '../../agent/index';
+import { InvalidOptionError } from '../../lib/errors';
+import { ClientToolError, defineTool, runAgent, type AgentStreamEvent, type RunAgentOptions, type TurnTransport } from '../../agent/index';
 import type { ResponseStreamEvent } from '../../lib/events/responses';
 import type { ResponseCreateParams } from '../../lib/http/transports';
 
@@ -91,14 +92,14 @@ test('execute may return a value, a Promise or an Observable (its last value); s
   ]);
 });
 
-test('a tool name the API would refuse (not 1-64 of a-z A-Z 0-9 _ -) or used twice is an AgentConfigError before any request', async () => {
+test('a tool name the API would refuse (not 1-64 of a-z A-Z 0-9 _ -) or used twice is an InvalidOptionError before any request', async () => {
   const tool = defineTool({ parameters: t.type({}), execute: () => 'x' });
   let sent = 0;
   const transport: TurnTransport = () => (sent++, of(...turn('resp_1', [])));
   const cases: Array<RunAgentOptions['tools']> = [{ 'get weather': tool }, { ['x'.repeat(65)]: tool }, [defineTool({ name: 'a.b', parameters: t.type({}), execute: () => 'x' })], { a: tool, b: defineTool({ name: 'a', parameters: t.type({}), execute: () => 'x' }) }];
   for (const tools of cases) {
     const err = await lastValueFrom(runAgent({ model: 'm', input: 'x' }, { tools, transport })).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(AgentConfigError);
+    expect(err).toBeInstanceOf(InvalidOptionError);
     expect(err).toMatchObject({ option: 'tools' });
   }
   expect(sent).toBe(0);

@@ -1,6 +1,7 @@
 // io-ts → JSON Schema: the derived schemas equal the expected ones, every one passes OpenAI's strict-mode rules,
 // and the same codec decodes what a strict model sends (null for an absent optional property).
 import * as t from 'io-ts';
+import { InvalidOptionError } from '../../lib/errors';
 import { argumentsFor } from '../../agent/json-schema';
 import { defineTool, strictSchemaViolations, toJsonSchema, UnsupportedCodecError, withDescription, type JsonSchema } from '../../agent/index';
 import { optional, struct } from '../../lib/events/codec';
@@ -59,7 +60,8 @@ describe('toJsonSchema', () => {
 describe('defineTool refuses parameters the API would refuse', () => {
   test('a codec whose schema is not an object (function parameters must be one)', () => {
     for (const codec of [t.string, t.array(t.string), t.union([t.type({ a: t.string }), t.type({ b: t.number })]), t.union([t.type({ a: t.string }), t.null])] as t.Mixed[]) {
-      expect(() => defineTool({ name: 'f', parameters: codec, execute: () => 'x' })).toThrow(UnsupportedCodecError);
+      expect(() => defineTool({ name: 'f', parameters: codec, execute: () => 'x' })).toThrow(InvalidOptionError);
+      expect(() => defineTool({ name: 'f', parameters: codec, execute: () => 'x' })).toThrow(/^parameters: /);
     }
     expect(() => defineTool({ name: 'f', parameters: t.string, execute: () => 'x' })).toThrow(/parameters of a tool must be an object/);
     expect(() => defineTool({ parameters: t.intersection([t.type({ a: t.string }), t.partial({ b: t.number })]), execute: () => 'x' })).not.toThrow();

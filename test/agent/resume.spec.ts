@@ -1,7 +1,8 @@
 // A turn cut off mid-stream is resumed with resumeFrom (the `resume` option) and the run goes on as if nothing happened.
 import * as t from 'io-ts';
 import { lastValueFrom, Subject, tap, toArray } from 'rxjs';
-import { AgentConfigError, defineTool, isAgentEvent, runAgent, type AgentInputItem, type AgentTurnFinishedEvent } from '../../agent/index';
+import { InvalidOptionError } from '../../lib/errors';
+import { defineTool, isAgentEvent, runAgent, type AgentInputItem, type AgentTurnFinishedEvent } from '../../agent/index';
 import { StreamInterruptedError } from '../../lib/errors';
 import { startScriptedProvider, startTestServer, type ScriptedProvider, type TestServer } from '../../testing/index';
 import { outputText } from '../../operators/outputText';
@@ -95,12 +96,12 @@ describe('continuing by hand after a run ended with an error (as docs/agents.md 
   });
 });
 
-test('resume is for HTTP turns: with a socket or a transport of your own it is an AgentConfigError, not silently ignored', async () => {
+test('resume is for HTTP turns: with a socket or a transport of your own it is an InvalidOptionError, not silently ignored', async () => {
   const transport = () => { throw new Error('never called'); };
   const socket = { events$: new Subject<never>(), send: () => undefined };
   for (const via of [{ socket }, { transport }]) {
     const err = await lastValueFrom(runAgent({ model: 'm', input: 'x' }, { ...via, resume: true })).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(AgentConfigError);
+    expect(err).toBeInstanceOf(InvalidOptionError);
     expect(err).toMatchObject({ option: 'resume', message: expect.stringMatching(/^resume: HTTP turns only/) });
   }
 });

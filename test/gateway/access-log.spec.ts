@@ -1,6 +1,6 @@
 // accessLog as a function: each request's entry, once its answer is done; a function that throws or rejects
 // changes nothing for the request (issue 24). And the option is checked at creation.
-import { ConfigurationError } from '../../lib/errors';
+import { InvalidOptionError } from '../../lib/errors';
 import { createGateway, type GatewayOptions } from '../../gateway/index';
 import type { AccessLogEntry } from '../../gateway/access-log';
 import { startHarness, words } from './helpers';
@@ -51,6 +51,6 @@ test.each([
   }
 });
 
-test.each([['yes'], [true], [{}], ['stderr']])('accessLog %p is a ConfigurationError at creation', (accessLog) => {
-  expect(() => createGateway({ accessLog } as unknown as GatewayOptions)).toThrow(ConfigurationError);
+test.each([['yes'], [true], [{}], ['stderr']])('accessLog %p is an InvalidOptionError at creation', (accessLog) => {
+  expect(() => createGateway({ accessLog } as unknown as GatewayOptions)).toThrow(InvalidOptionError);
 });

@@ -54,5 +54,5 @@ it('upstream is an object ({ baseURL, apiKey, fetch }, as fromEventLog takes): a
   } catch (e) {
     thrown = e;
   }
-  expect(thrown).toMatchObject({ name: 'ConfigurationError', message: 'upstream: expected { baseURL, apiKey?, fetch? }, got string' });
+  expect(thrown).toMatchObject({ name: 'InvalidOptionError', option: 'upstream', message: 'upstream: expected { baseURL, apiKey?, fetch? }, got a string of 22 characters' });
 });

@@ -1,6 +1,6 @@
 // The request target as the route table sees it (gateway/paths.ts) and the table itself (routes.ts): one
 // reading per path, and the upstream path rebuilt from the segments that were checked.
-import { ConfigurationError } from '../../lib/errors';
+import { InvalidOptionError } from '../../lib/errors';
 import { GatewayHttpError } from '../../gateway/errors';
 import { normaliseTarget } from '../../gateway/paths';
 import { matchRoute, parsePassThrough } from '../../gateway/routes';
@@ -128,7 +128,7 @@ describe('parsePassThrough', () => {
     [['GET /v1']],
     [[42]],
     ['GET /v1/files'],
-  ])('refuses %j with a ConfigurationError', (given) => {
-    expect(() => parsePassThrough(given as never)).toThrow(ConfigurationError);
+  ])('refuses %j with an InvalidOptionError', (given) => {
+    expect(() => parsePassThrough(given as never)).toThrow(InvalidOptionError);
   });
 });

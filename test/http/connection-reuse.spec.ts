@@ -184,7 +184,7 @@ describe('keep-alive connections of streams that end normally', () => {
 
   test('drainAfterEnd limits are checked', async () => {
     const bad = streamResponse({ model: 'm' }, { baseURL: 'http://127.0.0.1:9/v1', apiKey: 'k', drainAfterEnd: { bytes: -1 } });
-    await expect(lastValueFrom(bad)).rejects.toMatchObject({ name: 'ConfigurationError', setting: 'drainAfterEnd.bytes' });
+    await expect(lastValueFrom(bad)).rejects.toMatchObject({ name: 'InvalidOptionError', option: 'drainAfterEnd.bytes' });
   });
 });
 

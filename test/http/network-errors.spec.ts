@@ -1,10 +1,10 @@
 // A request that cannot be made says why: NetworkError keeps the cause (ECONNREFUSED, …) in `cause`,
 // `errorCode` and its message, without the key. A configuration mistake (an invalid URL, a scheme fetch
-// cannot speak) is a ConfigurationError that no reconnect can fix, so resumeFrom passes it through.
+// cannot speak) is an InvalidOptionError that no reconnect can fix, so resumeFrom passes it through.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { concat, of, throwError } from 'rxjs';
-import { ConfigurationError, NetworkError, StreamInterruptedError } from '../../lib/errors';
+import { InvalidOptionError, NetworkError, StreamInterruptedError } from '../../lib/errors';
 import type { ResponseStreamEvent } from '../../lib/events/responses';
 import { retrieveResponseStream, streamResponse } from '../../lib/http/transports';
 import { resumeFrom } from '../../operators/resumeFrom';
@@ -43,7 +43,7 @@ test("a fetch that quotes the request's headers in its error: the cause is kept,
   expectNoFragment('leaky fetch', e, KEY);
 });
 
-describe('configuration mistakes are ConfigurationErrors, not retryable', () => {
+describe('configuration mistakes are InvalidOptionErrors, not retryable', () => {
   test.each([
     ['not a URL', 'api.openai.com/v1'],
     ['an empty string', ''],
@@ -56,8 +56,8 @@ describe('configuration mistakes are ConfigurationErrors, not retryable', () => 
       throw new TypeError('should not be called');
     };
     const e = await errorOf(streamResponse({ model: 'm' }, { baseURL, apiKey: KEY, fetch: fetchSpy }));
-    expect(e).toBeInstanceOf(ConfigurationError);
-    expect(e).toMatchObject({ code: 'invalid_configuration', setting: 'baseURL', retryable: false });
+    expect(e).toBeInstanceOf(InvalidOptionError);
+    expect(e).toMatchObject({ code: 'invalid_option', option: 'baseURL', retryable: false });
     expect(called).toBe(0);
   });
 
@@ -68,7 +68,7 @@ describe('configuration mistakes are ConfigurationErrors, not retryable', () => 
     const e = await errorOf(
       source.pipe(resumeFrom((c) => (reconnects++, retrieveResponseStream(c.responseId, { startingAfter: c.sequenceNumber }, { baseURL: 'ftp://example/v1', apiKey: KEY })), { delayMs: 0, maxAttempts: 5 })),
     );
-    expect(e).toBeInstanceOf(ConfigurationError);
+    expect(e).toBeInstanceOf(InvalidOptionError);
     expect(reconnects).toBe(1);
   });
 });

@@ -1,9 +1,9 @@
 // Path parameters cannot change the request's path: a response id with `/ ? # % ..` (or anything outside the
-// ids seen in the wild) is refused with an InvalidParameterError before anything is sent; the rest is encoded.
+// ids seen in the wild) is refused with an InvalidOptionError before anything is sent; the rest is encoded.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { lastValueFrom, toArray } from 'rxjs';
-import { InvalidParameterError } from '../../lib/errors';
+import { InvalidOptionError } from '../../lib/errors';
 import { retrieveResponseStream } from '../../lib/http/transports';
 import { fixture } from '../helpers/fixtures';
 
@@ -36,8 +36,8 @@ test.each(['..', '.', '../../admin', '../', 'resp_1/../../files', 'resp_1/cancel
   'the id %j is refused, nothing is sent',
   async (id) => {
     const e = await outcome(id);
-    expect(e).toBeInstanceOf(InvalidParameterError);
-    expect(e).toMatchObject({ code: 'invalid_parameter', param: 'responseId', retryable: false });
+    expect(e).toBeInstanceOf(InvalidOptionError);
+    expect(e).toMatchObject({ code: 'invalid_option', option: 'responseId', retryable: false });
     expect(seen).toEqual([]);
   },
 );
@@ -53,7 +53,7 @@ test.each([
 
 test.each([Number.NaN, -1, 1.5, Number.POSITIVE_INFINITY, 2 ** 60])('startingAfter %p is refused', async (n) => {
   const e = await outcome('resp_1', n);
-  expect(e).toBeInstanceOf(InvalidParameterError);
-  expect(e).toMatchObject({ param: 'startingAfter' });
+  expect(e).toBeInstanceOf(InvalidOptionError);
+  expect(e).toMatchObject({ option: 'startingAfter' });
   expect(seen).toEqual([]);
 });

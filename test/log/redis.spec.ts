@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Cluster, Redis } from 'ioredis';
-import { EventLogError } from '../../lib/errors';
+import { EventLogError, InvalidOptionError } from '../../lib/errors';
 import { redisEventLog, redisStreamKeys } from '../../lib/log/redis';
 import type { EventLog, Lease, LogScope } from '../../lib/log/types';
 import { completed, created, delta, describeEventLogContract, lapsedHolder, reasonOf } from './contract';
@@ -92,7 +92,7 @@ describe('redisEventLog on a Redis Cluster (one node owning every slot)', () => 
 
 describe('redisEventLog: keys', () => {
   test('a keyPrefix with braces is refused', () => {
-    expect(() => redisEventLog({ url: redis.server.url, keyPrefix: '{app}:' })).toThrow(TypeError);
+    expect(() => redisEventLog({ url: redis.server.url, keyPrefix: '{app}:' })).toThrow(InvalidOptionError);
   });
 });
 

@@ -1,9 +1,9 @@
 // fromEventLog's `startingAfter` (and an EventLog's own `after`) mean the same on every log: one table of
 // inputs, run against memoryEventLog and redisEventLog (a real redis-server). What is not a sequence number is an
-// InvalidParameterError naming the option and the value, before the log is read; a valid cursor past the end
+// InvalidOptionError naming the option and the value, before the log is read; a valid cursor past the end
 // delivers nothing until an event above it is stored, and completes when the stream ends.
 import { lastValueFrom, toArray, type Observable } from 'rxjs';
-import { InvalidParameterError } from '../../lib/errors';
+import { InvalidOptionError } from '../../lib/errors';
 import type { ResponseStreamEvent } from '../../lib/events/responses';
 import { fromEventLog } from '../../lib/log/from-event-log';
 import { memoryEventLog } from '../../lib/log/memory';
@@ -67,19 +67,19 @@ describe.each([
     return { s, token };
   }
 
-  test.each(invalid)('fromEventLog startingAfter %p: InvalidParameterError naming it', async (value, shown) => {
+  test.each(invalid)('fromEventLog startingAfter %p: InvalidOptionError naming it', async (value, shown) => {
     const { s } = await stream(true);
     const e = await failure(all(fromEventLog(log, s.responseId, { startingAfter: value as number, notFoundTimeoutMs: 60_000 })));
-    expect(e).toBeInstanceOf(InvalidParameterError);
-    expect(e).toMatchObject({ param: 'startingAfter', code: 'invalid_parameter', retryable: false });
+    expect(e).toBeInstanceOf(InvalidOptionError);
+    expect(e).toMatchObject({ option: 'startingAfter', code: 'invalid_option', retryable: false });
     expect((e as Error).message).toBe(`startingAfter: ${shown} is not a sequence number (an integer ≥ 0)`);
   });
 
-  test.each(invalid)('read and wait with after %p: InvalidParameterError naming it', async (value, shown) => {
+  test.each(invalid)('read and wait with after %p: InvalidOptionError naming it', async (value, shown) => {
     const { s } = await stream(true);
     for (const p of [log.read(s, value as number), log.wait(s, value as number, 60_000)]) {
       const e = await failure(p);
-      expect(e).toBeInstanceOf(InvalidParameterError);
+      expect(e).toBeInstanceOf(InvalidOptionError);
       expect((e as Error).message).toBe(`after: ${shown} is not a sequence number (an integer ≥ 0)`);
     }
   });

@@ -60,7 +60,7 @@ test('cancelResponse posts /responses/{id}/cancel upstream and cancels the strea
     expect(calls).toEqual([['http://127.0.0.1:9/v1/responses/resp_1/cancel', 'POST']]);
     expect((await reading).length).toBe(1);
     expect((await log.state(s))?.end).toBe('cancelled');
-    await expect(cancelResponse('../x', { fetch }, { log })).rejects.toMatchObject({ name: 'InvalidParameterError' });
+    await expect(cancelResponse('../x', { fetch }, { log })).rejects.toMatchObject({ name: 'InvalidOptionError' });
     expect(calls).toHaveLength(1);
   } finally {
     await log.close();

@@ -3,7 +3,7 @@
 // handshake (2 s) defaults, and laneMux's defaults (16 in flight, 32 lanes).
 import { filter, firstValueFrom, from, lastValueFrom, toArray } from 'rxjs';
 import {
-  connectResponsesSocket, isLaneError, laneMux, LimitExceededError, WebSocketClosedError, WebSocketConfigError,
+  connectResponsesSocket, isLaneError, laneMux, LimitExceededError, WebSocketClosedError, InvalidOptionError,
   type ResponsesClientEvent, type ResponsesSocket,
 } from '../../index.js';
 import { startResponsesWebSocketServer } from '../../testing';
@@ -129,7 +129,7 @@ describe('an apiKey in a browser', () => {
     }
   }
 
-  test('throws WebSocketConfigError at once, and no socket is opened', () => {
+  test('throws InvalidOptionError at once, and no socket is opened', () => {
     FakeSocket.created = [];
     let thrown: unknown;
     inBrowser(() => {
@@ -139,8 +139,8 @@ describe('an apiKey in a browser', () => {
         thrown = e;
       }
     });
-    expect(thrown).toBeInstanceOf(WebSocketConfigError);
-    expect((thrown as WebSocketConfigError).code).toEqual(expect.any(String));
+    expect(thrown).toBeInstanceOf(InvalidOptionError);
+    expect((thrown as InvalidOptionError).code).toEqual(expect.any(String));
     expect(String((thrown as Error).message)).not.toContain('sk-browser');
     expect(FakeSocket.created).toEqual([]);
   });

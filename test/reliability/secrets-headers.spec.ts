@@ -92,7 +92,7 @@ describe('a baseURL with user:password@', () => {
     `http://${PASSWORD}@127.0.0.1:PORT/v1`,
     `http:${PASSWORD}:x@127.0.0.1:PORT/v1`,
     `user:${PASSWORD}@127.0.0.1:PORT/v1`,
-  ])('%s is refused with a ConfigurationError that never quotes the password, and nothing is sent', async (template) => {
+  ])('%s is refused with an InvalidOptionError that never quotes the password, and nothing is sent', async (template) => {
     const seen: string[] = [];
     const server = createServer((req, res) => {
       seen.push(req.url ?? '');
@@ -102,10 +102,10 @@ describe('a baseURL with user:password@', () => {
     try {
       const baseURL = template.replace('PORT', port);
       const { error } = await valuesAndError(streamResponse({ model: 'm' }, { baseURL, apiKey: KEY }));
-      expect(error).toMatchObject({ name: 'ConfigurationError', code: 'invalid_configuration', setting: 'baseURL', retryable: false });
+      expect(error).toMatchObject({ name: 'InvalidOptionError', code: 'invalid_option', option: 'baseURL', retryable: false });
       expect((error as Error).message).toMatch(/baseURL/);
-      expectNoFragment('ConfigurationError', error, PASSWORD);
-      expectNoFragment('ConfigurationError', error, KEY);
+      expectNoFragment('InvalidOptionError', error, PASSWORD);
+      expectNoFragment('InvalidOptionError', error, KEY);
       // resumeFrom does not retry it: the reconnect's error passes through at once.
       let reconnects = 0;
       const resumed = await valuesAndError(
@@ -113,7 +113,7 @@ describe('a baseURL with user:password@', () => {
           resumeFrom(() => (reconnects++, retrieveResponseStream('resp_1', {}, { baseURL })), { delayMs: 0, cursor: { responseId: 'resp_1', sequenceNumber: 0 } }),
         ),
       );
-      expect(resumed.error).toMatchObject({ name: 'ConfigurationError' });
+      expect(resumed.error).toMatchObject({ name: 'InvalidOptionError' });
       expect(reconnects).toBe(0);
       expect(seen).toEqual([]);
     } finally {
@@ -127,15 +127,15 @@ describe('WebSocket: credentials in the URL, and one Authorization header', () =
   test.each([
     ['baseURL', { baseURL: `http://user:${PASSWORD}@127.0.0.1:9/v1` }],
     ['url', { url: `ws://user:${PASSWORD}@127.0.0.1:9/v1/responses` }],
-  ] as const)('%s with user:password@ is refused with a ConfigurationError that never quotes it', (setting, config) => {
+  ] as const)('%s with user:password@ is refused with an InvalidOptionError that never quotes it', (option, config) => {
     let error: unknown;
     try {
       connectResponsesSocket({ ...config, apiKey: KEY }).close();
     } catch (e) {
       error = e;
     }
-    expect(error).toMatchObject({ name: 'ConfigurationError', setting, retryable: false });
-    expectNoFragment('ConfigurationError', error, PASSWORD);
+    expect(error).toMatchObject({ name: 'InvalidOptionError', option, retryable: false });
+    expectNoFragment('InvalidOptionError', error, PASSWORD);
   });
 
   test('a configured key replaces a caller-given Authorization header (any case) instead of doubling it', async () => {
