@@ -1,5 +1,5 @@
 import { map, of, throwError } from 'rxjs';
-import { LimitExceededError } from '../lib/errors';
+import { InvalidOptionError, LimitExceededError } from '../lib/errors';
 import { bufferLimit } from '../operators/bufferLimit';
 import { marbleScheduler } from '../test/helpers/marbles';
 
@@ -74,7 +74,7 @@ describe('bufferLimit', () => {
   });
 
   test('rejects a negative or fractional max', () => {
-    expect(() => bufferLimit(-1, () => of(1))).toThrow(RangeError);
-    expect(() => bufferLimit(1.5, () => of(1))).toThrow(RangeError);
+    expect(() => bufferLimit(-1, () => of(1))).toThrow(InvalidOptionError);
+    expect(() => bufferLimit(1.5, () => of(1))).toThrow('max: expected an integer ≥ 0, got 1.5');
   });
 });

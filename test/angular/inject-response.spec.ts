@@ -190,8 +190,8 @@ describe('injectResponse with a scripted stream', () => {
   });
 
   test('without stream or baseURL: a clear error, at once', () => {
-    expect(() => TestBed.runInInjectionContext(() => injectResponse({}))).toThrow(/stream.*baseURL/);
-    expect(() => TestBed.runInInjectionContext(() => injectResponse({ stream: () => new Subject<E>(), resume: true }))).toThrow(/`resume` without a `reconnect` needs `baseURL`/);
+    expect(() => TestBed.runInInjectionContext(() => injectResponse({}))).toThrow(/^baseURL: pass `stream` or `baseURL`/);
+    expect(() => TestBed.runInInjectionContext(() => injectResponse({ stream: () => new Subject<E>(), resume: true }))).toThrow(/^resume: without a `reconnect` it needs `baseURL`/);
   });
 });
 

@@ -39,8 +39,8 @@ const invalid: Array<[unknown, string]> = [
   [Number.MIN_VALUE, '5e-324'],
   ['3', 'the string "3"'],
   [null, 'null'],
-  [true, 'boolean'],
-  [{ valueOf: () => 3 }, 'object'],
+  [true, 'true'],
+  [{ valueOf: () => 3 }, 'an object'],
   [3n, 'bigint'],
 ];
 
@@ -72,7 +72,7 @@ describe.each([
     const e = await failure(all(fromEventLog(log, s.responseId, { startingAfter: value as number, notFoundTimeoutMs: 60_000 })));
     expect(e).toBeInstanceOf(InvalidOptionError);
     expect(e).toMatchObject({ option: 'startingAfter', code: 'invalid_option', retryable: false });
-    expect((e as Error).message).toBe(`startingAfter: ${shown} is not a sequence number (an integer ≥ 0)`);
+    expect((e as Error).message).toBe(`startingAfter: expected a sequence number (an integer ≥ 0), got ${shown}`);
   });
 
   test.each(invalid)('read and wait with after %p: InvalidOptionError naming it', async (value, shown) => {
@@ -80,7 +80,7 @@ describe.each([
     for (const p of [log.read(s, value as number), log.wait(s, value as number, 60_000)]) {
       const e = await failure(p);
       expect(e).toBeInstanceOf(InvalidOptionError);
-      expect((e as Error).message).toBe(`after: ${shown} is not a sequence number (an integer ≥ 0)`);
+      expect((e as Error).message).toBe(`after: expected a sequence number (an integer ≥ 0), got ${shown}`);
     }
   });
 

@@ -139,5 +139,5 @@ test('a refused string value is shown as a short masked excerpt, never a key; a 
   expect((e as Error).message).not.toContain(KEY);
   expect((e as Error).message).not.toContain(KEY.slice(8, 30));
   const url = await refusal(() => createGateway(bad({ upstream: `https://user:${KEY}@example.com/v1` })));
-  expect(url).toMatchObject({ option: 'upstream', message: 'upstream: expected { baseURL, apiKey?, fetch? }, got a string of 67 characters' });
+  expect(url).toMatchObject({ option: 'upstream', message: 'upstream: expected { baseURL, apiKey?, fetch? }, got a string of 72 characters' });
 });
