@@ -29,20 +29,20 @@ function numberCheck(test: (v: number) => boolean, expected: string) {
 }
 
 /** A finite number ≥ 0 (a size, a limit), `fallback` when absent. */
-export const nonNegativeNumber = numberCheck((v) => Number.isFinite(v) && v >= 0, 'a finite number ≥ 0');
+export const nonNegativeNumber = /* @__PURE__ */ numberCheck((v) => Number.isFinite(v) && v >= 0, 'a finite number ≥ 0');
 /** A finite number > 0. */
-export const positiveNumber = numberCheck((v) => Number.isFinite(v) && v > 0, 'a finite number > 0');
+export const positiveNumber = /* @__PURE__ */ numberCheck((v) => Number.isFinite(v) && v > 0, 'a finite number > 0');
 /** An integer ≥ 0 (up to `Number.MAX_SAFE_INTEGER`). */
-export const nonNegativeInt = numberCheck((v) => Number.isSafeInteger(v) && v >= 0, 'an integer ≥ 0');
+export const nonNegativeInt = /* @__PURE__ */ numberCheck((v) => Number.isSafeInteger(v) && v >= 0, 'an integer ≥ 0');
 /** An integer ≥ 1 (up to `Number.MAX_SAFE_INTEGER`). */
-export const positiveInt = numberCheck((v) => Number.isSafeInteger(v) && v >= 1, 'an integer ≥ 1');
+export const positiveInt = /* @__PURE__ */ numberCheck((v) => Number.isSafeInteger(v) && v >= 1, 'an integer ≥ 1');
 /** A duration in ms: a finite number ≥ 0. */
-export const durationMs = numberCheck((v) => Number.isFinite(v) && v >= 0, 'a duration in ms (a finite number ≥ 0)');
+export const durationMs = /* @__PURE__ */ numberCheck((v) => Number.isFinite(v) && v >= 0, 'a duration in ms (a finite number ≥ 0)');
 /** A duration in ms that cannot be 0 (a poll interval, a lease). */
-export const positiveDurationMs = numberCheck((v) => Number.isFinite(v) && v > 0, 'a duration in ms > 0');
+export const positiveDurationMs = /* @__PURE__ */ numberCheck((v) => Number.isFinite(v) && v > 0, 'a duration in ms > 0');
 
 /** A TCP port to listen on (0: any free one). */
-export const portNumber = numberCheck((v) => Number.isSafeInteger(v) && v >= 0 && v <= 65535, 'a port number (an integer from 0 to 65535)');
+export const portNumber = /* @__PURE__ */ numberCheck((v) => Number.isSafeInteger(v) && v >= 0 && v <= 65535, 'a port number (an integer from 0 to 65535)');
 
 /** One of `allowed`, `fallback` when absent. */
 export function oneOf<T extends string | boolean, F extends T | undefined = undefined>(option: string, v: unknown, allowed: readonly T[], fallback?: F): T | F {

@@ -9,6 +9,7 @@
 // Nothing runs at import (package.json "sideEffects": false): each piece makes its warm-up object the first
 // time it is used (`keepWarm`), and `configure({ warmUp: false })` turns them off and lets go of those made.
 // No warm-up object holds any of a user's data.
+import { oneOf } from './options.js';
 
 /** The package's global options (one today). */
 export interface ConfigureOptions {
@@ -34,8 +35,9 @@ const kept = new Map<string, object | undefined>();
  * ```
  */
 export function configure(options: ConfigureOptions): void {
-  if (options.warmUp === undefined) return;
-  enabled = options.warmUp;
+  const warmUp = oneOf('warmUp', options.warmUp, [true, false]);
+  if (warmUp === undefined) return;
+  enabled = warmUp;
   if (enabled) return;
   const made = [...kept.values()];
   kept.clear();

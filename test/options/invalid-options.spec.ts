@@ -5,7 +5,7 @@
 import { isObservable, lastValueFrom, of, type Observable } from 'rxjs';
 import * as t from 'io-ts';
 import {
-  accumulateText, bufferLimit, connectResponsesSocket, decodeChatCompletionsSSE, decodeResponsesSSE, defineTool, exponentialBackoff,
+  accumulateText, bufferLimit, configure, connectResponsesSocket, decodeChatCompletionsSSE, decodeResponsesSSE, defineTool, exponentialBackoff,
   fromChatChunks, fromChatCompletionsSSE, fromEventLog, fromResponsesSSE, InvalidOptionError, laneMux, memoryEventLog, persistTo,
   redisEventLog, resumeFrom, retrieveResponseStream, runAgent, smoothText, streamChatCompletion, streamResponse, toChatSSE,
   toResponsesSSE, type LaneSocket,
@@ -68,6 +68,7 @@ const rows: readonly Row[] = [
   ['toChatSSE onError', () => toChatSSE({ onError: bad('value') }), 'onError'],
   ['fromChatChunks choiceIndex', () => fromChatChunks({ choiceIndex: -1 }), 'choiceIndex'],
   ['accumulateText kind', () => accumulateText({ kind: bad('text') }), 'kind'],
+  ['configure warmUp', () => configure({ warmUp: bad('off') }), 'warmUp'],
   // the agent
   ['runAgent maxTurns', () => runAgent({ model: 'm' }, { maxTurns: 0, config }), 'maxTurns'],
   ['runAgent toolTimeoutMs', () => runAgent({ model: 'm' }, { toolTimeoutMs: -1, config }), 'toolTimeoutMs'],
