@@ -5,7 +5,7 @@
 import { isObservable, lastValueFrom, of, type Observable } from 'rxjs';
 import * as t from 'io-ts';
 import {
-  accumulateText, bufferLimit, configure, connectResponsesSocket, decodeChatCompletionsSSE, decodeResponsesSSE, defineTool, exponentialBackoff,
+  accumulateText, bufferLimit, cancelResponse, configure, connectResponsesSocket, decodeChatCompletionsSSE, decodeResponsesSSE, defineTool, exponentialBackoff,
   fromChatChunks, fromChatCompletionsSSE, fromEventLog, fromResponsesSSE, InvalidOptionError, laneMux, memoryEventLog, persistTo,
   redisEventLog, resumeFrom, retrieveResponseStream, runAgent, smoothText, streamChatCompletion, streamResponse, toChatSSE,
   toResponsesSSE, type LaneSocket,
@@ -34,6 +34,7 @@ const rows: readonly Row[] = [
   ['retrieveResponseStream startingAfter', () => retrieveResponseStream('resp_1', { startingAfter: -1 }, config), 'startingAfter'],
   ['retrieveResponseStream maxEventSize', () => retrieveResponseStream('resp_1', {}, { ...config, maxEventSize: 0 }), 'maxEventSize'],
   ['streamChatCompletion validate', () => streamChatCompletion({ model: 'm', messages: [] }, { ...config, validate: bad('yes') }), 'validate'],
+  ['cancelResponse responseId', () => cancelResponse('../x', config), 'responseId'],
   // decoders: at the call
   ['fromResponsesSSE validate', () => fromResponsesSSE('', { validate: bad('Strict') }), 'validate'],
   ['fromResponsesSSE errorEvents', () => fromResponsesSSE('', { errorEvents: bad('values') }), 'errorEvents'],
