@@ -1,5 +1,6 @@
 import { Observable } from 'rxjs';
 import { DecodeError, NetworkError, OpenAIRxError } from '../errors.js';
+import { keepWarm } from '../warmup.js';
 
 /** Anything a stream body can come as. */
 export type StreamSource =
@@ -137,6 +138,7 @@ function pump(
   utf8: Utf8,
   sink: Sink,
 ): () => void {
+  keepWarm('body reader', pumpShape);
   const p = new Pump(read, cancel, utf8, sink);
   p.step();
   return () => p.teardown();
@@ -241,3 +243,12 @@ export function textOfChunks(chunks: Observable<Uint8Array | string>): Observabl
     });
   });
 }
+
+/** A reader kept once the first body is read, unless warm-ups are off, so that its hidden class (and Utf8's) survives a full GC. */
+const pumpShape = (): Pump =>
+  new Pump(
+    () => Promise.resolve({ done: true, value: undefined }),
+    () => undefined,
+    new Utf8(),
+    { next: () => undefined, error: () => undefined, complete: () => undefined, closed: true },
+  );

@@ -29,7 +29,7 @@ function pipeline(rx: Root): Promise<unknown[]> {
   return lastValueFrom(rx.streamResponse({ model: 'm', input: 'hi' }, config).pipe(rx.fanOut(rx.accumulateText(), rx.collectToolCalls()), toArray()));
 }
 
-const ALL = ['accumulateText', 'collectToolCalls', 'event relay', 'event skeletons', 'fanOut', 'responses decoding'];
+const ALL = ['accumulateText', 'body reader', 'collectToolCalls', 'event relay', 'event skeletons', 'fanOut', 'responses decoding'];
 
 describe('warm-up objects', () => {
   it('are made on first use, not at import', async () => {
