@@ -113,16 +113,21 @@ export {
 
 // The agent loop
 export {
-  runAgent, defineTool, toJsonSchema, withDescription, strictSchemaViolations, STRICT_LIMITS, isAgentEvent, AGENT_EVENT_TYPES,
-  MaxTurnsError, ClientToolError, UnsupportedCodecError,
+  runAgent, defineTool, isAgentEvent, AGENT_EVENT_TYPES, MaxTurnsError, ClientToolError,
   type RunAgentOptions, type AgentStreamEvent, type TurnTransport, type TurnContext,
   type Tool, type ToolContext, type ToolReturn, type ArgumentsCheck, type Checked, type CodecToolOptions, type SchemaToolOptions,
-  type FunctionToolDefinition, type DescribedType, type JsonSchema, type JsonSchemaOptions,
+  type FunctionToolDefinition,
   type ApprovalContext, type ClientToolHandlers, type ShellCommandOutput, type ApplyPatchResult, type ComputerScreenshot,
   type AgentEvent, type AgentCall, type AgentCallType, type AgentInputItem, type ToolFailureReason,
   type AgentApprovalRequestedEvent, type AgentApprovalResolvedEvent, type AgentToolCallStartedEvent, type AgentToolCallCompletedEvent,
   type AgentToolCallFailedEvent, type AgentTurnFinishedEvent, type AgentRunFinishedEvent,
 } from './agent/index.js';
+
+// JSON Schemas from io-ts codecs: a tool's parameters (defineTool) and a structured output's text.format
+export {
+  toJsonSchema, withDescription, UnsupportedCodecError, type DescribedType, type JsonSchema, type JsonSchemaOptions,
+} from './lib/schema/json-schema.js';
+export { strictSchemaViolations, STRICT_LIMITS } from './lib/schema/strict-schema.js';
 
 // Errors
 export {

@@ -1,7 +1,7 @@
 import * as t from 'io-ts';
 import type { Observable } from 'rxjs';
 import type { AgentCall } from './events.js';
-import { argumentsFor, toJsonSchema, UnsupportedCodecError, type JsonSchema } from './json-schema.js';
+import { argumentsFor, toJsonSchema, UnsupportedCodecError, type JsonSchema } from '../lib/schema/json-schema.js';
 import { InvalidOptionError } from '../lib/errors.js';
 import { invalidOption, oneOf, optionalFunction, positiveDurationMs } from '../lib/options.js';
 import { thrownText } from './failure-text.js';

@@ -1,8 +1,6 @@
-// The agent loop: defineTool (io-ts → JSON Schema), runAgent (turns over HTTP or a WebSocket lane), agent.* events.
+// The agent loop: defineTool (a tool from an io-ts codec; the schema derivation is lib/schema/), runAgent (turns over HTTP or a WebSocket lane), agent.* events.
 export { runAgent, type RunAgentOptions, type AgentStreamEvent } from './run-agent.js';
 export { defineTool, type Tool, type ToolContext, type ToolReturn, type ArgumentsCheck, type Checked, type CodecToolOptions, type SchemaToolOptions, type FunctionToolDefinition } from './define-tool.js';
-export { strictSchemaViolations, STRICT_LIMITS } from './strict-schema.js';
-export { toJsonSchema, withDescription, UnsupportedCodecError, type DescribedType, type JsonSchema, type JsonSchemaOptions } from './json-schema.js';
 export type { TurnTransport, TurnContext } from './turn.js';
 export type { ApprovalContext, ClientToolHandlers, ShellCommandOutput, ApplyPatchResult, ComputerScreenshot } from './handlers.js';
 export { MaxTurnsError, ClientToolError } from './errors.js';

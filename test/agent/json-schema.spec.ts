@@ -2,8 +2,9 @@
 // and the same codec decodes what a strict model sends (null for an absent optional property).
 import * as t from 'io-ts';
 import { InvalidOptionError } from '../../lib/errors';
-import { argumentsFor } from '../../agent/json-schema';
-import { defineTool, strictSchemaViolations, toJsonSchema, UnsupportedCodecError, withDescription, type JsonSchema } from '../../agent/index';
+import { argumentsFor, toJsonSchema, UnsupportedCodecError, withDescription, type JsonSchema } from '../../lib/schema/json-schema';
+import { strictSchemaViolations } from '../../lib/schema/strict-schema';
+import { defineTool } from '../../agent/index';
 import { optional, struct } from '../../lib/events/codec';
 
 const obj = (properties: Record<string, JsonSchema>, extra: Record<string, unknown> = {}): JsonSchema => ({

@@ -1,5 +1,5 @@
 import * as t from 'io-ts';
-import { OptionalType, StructType } from '../lib/events/codec.js';
+import { OptionalType, StructType } from '../events/codec.js';
 
 // io-ts codec → the JSON Schema of a function tool's `parameters`, valid for `strict: true` function calling:
 // every object lists all its properties in `required` and has `additionalProperties: false`; a property that
