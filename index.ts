@@ -30,7 +30,7 @@
 // Transports and decoders
 export {
   streamResponse, retrieveResponseStream, streamChatCompletion,
-  type ResponsesStreamConfig, type ChatStreamConfig, type ResponseCreateParams, type ChatCompletionCreateParams,
+  type ResponsesStreamConfig, type ChatStreamConfig, type ResponseCreateParams, type ResponseTextConfig, type ChatCompletionCreateParams,
 } from './lib/http/transports.js';
 export type { ClientConfig } from './lib/http/config.js';
 export { fromResponsesSSE, decodeResponsesSSE, type ResponsesSSEOptions } from './lib/decode/responses-sse.js';
@@ -128,6 +128,7 @@ export {
   toJsonSchema, withDescription, UnsupportedCodecError, type DescribedType, type JsonSchema, type JsonSchemaOptions,
 } from './lib/schema/json-schema.js';
 export { strictSchemaViolations, STRICT_LIMITS } from './lib/schema/strict-schema.js';
+export { jsonSchemaFormat, type JsonSchemaFormatOptions, type JsonSchemaTextFormat, type ResponseTextFormat } from './lib/schema/json-schema-format.js';
 
 // Errors
 export {

@@ -5,6 +5,7 @@ import { checkChatSSEOptions, fromChatCompletionsSSE, type ChatCompletionsSSEOpt
 import { checkResponsesSSEOptions, fromResponsesSSE, type ResponsesSSEOptions } from '../decode/responses-sse.js';
 import type { ChatCompletionChunk } from '../events/chat.js';
 import type { ResponseStreamEvent } from '../events/responses.js';
+import type { ResponseTextFormat } from '../schema/json-schema-format.js';
 import { checkClientConfig, type ClientConfig } from './config.js';
 import { streamOf } from './request.js';
 
@@ -12,7 +13,16 @@ export interface ResponsesStreamConfig extends ClientConfig, ResponsesSSEOptions
 export interface ChatStreamConfig extends ClientConfig, ChatCompletionsSSEOptions {}
 
 /** A `POST /responses` body; any field of the API is passed through. */
-export type ResponseCreateParams = { readonly model?: string; readonly input?: unknown; readonly [key: string]: unknown };
+export type ResponseCreateParams = {
+  readonly model?: string;
+  readonly input?: unknown;
+  /** How the output text is shaped: `format` is plain text, any JSON object, or JSON matching a schema (`jsonSchemaFormat`). */
+  readonly text?: ResponseTextConfig;
+  readonly [key: string]: unknown;
+};
+
+/** A request's `text`: its `format`, and any other field of the API (`verbosity`…) passed through. */
+export type ResponseTextConfig = { readonly format?: ResponseTextFormat; readonly [key: string]: unknown };
 /** A `POST /chat/completions` body. */
 export type ChatCompletionCreateParams = { readonly model?: string; readonly messages: unknown[]; readonly [key: string]: unknown };
 

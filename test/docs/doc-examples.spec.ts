@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const root = join(__dirname, '..', '..');
-const FILES = ['lib/http/transports.ts', 'lib/decode/responses-sse.ts', 'lib/decode/chat-sse.ts', 'lib/ws/socket.ts', 'lib/ws/response.ts', 'testing/index.ts'];
+const FILES = ['lib/http/transports.ts', 'lib/decode/responses-sse.ts', 'lib/decode/chat-sse.ts', 'lib/ws/socket.ts', 'lib/ws/response.ts', 'lib/schema/json-schema-format.ts', 'testing/index.ts'];
 
 /** The ```ts blocks of a file's doc comments, without the comments' ` * ` margins. */
 function examplesOf(source: string): string[] {

@@ -2,8 +2,9 @@
 // test/docs/doc-examples.spec.ts fails when a doc comment's example is not here word for word.
 // Never run: the free identifiers (url, init, saved, render, …) stand for the reader's own code.
 import { filter, finalize, lastValueFrom, map, type Observable } from 'rxjs';
+import * as t from 'io-ts';
 import {
-  connectResponsesSocket, decodeChatCompletionsSSE, decodeResponsesSSE, fromChatCompletionsSSE, fromResponsesSSE, laneMux, ofType,
+  connectResponsesSocket, decodeChatCompletionsSSE, decodeResponsesSSE, fromChatCompletionsSSE, fromResponsesSSE, jsonSchemaFormat, laneMux, ofType,
   outputText, resumeFrom, retrieveResponseStream, streamChatCompletion, streamResponse, streamResponseOverSocket,
   type ResponsesClientEvent, type ResumeCursor,
 } from '../../index.js';
@@ -64,6 +65,15 @@ fromChatCompletionsSSE(await fetch(url, init), { requireDone: false })   // a pr
 // lib/decode/chat-sse.ts
 {
 body$.pipe(decodeChatCompletionsSSE()).subscribe((chunk) => console.log(chunk.choices[0]?.finish_reason));
+}
+
+// lib/schema/json-schema-format.ts
+{
+const Weather = t.type({ city: t.string, temperature: t.number, conditions: t.keyof({ sunny: null, cloudy: null, rain: null }) });
+
+streamResponse({ model: 'gpt-5.4-mini', input: 'The weather in Paris', text: { format: jsonSchemaFormat(Weather, { name: 'weather' }) } })
+  .pipe(outputText())
+  .subscribe((json) => render(json));
 }
 
 // lib/ws/socket.ts

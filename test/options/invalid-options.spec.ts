@@ -6,7 +6,7 @@ import { isObservable, lastValueFrom, of, type Observable } from 'rxjs';
 import * as t from 'io-ts';
 import {
   accumulateText, bufferLimit, cancelResponse, configure, connectResponsesSocket, decodeChatCompletionsSSE, decodeResponsesSSE, defineTool, exponentialBackoff,
-  fromChatChunks, fromChatCompletionsSSE, fromEventLog, fromResponsesSSE, InvalidOptionError, laneMux, memoryEventLog, persistTo,
+  fromChatChunks, fromChatCompletionsSSE, fromEventLog, fromResponsesSSE, InvalidOptionError, jsonSchemaFormat, laneMux, memoryEventLog, persistTo,
   redisEventLog, resumeFrom, retrieveResponseStream, runAgent, smoothText, streamChatCompletion, streamResponse, toChatSSE,
   toResponsesSSE, type LaneSocket,
 } from '../../index';
@@ -79,6 +79,10 @@ const rows: readonly Row[] = [
   ['defineTool execute', () => defineTool(tool({ execute: 'run' })), 'execute'],
   ['defineTool checkArguments', () => defineTool(tool({ parameters: { type: 'object' }, checkArguments: 'ajv' })), 'checkArguments'],
   ['defineTool timeoutMs', () => defineTool(tool({ timeoutMs: 0 })), 'timeoutMs'],
+  // structured outputs
+  ['jsonSchemaFormat name', () => jsonSchemaFormat(t.type({}), { name: 'my format' }), 'name'],
+  ['jsonSchemaFormat codec', () => jsonSchemaFormat(t.type({ tags: t.record(t.string, t.string) }), { name: 'tags' }), 'codec'],
+  ['jsonSchemaFormat strict', () => jsonSchemaFormat(t.type({}), { name: 'x', strict: bad('yes') }), 'strict'],
   // the gateway
   ['createGateway log', () => createGateway({ log: 'postgres://db' }), 'log'],
   ['createGateway upstream.baseURL', () => createGateway({ upstream: { baseURL: `https://user:${KEY}@example.com/v1` } }), 'upstream.baseURL'],
