@@ -134,5 +134,5 @@ export { jsonSchemaFormat, type JsonSchemaFormatOptions, type JsonSchemaTextForm
 export {
   OpenAIRxError, isOpenAIRxError, DecodeError, LimitExceededError, SequenceGapError, StreamInterruptedError, IdleTimeoutError,
   ResponseStreamError, ResponseCancelledError, isCancellation, HTTPError, NotAnEventStreamError, NetworkError, AbortedError,
-  InvalidOptionError, ResponseMismatchError, EventLogError, MissingPeerDependencyError,
+  InvalidOptionError, ResponseMismatchError, EventLogError, MissingPeerDependencyError, JsonTextError,
 } from './lib/errors.js';

@@ -221,6 +221,24 @@ export class InvalidOptionError extends OpenAIRxError {
   }
 }
 
+/**
+ * Text that is not JSON (or not yet all of it, at its end): `position` is the 0-based character offset where it
+ * stopped being a JSON prefix, and the message says what was expected there. The text itself is never quoted
+ * (it carries the model's answer into logs).
+ */
+export class JsonTextError extends OpenAIRxError {
+  override readonly name = 'JsonTextError';
+  readonly code = 'json_text';
+  constructor(
+    /** What was wrong, e.g. `expected ',' or '}'`. */
+    readonly reason: string,
+    /** 0-based character offset in the whole text. */
+    readonly position: number,
+  ) {
+    super(`${reason} at position ${position}`);
+  }
+}
+
 /** A 2xx answer whose body is not an event stream (an HTML page, a gateway's JSON error): the server's message, read up to 64 KiB. */
 export class NotAnEventStreamError extends HTTPError {
   override readonly name = 'NotAnEventStreamError';

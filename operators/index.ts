@@ -1,6 +1,6 @@
 /**
  * Pipeable operators over the typed events: pick events by type ({@link ofType}), grow the text
- * ({@link outputText}, {@link accumulateText}), pace it for display ({@link smoothText}), collect tool calls ({@link collectToolCalls}), assemble the
+ * ({@link outputText}, {@link accumulateText}), read JSON as it is written ({@link partialJson}), pace it for display ({@link smoothText}), collect tool calls ({@link collectToolCalls}), assemble the
  * response ({@link accumulateResponse}), resume a cut-off stream ({@link resumeFrom}), convert between the
  * Responses and Chat Completions shapes ({@link toChatChunks}, {@link fromChatChunks}, {@link toResponsesSSE},
  * {@link toChatSSE}), and share or bound a stream ({@link fanOut}, {@link bufferLimit}, {@link laneMux}).
@@ -14,6 +14,7 @@ export { resumeFrom, resumeFromCursor, exponentialBackoff, isRetryableError, typ
 export { toChatChunks, type ToChatChunksOptions } from './toChatChunks.js';
 export { accumulateText, TEXT_KINDS, type TextKind, type TextSnapshot, type AccumulateTextOptions } from './accumulateText.js';
 export { outputText } from './outputText.js';
+export { partialJson, type PartialValue, type PartialJsonOptions } from './partialJson.js';
 export { smoothText, type SmoothTextOptions, type SmoothTextInput, type Chunking } from './smoothText.js';
 export {
   collectToolCalls, type ToolCall, type ToolCallType, type ToolCallState, type ParsedArguments, type FunctionToolCall, type CustomToolCall,

@@ -2,7 +2,7 @@
 // that error: never thrown back at the producer, never an uncaught exception (rxjs reports those through
 // config.onUnhandledError, watched here).
 import { config, Subject, type Observable, type OperatorFunction } from 'rxjs';
-import { accumulateResponse, accumulateText, fromChatChunks, outputText, smoothText, toChatChunks } from '../../operators/index';
+import { accumulateResponse, accumulateText, fromChatChunks, outputText, partialJson, smoothText, toChatChunks } from '../../operators/index';
 import * as ev from './events';
 
 const boom = new Error('a getter threw');
@@ -35,6 +35,8 @@ const operators: Array<[string, () => OperatorFunction<never, unknown>, unknown,
   ['toChatChunks', () => toChatChunks() as OperatorFunction<never, unknown>, text, responses],
   // smoothText reads a text delta's fields, not the terminal event's `response` (it passes that event on).
   ['smoothText', () => smoothText({ delayMs: 0 }) as OperatorFunction<never, unknown>, text, { ...responses, 'a terminal event whose `response` getter throws': undefined }],
+  // partialJson reads a snapshot's length and characters.
+  ['partialJson', () => partialJson() as OperatorFunction<never, unknown>, '[', { 'a snapshot whose `length` getter throws': () => getter(new String('[1'), 'length'), 'a Proxy that throws on every read': proxy }],
   ['fromChatChunks', () => fromChatChunks() as OperatorFunction<never, unknown>, chatChunk({ content: 'Hi' }), chats],
 ];
 

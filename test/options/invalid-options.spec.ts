@@ -6,7 +6,7 @@ import { isObservable, lastValueFrom, of, type Observable } from 'rxjs';
 import * as t from 'io-ts';
 import {
   accumulateText, bufferLimit, cancelResponse, configure, connectResponsesSocket, decodeChatCompletionsSSE, decodeResponsesSSE, defineTool, exponentialBackoff,
-  fromChatChunks, fromChatCompletionsSSE, fromEventLog, fromResponsesSSE, InvalidOptionError, jsonSchemaFormat, laneMux, memoryEventLog, persistTo,
+  fromChatChunks, fromChatCompletionsSSE, fromEventLog, fromResponsesSSE, InvalidOptionError, jsonSchemaFormat, laneMux, memoryEventLog, partialJson, persistTo,
   redisEventLog, resumeFrom, retrieveResponseStream, runAgent, smoothText, streamChatCompletion, streamResponse, toChatSSE,
   toResponsesSSE, type LaneSocket,
 } from '../../index';
@@ -58,6 +58,7 @@ const rows: readonly Row[] = [
   // operators
   ['smoothText delayMs', () => smoothText({ delayMs: -1 }), 'delayMs'],
   ['smoothText chunking', () => smoothText({ chunking: bad('sentence') }), 'chunking'],
+  ['partialJson maxDepth', () => partialJson({ maxDepth: 0 }), 'maxDepth'],
   ['bufferLimit max', () => bufferLimit(-1, () => of(1)), 'max'],
   ['bufferLimit work', () => bufferLimit<unknown, unknown>(1, bad(undefined)), 'work'],
   ['laneMux maxInFlight', () => laneMux(noSocket, { maxInFlight: 0 }), 'maxInFlight'],
