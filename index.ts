@@ -133,6 +133,6 @@ export { jsonSchemaFormat, type JsonSchemaFormatOptions, type JsonSchemaTextForm
 // Errors
 export {
   OpenAIRxError, isOpenAIRxError, DecodeError, LimitExceededError, SequenceGapError, StreamInterruptedError, IdleTimeoutError,
-  ResponseStreamError, ResponseCancelledError, isCancellation, HTTPError, NotAnEventStreamError, NetworkError, AbortedError,
+  ResponseStreamError, ResponseCancelledError, RefusalError, IncompleteResponseError, isCancellation, HTTPError, NotAnEventStreamError, NetworkError, AbortedError,
   InvalidOptionError, ResponseMismatchError, EventLogError, MissingPeerDependencyError, JsonTextError,
 } from './lib/errors.js';

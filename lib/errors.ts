@@ -141,6 +141,37 @@ export class ResponseCancelledError extends ResponseStreamError {
   }
 }
 
+/**
+ * The model refused to answer (a `refusal` content part, `response.refusal.delta` / `.done`) where an answer
+ * was expected: `refusal` carries its text, which is the model's, not the user's.
+ */
+export class RefusalError extends OpenAIRxError {
+  override readonly name = 'RefusalError';
+  readonly code = 'refusal';
+  constructor(
+    readonly refusal: string,
+    readonly responseId: string | undefined,
+  ) {
+    super(`the model refused${responseId !== undefined ? ` (response ${responseId})` : ''}: ${excerpt(refusal, 200)}`);
+  }
+}
+
+/**
+ * The response ended `incomplete` (`response.incomplete`: `max_output_tokens`, `content_filter`, ...) before
+ * what was being read of it was complete. `reason` is `response.incomplete_details.reason` when the API gave one.
+ */
+export class IncompleteResponseError extends OpenAIRxError {
+  override readonly name = 'IncompleteResponseError';
+  readonly code = 'response_incomplete';
+  constructor(
+    readonly reason: string | undefined,
+    readonly responseId: string | undefined,
+    what: string,
+  ) {
+    super(`the response${responseId !== undefined ? ` ${responseId}` : ''} ended incomplete (${reason ?? 'no reason given'}) before ${what} was complete`);
+  }
+}
+
 /** Whether `e` says the response was cancelled. Duck-typed on `code`, so that a second copy of the library (ESM next to CJS) counts too. */
 export function isCancellation(e: unknown): boolean {
   return typeof e === 'object' && e !== null && (e as { code?: unknown }).code === 'response_cancelled';

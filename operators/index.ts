@@ -15,6 +15,7 @@ export { toChatChunks, type ToChatChunksOptions } from './toChatChunks.js';
 export { accumulateText, TEXT_KINDS, type TextKind, type TextSnapshot, type AccumulateTextOptions } from './accumulateText.js';
 export { outputText } from './outputText.js';
 export { partialJson, type PartialValue, type PartialJsonOptions } from './partialJson.js';
+export { outputObject, type OutputObjectOptions } from './outputObject.js';
 export { smoothText, type SmoothTextOptions, type SmoothTextInput, type Chunking } from './smoothText.js';
 export {
   collectToolCalls, type ToolCall, type ToolCallType, type ToolCallState, type ParsedArguments, type FunctionToolCall, type CustomToolCall,
