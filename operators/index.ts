@@ -16,6 +16,7 @@ export { accumulateText, TEXT_KINDS, type TextKind, type TextSnapshot, type Accu
 export { outputText } from './outputText.js';
 export { partialJson, type PartialValue, type PartialJsonOptions } from './partialJson.js';
 export { outputObject, type OutputObjectOptions } from './outputObject.js';
+export { partialToolCalls, type PartialToolCall } from './partialToolCalls.js';
 export { smoothText, type SmoothTextOptions, type SmoothTextInput, type Chunking } from './smoothText.js';
 export {
   collectToolCalls, type ToolCall, type ToolCallType, type ToolCallState, type ParsedArguments, type FunctionToolCall, type CustomToolCall,
