@@ -19,5 +19,5 @@
  */
 export { responseSignals, type ResponseSignalsOptions, type ResponseSignalsRef } from './response-signals.js';
 export { injectResponse, type InjectResponseOptions, type ResponseController } from './inject-response.js';
-export type { ResponseSignals, ResponseStatus, SmoothOption } from './response-state.js';
+export type { ResponseSignals, ResponseObjectSignals, ResponseStatus, SmoothOption } from './response-state.js';
 export { smoothText, type SmoothTextOptions } from '../operators/smoothText.js';

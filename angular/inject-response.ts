@@ -1,10 +1,11 @@
 import { computed, signal, type Injector, type Signal } from '@angular/core';
+import type * as t from 'io-ts';
 import type { Observable, Subscription } from 'rxjs';
 import { InvalidOptionError } from '../lib/errors.js';
 import type { ResponseStreamEvent } from '../lib/events/responses.js';
 import { retrieveResponseStream, streamResponse, type ResponsesStreamConfig } from '../lib/http/transports.js';
 import { autoResumeOf, exponentialBackoff, resumeFrom, type AutoResumeOptions, type Reconnect } from '../operators/resumeFrom.js';
-import { ResponseState, type ResponseSignals, type SmoothOption } from './response-state.js';
+import { ResponseState, type ResponseObjectSignals, type ResponseSignals, type SmoothOption } from './response-state.js';
 import { destroyRefOf } from './response-signals.js';
 
 /** Where the answers come from: a function, or the application's own backend. */
@@ -37,6 +38,11 @@ export interface InjectResponseOptions<I = string> {
    * status then keep pace with it. Default `false`, as for responseSignals: the signals follow the stream as it comes.
    */
   readonly smooth?: SmoothOption;
+  /**
+   * An io-ts codec for a structured answer (pair it with `jsonSchemaFormat` in `body.text.format`): then
+   * `partial` and `object` are signals too (see responseSignals); a rejection or a refusal is in `error()`.
+   */
+  readonly codec?: t.Mixed;
   /** The injector whose destruction cancels the answer in flight. Default: the current injection context's. */
   readonly injector?: Injector;
 }
@@ -76,7 +82,9 @@ export interface ResponseController<I = string> extends ResponseSignals {
  * }
  * ```
  */
-export function injectResponse<I = string>(options: InjectResponseOptions<I>): ResponseController<I> {
+export function injectResponse<C extends t.Mixed, I = string>(options: InjectResponseOptions<I> & { readonly codec: C }): ResponseController<I> & ResponseObjectSignals<t.TypeOf<C>>;
+export function injectResponse<I = string>(options: InjectResponseOptions<I>): ResponseController<I>;
+export function injectResponse<I = string>(options: InjectResponseOptions<I>): ResponseController<I> & Partial<ResponseObjectSignals<unknown>> {
   const destroyRef = destroyRefOf(options.injector, injectResponse);
   const open = openerOf(options);
   const resume = autoResumeOf(options.resume);
@@ -125,7 +133,7 @@ export function injectResponse<I = string>(options: InjectResponseOptions<I>): R
         }),
       );
     }
-    current = state.connect(events$, options.smooth ?? false);
+    current = state.connect(events$, options.smooth ?? false, options.codec);
   };
 
   destroyRef.onDestroy(() => {
@@ -135,6 +143,7 @@ export function injectResponse<I = string>(options: InjectResponseOptions<I>): R
 
   return {
     ...state.views(),
+    ...(options.codec !== undefined && state.objectViews()),
     input: input.asReadonly(),
     busy: computed(() => state.status() === 'streaming'),
     reconnecting: reconnecting.asReadonly(),

@@ -1,12 +1,15 @@
 // The signals of one answer and the subscription that feeds them (shared by responseSignals and injectResponse).
 import { signal, type Signal, type WritableSignal } from '@angular/core';
+import type * as t from 'io-ts';
 import { Subject, Subscription, type Observable } from 'rxjs';
 import { ResponseStreamTracker } from '../lib/decode/tracker.js';
 import type { ResponseStreamEvent } from '../lib/events/responses.js';
 import { accumulateResponse, type AssembledResponse } from '../operators/accumulateResponse.js';
 import { accumulateText, type TextSnapshot } from '../operators/accumulateText.js';
 import { collectToolCalls, type ToolCall } from '../operators/collectToolCalls.js';
+import { outputObject } from '../operators/outputObject.js';
 import { outputText } from '../operators/outputText.js';
+import type { PartialValue } from '../operators/partialJson.js';
 import { smoothText, type SmoothTextOptions } from '../operators/smoothText.js';
 
 /**
@@ -32,6 +35,14 @@ export interface ResponseSignals {
   readonly error: Signal<unknown>;
 }
 
+/** A structured answer as signals (with a `codec`): its JSON as it streams, then the decoded value. */
+export interface ResponseObjectSignals<T> {
+  /** The answer's JSON parsed so far (see `outputObject`), `undefined` before any of it; the decoded value at the end. */
+  readonly partial: Signal<PartialValue<T> | undefined>;
+  /** The value decoded with the codec once the response is complete, else `undefined` (a rejection is in `error()`). */
+  readonly object: Signal<T | undefined>;
+}
+
 /** How the text is paced: `true` for smoothText's defaults, or its options. */
 export type SmoothOption = boolean | SmoothTextOptions;
 
@@ -43,6 +54,8 @@ export class ResponseState implements ResponseSignals {
   readonly response: WritableSignal<AssembledResponse | undefined> = signal(undefined);
   readonly status: WritableSignal<ResponseStatus> = signal('idle');
   readonly error: WritableSignal<unknown> = signal(undefined);
+  readonly partial: WritableSignal<unknown> = signal(undefined);
+  readonly object: WritableSignal<unknown> = signal(undefined);
 
   /** The read-only signals, to hand out. */
   views(): ResponseSignals {
@@ -56,6 +69,11 @@ export class ResponseState implements ResponseSignals {
     };
   }
 
+  /** The read-only object signals, to hand out with a codec. */
+  objectViews<T>(): ResponseObjectSignals<T> {
+    return { partial: this.partial.asReadonly() as Signal<PartialValue<T> | undefined>, object: this.object.asReadonly() as Signal<T | undefined> };
+  }
+
   /** Back to a blank answer (a new send). */
   reset(): void {
     this.text.set('');
@@ -64,6 +82,8 @@ export class ResponseState implements ResponseSignals {
     this.response.set(undefined);
     this.status.set('idle');
     this.error.set(undefined);
+    this.partial.set(undefined);
+    this.object.set(undefined);
   }
 
   /**
@@ -80,9 +100,10 @@ export class ResponseState implements ResponseSignals {
   /**
    * Subscribes to `events$` once and feeds every signal from it. With `smooth`, the events go through
    * smoothText first (its events form), so the tool calls, the response and the final status keep pace with
-   * the text: nothing shows before the words that led to it.
+   * the text: nothing shows before the words that led to it. With `codec`, the answer's JSON feeds `partial`,
+   * and its decoded value `object` (outputObject's last value) when the stream completes.
    */
-  connect(events$: Observable<ResponseStreamEvent>, smooth: SmoothOption = false): Subscription {
+  connect(events$: Observable<ResponseStreamEvent>, smooth: SmoothOption = false, codec?: t.Mixed): Subscription {
     const paced$ = smooth === false ? events$ : events$.pipe(smoothText({ finish: 'paced', ...(smooth === true ? {} : smooth) }));
     const sub = new Subscription();
     const fail = (err: unknown): void => {
@@ -106,6 +127,9 @@ export class ResponseState implements ResponseSignals {
       }),
     );
     sub.add(hub.pipe(accumulateResponse()).subscribe({ next: (r) => this.response.set(r), error: fail }));
+    if (codec !== undefined) {
+      sub.add(hub.pipe(outputObject(codec)).subscribe({ next: (v) => this.partial.set(v), error: fail, complete: () => this.object.set(this.partial()) }));
+    }
     this.status.set('streaming');
     // A failure passed as a value (a transport with `errorEvents: 'value'`): the stream then completes, and the answer failed.
     let failure: ResponseStreamEvent | undefined;

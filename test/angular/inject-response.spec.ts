@@ -2,6 +2,7 @@
 import { zoneless } from './setup';
 import { Component, createEnvironmentInjector, EnvironmentInjector } from '@angular/core';
 import { TestBed } from '@angular/core/testing';
+import * as t from 'io-ts';
 import { Subject } from 'rxjs';
 import { injectResponse } from '../../angular/index';
 import { StreamInterruptedError } from '../../lib/errors';
@@ -264,5 +265,41 @@ describe('injectResponse against a loopback server (real fetch, SSE and resume)'
     expect(again.route).toBe('responses.stream');
     expect(again.path).toBe('/v1/responses/resp_loop');
     expect(Number(again.query['starting_after'])).toBeGreaterThanOrEqual(5);
+  });
+});
+
+describe('injectResponse with a codec against a loopback server', () => {
+  const Card = t.type({ title: t.string, tags: t.array(t.string) });
+  const PIECES = ['{"title":"Str', 'eams","ta', 'gs":["rx",', '"signals"]}'];
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({ transcripts: { text: textTranscript({ responseId: 'resp_card', deltas: PIECES }) }, chunkSize: 64, chunkDelayMs: 2 });
+  });
+  afterAll(() => server.close());
+
+  test('partial fills in, object is the decoded card at the end, in a zoneless component', async () => {
+    @Component({ selector: 'card-box', template: '<h1>{{ chat.partial()?.title }}</h1><i>{{ chat.object()?.tags?.length }}</i>' })
+    class CardBox {
+      readonly chat = injectResponse({ baseURL: server.baseURL, model: 'gpt-5.4-nano', codec: Card });
+    }
+    const fixture = TestBed.createComponent(CardBox);
+    const chat = fixture.componentInstance.chat;
+    const partials: unknown[] = [];
+    chat.send('A card');
+    for (const t0 = Date.now(); chat.status() === 'streaming'; ) {
+      if (Date.now() - t0 > 15_000) throw new Error('timed out waiting for the card');
+      if (partials[partials.length - 1] !== chat.partial()) partials.push(chat.partial());
+      await new Promise((r) => setTimeout(r, 1));
+    }
+    expect(chat.error()).toBeUndefined();
+    expect(chat.status()).toBe('done');
+    expect(chat.object()).toEqual({ title: 'Streams', tags: ['rx', 'signals'] });
+    await fixture.whenStable();
+    const el = fixture.nativeElement as HTMLElement;
+    expect(el.querySelector('h1')?.textContent).toBe('Streams');
+    expect(el.querySelector('i')?.textContent).toBe('2');
+    chat.send('Again');
+    expect(chat.partial()).toBeUndefined(); // a new send starts from a blank answer
+    expect(chat.object()).toBeUndefined();
   });
 });

@@ -4,7 +4,8 @@ import { createEnvironmentInjector, EnvironmentInjector } from '@angular/core';
 import { TestBed } from '@angular/core/testing';
 import { Subject, VirtualTimeScheduler } from 'rxjs';
 import { responseSignals } from '../../angular/index';
-import { ResponseStreamError, StreamInterruptedError } from '../../lib/errors';
+import * as t from 'io-ts';
+import { DecodeError, RefusalError, ResponseStreamError, StreamInterruptedError } from '../../lib/errors';
 import type { ResponseStreamEvent } from '../../lib/events/responses';
 import * as ev from '../operators/events';
 
@@ -119,5 +120,55 @@ describe('responseSignals', () => {
 
   test('outside an injection context, without an injector: Angular says so', () => {
     expect(() => responseSignals(new Subject<E>())).toThrow(/injection context/);
+  });
+
+  describe('with a codec', () => {
+    const Card = t.type({ title: t.string, tags: t.array(t.string) });
+    const json = (events: Subject<E>, pieces: string[]) => {
+      events.next(ev.created());
+      events.next(ev.itemAdded(0, ev.msg('msg_1')));
+      for (const p of pieces) events.next(ev.textDelta('msg_1', 0, 0, p));
+    };
+
+    test('partial follows the JSON as it streams; object is the decoded value once complete', () => {
+      const events = new Subject<E>();
+      const answer = TestBed.runInInjectionContext(() => responseSignals(events, { codec: Card }));
+      expect(answer.partial()).toBeUndefined();
+      json(events, ['{"title":"Ca', 'rds","tags":["a"']);
+      expect(answer.partial()).toEqual({ title: 'Cards', tags: ['a'] });
+      expect(answer.object()).toBeUndefined();
+      events.next(ev.textDelta('msg_1', 0, 0, ']}'));
+      events.next(ev.completed());
+      events.complete();
+      expect(answer.object()).toEqual({ title: 'Cards', tags: ['a'] });
+      expect(answer.status()).toBe('done');
+      expect(answer.error()).toBeUndefined();
+      expect(answer.text()).toBe('{"title":"Cards","tags":["a"]}');
+    });
+
+    test("the codec's rejection and a refusal are errors, never an object", () => {
+      const events = new Subject<E>();
+      const answer = TestBed.runInInjectionContext(() => responseSignals(events, { codec: Card }));
+      json(events, ['{"title":"x","tags":[1]}']);
+      events.next(ev.completed());
+      expect(answer.status()).toBe('error');
+      expect(answer.error()).toBeInstanceOf(DecodeError);
+      expect((answer.error() as DecodeError).path).toBe('tags[0]');
+      expect(answer.object()).toBeUndefined();
+
+      const refused = new Subject<E>();
+      const other = TestBed.runInInjectionContext(() => responseSignals(refused, { codec: Card }));
+      refused.next(ev.itemAdded(0, ev.msg('msg_1')));
+      refused.next(ev.refusalDone('msg_1', 0, 0, 'No.'));
+      expect(other.status()).toBe('error');
+      expect(other.error()).toBeInstanceOf(RefusalError);
+      expect((other.error() as RefusalError).refusal).toBe('No.');
+    });
+
+    test('without a codec there are no object signals', () => {
+      const answer = TestBed.runInInjectionContext(() => responseSignals(new Subject<E>()));
+      expect('partial' in answer).toBe(false);
+      expect('object' in answer).toBe(false);
+    });
   });
 });

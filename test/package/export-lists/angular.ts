@@ -10,6 +10,7 @@ export const angular: EntryExports = {
   types: [
     'InjectResponseOptions',
     'ResponseController',
+    'ResponseObjectSignals',
     'ResponseSignals',
     'ResponseSignalsOptions',
     'ResponseSignalsRef',
