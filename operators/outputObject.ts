@@ -71,17 +71,12 @@ function failure(e: Record<string, unknown>, responseId: string | undefined): Re
  * ```
  */
 export function outputObject<C extends t.Mixed>(codec: C, options: OutputObjectOptions = {}): OperatorFunction<ResponseStreamEvent, PartialValue<t.TypeOf<C>>> {
+  const outputIndex = nonNegativeInt('outputIndex', options.outputIndex);
   return (source) =>
     new Observable<PartialValue<t.TypeOf<C>>>((subscriber) => {
-      try {
-        nonNegativeInt('outputIndex', options.outputIndex);
-      } catch (err) {
-        subscriber.error(err);
-        return undefined;
-      }
       let parser: PartialJsonParser = createPartialJsonParser();
       /** The target item's output_index, once known; the text fed to the parser; where its current part began in it. */
-      let target: number | undefined = options.outputIndex;
+      let target: number | undefined = outputIndex;
       let fed = '';
       let partIndex = -1;
       let partStart = 0;

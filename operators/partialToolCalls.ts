@@ -58,10 +58,21 @@ export function partialToolCalls<A = unknown>(): OperatorFunction<ResponseStream
       const emit = (c: Call, value: unknown): void => {
         subscriber.next({ call_id: c.callId, name: c.name, item_id: c.itemId, output_index: c.outputIndex, arguments: value as PartialValue<A>, done: c.done });
       };
+      /** A parser's JsonTextError, its message naming the call whose arguments it read. */
+      const named = (c: Call, err: unknown): unknown => {
+        if (err instanceof Error) err.message = `the arguments of function call ${JSON.stringify(c.name)} (call_id ${JSON.stringify(c.callId)}): ${err.message}`;
+        return err;
+      };
       const feed = (c: Call, chunk: string): void => {
         if (chunk === '' || c.done) return;
         c.fed += chunk;
-        if (c.parser.write(chunk)) emit(c, c.parser.value);
+        let changed: boolean;
+        try {
+          changed = c.parser.write(chunk);
+        } catch (err) {
+          throw named(c, err);
+        }
+        if (changed) emit(c, c.parser.value);
       };
       /** The call's whole arguments are `whole`: what is new is fed (a correction reads them again). */
       const settle = (c: Call, whole: string): void => {
@@ -78,8 +89,7 @@ export function partialToolCalls<A = unknown>(): OperatorFunction<ResponseStream
         try {
           value = c.parser.end();
         } catch (err) {
-          if (err instanceof Error) err.message = `the arguments of function call ${JSON.stringify(c.name)} (call_id ${JSON.stringify(c.callId)}): ${err.message}`;
-          throw err;
+          throw named(c, err);
         }
         c.done = true;
         emit(c, value);

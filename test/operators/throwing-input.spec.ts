@@ -2,7 +2,8 @@
 // that error: never thrown back at the producer, never an uncaught exception (rxjs reports those through
 // config.onUnhandledError, watched here).
 import { config, Subject, type Observable, type OperatorFunction } from 'rxjs';
-import { accumulateResponse, accumulateText, fromChatChunks, outputText, partialJson, smoothText, toChatChunks } from '../../operators/index';
+import * as t from 'io-ts';
+import { accumulateResponse, accumulateText, fromChatChunks, outputObject, outputText, partialJson, partialToolCalls, smoothText, toChatChunks } from '../../operators/index';
 import * as ev from './events';
 
 const boom = new Error('a getter threw');
@@ -37,6 +38,15 @@ const operators: Array<[string, () => OperatorFunction<never, unknown>, unknown,
   ['smoothText', () => smoothText({ delayMs: 0 }) as OperatorFunction<never, unknown>, text, { ...responses, 'a terminal event whose `response` getter throws': undefined }],
   // partialJson reads a snapshot's length and characters.
   ['partialJson', () => partialJson() as OperatorFunction<never, unknown>, '[', { 'a snapshot whose `length` getter throws': () => getter(new String('[1'), 'length'), 'a Proxy that throws on every read': proxy }],
+  ['outputObject', () => outputObject(t.unknown) as OperatorFunction<never, unknown>, ev.itemAdded(0, ev.msg('m')), {
+    ...responses,
+    'a text delta whose `delta` getter throws': () => getter(ev.textDelta('m', 0, 0, '{'), 'delta'),
+  }],
+  ['partialToolCalls', () => partialToolCalls() as OperatorFunction<never, unknown>, ev.itemAdded(0, ev.fc('fc_1', 'call_1', 'f')), {
+    'a Proxy that throws on every read': proxy,
+    'a throwing `type` getter': () => getter({}, 'type'),
+    'an arguments delta whose `delta` getter throws': () => getter(ev.argsDelta('fc_1', 0, '{'), 'delta'),
+  }],
   ['fromChatChunks', () => fromChatChunks() as OperatorFunction<never, unknown>, chatChunk({ content: 'Hi' }), chats],
 ];
 

@@ -6,7 +6,7 @@ import { isObservable, lastValueFrom, of, type Observable } from 'rxjs';
 import * as t from 'io-ts';
 import {
   accumulateText, bufferLimit, cancelResponse, configure, connectResponsesSocket, decodeChatCompletionsSSE, decodeResponsesSSE, defineTool, exponentialBackoff,
-  fromChatChunks, fromChatCompletionsSSE, fromEventLog, fromResponsesSSE, InvalidOptionError, jsonSchemaFormat, laneMux, memoryEventLog, partialJson, persistTo,
+  fromChatChunks, fromChatCompletionsSSE, fromEventLog, fromResponsesSSE, InvalidOptionError, jsonSchemaFormat, laneMux, memoryEventLog, outputObject, partialJson, persistTo,
   redisEventLog, resumeFrom, retrieveResponseStream, runAgent, smoothText, streamChatCompletion, streamResponse, toChatSSE,
   toResponsesSSE, type LaneSocket,
 } from '../../index';
@@ -59,6 +59,7 @@ const rows: readonly Row[] = [
   ['smoothText delayMs', () => smoothText({ delayMs: -1 }), 'delayMs'],
   ['smoothText chunking', () => smoothText({ chunking: bad('sentence') }), 'chunking'],
   ['partialJson maxDepth', () => partialJson({ maxDepth: 0 }), 'maxDepth'],
+  ['outputObject outputIndex', () => outputObject(t.type({}), { outputIndex: -1 }), 'outputIndex'],
   ['bufferLimit max', () => bufferLimit(-1, () => of(1)), 'max'],
   ['bufferLimit work', () => bufferLimit<unknown, unknown>(1, bad(undefined)), 'work'],
   ['laneMux maxInFlight', () => laneMux(noSocket, { maxInFlight: 0 }), 'maxInFlight'],
