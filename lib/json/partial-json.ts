@@ -3,7 +3,7 @@ import { positiveInt } from '../options.js';
 import { JsonScanner } from './json-scanner.js';
 import { CREDIT_PER_CHARACTER, CREDIT_PER_WRITE, PartialValueBuilder } from './partial-value.js';
 
-/** Limits of {@link createPartialJsonParser}. */
+/** Limits of the incremental JSON parser (`partialJson`, `createPartialJsonParser`). */
 export interface PartialJsonOptions {
   /** Deepest nesting of arrays and objects accepted (default 512, as common parsers): deeper text is a JsonTextError. */
   readonly maxDepth?: number;
