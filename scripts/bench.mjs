@@ -1,8 +1,9 @@
-// npm run bench [-- --quick] [-- --only <section|contender|durable|durable-cluster|smooth|gateway>] [-- --runs N] [-- --mode memory|http|both] [-- --gc-between] [-- --gc-column <workloads>|all|none] [-- --check]
+// npm run bench [-- --quick] [-- --only <section|contender|durable|durable-cluster|smooth|partial-json|gateway>] [-- --runs N] [-- --mode memory|http|both] [-- --gc-between] [-- --gc-column <workloads>|all|none] [-- --check]
 // --check: exit 1 when a benchmark target is missed (the default prints it and exits 0).
 // Builds dist first when any source is newer than it, then runs bench/run.mjs with --expose-gc, then the durable
 // section (bench/durable.mjs, its own redis-server; --only durable runs it alone), the same on a Redis Cluster
-// (bench/durable-cluster.mjs; --only durable-cluster), then smoothText's (bench/smooth.mjs; --only smooth).
+// (bench/durable-cluster.mjs; --only durable-cluster), then smoothText's (bench/smooth.mjs; --only smooth), then
+// partialJson's (bench/partial-json.mjs; --only partial-json).
 import { execFileSync, spawnSync } from 'node:child_process';
 
 // OPENAI_RX_DIST points the bench at another build (e.g. a clean clone's dist) and skips the build here.
@@ -13,7 +14,7 @@ if (!process.env.OPENAI_RX_DIST) {
 const args = process.argv.slice(2);
 const only = args.includes('--only') ? args[args.indexOf('--only') + 1] : undefined;
 let status = 0;
-if (!['durable', 'durable-cluster', 'smooth', 'gateway'].includes(only)) {
+if (!['durable', 'durable-cluster', 'smooth', 'partial-json', 'gateway'].includes(only)) {
   const r = spawnSync(process.execPath, ['--expose-gc', 'bench/run.mjs', ...args], { stdio: 'inherit' });
   status = r.status ?? 1;
 }
@@ -34,6 +35,12 @@ if (only === undefined || only === 'durable-cluster') {
 // smoothText's own cost per form and chunking, on virtual time (bench/smooth.mjs); alone with --only smooth.
 if (only === undefined || only === 'smooth') {
   const r = spawnSync(process.execPath, ['bench/smooth.mjs', ...args.filter((f) => f === '--quick')], { stdio: 'inherit' });
+  status = Math.max(status, r.status ?? 1);
+}
+// partialJson over 200 KB and 2 MB documents in 1–8 character snapshots (bench/partial-json.mjs); alone with --only partial-json.
+if (only === undefined || only === 'partial-json') {
+  const pass = ['--quick', '--check'].filter((f) => args.includes(f));
+  const r = spawnSync(process.execPath, ['bench/partial-json.mjs', ...pass], { stdio: 'inherit' });
   status = Math.max(status, r.status ?? 1);
 }
 // The gateway (bench/gateway.mjs, issue 16): in-memory and Redis logs beside a byte-forwarding proxy and an
