@@ -7,6 +7,7 @@ import 'zone.js/testing';
 import './setup'; // TestBed's platform, once per file
 import { Component, NgZone, provideZoneChangeDetection } from '@angular/core';
 import { type ComponentFixture, TestBed } from '@angular/core/testing';
+import * as t from 'io-ts';
 import { Subject } from 'rxjs';
 import { injectResponse, responseSignals } from '../../angular/index';
 import { StreamInterruptedError } from '../../lib/errors';
@@ -244,5 +245,33 @@ describe('under Zone.js against a loopback server (real fetch and SSE)', () => {
     fixture.destroy();
     expect((await server.waitForClose(index)).outcome).toBe('client-closed');
     expect(chat.status()).toBe('cancelled');
+  });
+});
+
+describe('a codec under Zone.js, scripted', () => {
+  const Card = t.type({ title: t.string, tags: t.array(t.string) });
+  let events: Subject<E>;
+  @Component({ selector: 'one-card', template: '<h1>{{ card.partial()?.title }}</h1><i>{{ card.object()?.tags?.join(",") }}</i><b>{{ card.status() }}</b>' })
+  class OneCard {
+    readonly card = responseSignals(events, { codec: Card });
+  }
+  beforeEach(() => (events = new Subject<E>()));
+
+  test('the partial card renders as it streams, in and outside the Angular zone; the decoded card at the end', async () => {
+    const fixture = TestBed.createComponent(OneCard);
+    fixture.autoDetectChanges();
+    await fixture.whenStable();
+    const ngZone = TestBed.inject(NgZone);
+    ngZone.run(() => [ev.created(), ev.itemAdded(0, ev.msg('msg_1')), ev.textDelta('msg_1', 0, 0, '{"title":"Zo')].forEach((e) => events.next(e)));
+    expect(rendered(fixture, 'h1')).toBe('Zo');
+    expect(rendered(fixture, 'i')).toBe('');
+    ngZone.runOutsideAngular(() => events.next(ev.textDelta('msg_1', 0, 0, 'ne","tags":["a","b"]}')));
+    await until(() => rendered(fixture, 'h1') === 'Zone', 'a partial written outside the zone to render');
+    ngZone.runOutsideAngular(() => {
+      events.next(ev.completed());
+      events.complete();
+    });
+    await until(() => rendered(fixture, 'b') === 'done', 'the final card');
+    expect(rendered(fixture, 'i')).toBe('a,b');
   });
 });
