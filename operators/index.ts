@@ -1,6 +1,8 @@
 /**
  * Pipeable operators over the typed events: pick events by type ({@link ofType}), grow the text
- * ({@link outputText}, {@link accumulateText}), read JSON as it is written ({@link partialJson}), pace it for display ({@link smoothText}), collect tool calls ({@link collectToolCalls}), assemble the
+ * ({@link outputText}, {@link accumulateText}), read JSON as it is written ({@link partialJson}), a structured
+ * answer and tool arguments as they stream ({@link outputObject}, {@link partialToolCalls}), pace it for display
+ * ({@link smoothText}), collect tool calls ({@link collectToolCalls}), assemble the
  * response ({@link accumulateResponse}), resume a cut-off stream ({@link resumeFrom}), convert between the
  * Responses and Chat Completions shapes ({@link toChatChunks}, {@link fromChatChunks}, {@link toResponsesSSE},
  * {@link toChatSSE}), and share or bound a stream ({@link fanOut}, {@link bufferLimit}, {@link laneMux}).
