@@ -42,6 +42,15 @@ describe('outputObject marbles', () => {
     });
   });
 
+  test("strict mode's null for an absent optional property is no value: the key is dropped before decoding", () => {
+    // jsonSchemaFormat makes an optional property required and nullable; a nullable one keeps its null.
+    const Note = t.intersection([t.type({ title: t.string, by: t.union([t.string, t.null]) }), t.partial({ rating: t.number })]);
+    scheduler().run(({ cold, expectObservable }) => {
+      const c = cold('-a-b-c-|', { ...values, b: d('{"title":"Hi","by":null,"rating":null}'), c: ev.completed([]) });
+      expectObservable(c.pipe(outputObject(Note))).toBe('---x-(v|)', { x: { title: 'Hi', by: null, rating: null }, v: { title: 'Hi', by: null } });
+    });
+  });
+
   test('a refusal is a RefusalError carrying its text', () => {
     scheduler().run(({ cold, expectObservable }) => {
       const src = cold('-a-r-s-|', { a: values.a, r: ev.refusalDelta('m', 0, 0, "I can't"), s: ev.refusalDone('m', 0, 0, "I can't help.") });

@@ -5,6 +5,7 @@ import { IncompleteResponseError, RefusalError, ResponseCancelledError, Response
 import { isCancelledEvent, responseIdOf } from '../lib/events/guards.js';
 import { createPartialJsonParser, type PartialJsonParser } from '../lib/json/partial-json.js';
 import { nonNegativeInt } from '../lib/options.js';
+import { argumentsFor } from '../lib/schema/json-schema.js';
 import { codecError } from './internal/codec-errors.js';
 import { asRecord, field, isIndex, partText } from './internal/parts.js';
 import type { PartialValue } from './partialJson.js';
@@ -43,7 +44,8 @@ function failure(e: Record<string, unknown>, responseId: string | undefined): Re
  * a partial value shows), then the value decoded with `codec` as the last emission before completion. The
  * JSON is the text of the first `message` output item (its `output_text` parts in order), or of the item at
  * `options.outputIndex`; each delta is parsed once, never the text again. Pair it with `jsonSchemaFormat`
- * on the request.
+ * on the request: the `null` its strict schema has the model write for an absent optional property is dropped
+ * before decoding (partial values still show it), as `defineTool` does for arguments.
  *
  * Errors, never a value: the codec rejects the final value → `DecodeError` with the field `path`; the text is
  * not JSON → `JsonTextError` with the position; the model refuses → `RefusalError` with the refusal text;
@@ -109,7 +111,9 @@ export function outputObject<C extends t.Mixed>(codec: C, options: OutputObjectO
           if (complete) return fail(err);
           return fail(incompleteReason !== undefined ? new IncompleteResponseError(incompleteReason === '' ? undefined : incompleteReason, responseId, 'the JSON answer') : new StreamInterruptedError(responseId, undefined, 'the events ended before the JSON answer was complete'));
         }
-        const decoded = codec.decode(value);
+        // A strict format (jsonSchemaFormat) has the model write null for an absent optional property: undone
+        // first, as defineTool does for arguments.
+        const decoded = codec.decode(argumentsFor(codec, value));
         if (decoded._tag === 'Left') return fail(codecError(decoded.left, 'the JSON answer'));
         done = true;
         subscriber.next(decoded.right as PartialValue<t.TypeOf<C>>);
