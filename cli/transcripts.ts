@@ -70,6 +70,26 @@ export function demoToolAnswer(responseId = 'resp_demo_tool_answer'): string {
   return textTranscript({ responseId, model: 'demo-model', deltas: words('It is 18 °C in Paris, and the local time is 14:05.') });
 }
 
+/** The structured answer of the structured-output recipe: a forecast card, as a strict model writes it. */
+export const DEMO_FORECAST = {
+  city: 'Paris',
+  summary: 'Sunny, then rain on Sunday',
+  days: [
+    { day: 'Friday', high: 21, low: 12.5, conditions: 'sunny' },
+    { day: 'Saturday', high: 19, low: 11, conditions: 'cloudy' },
+    { day: 'Sunday', high: 16, low: 10, conditions: 'rain' },
+  ],
+  alert: null,
+} as const;
+
+/** The forecast's JSON in pieces of up to 7 characters, cut anywhere (in strings, numbers, between keys) as tokens are. */
+export function demoStructured(responseId = 'resp_demo_structured'): string {
+  const json = JSON.stringify(DEMO_FORECAST);
+  const deltas: string[] = [];
+  for (let i = 0, n = 0; i < json.length; i += 3 + (n++ % 5)) deltas.push(json.slice(i, i + 3 + (n % 5)));
+  return textTranscript({ responseId, model: 'demo-model', deltas });
+}
+
 /** The embedded transcripts by name, as `openai-rx serve` and the demo serve them (the name is the `model`). */
 export function embeddedTranscripts(): Record<string, string> {
   return {

@@ -54,14 +54,15 @@ function transcriptFor(body) {
   if (Array.isArray(input) && input.some((i) => i?.type === 'function_call_output')) return 'answer';
   if (Array.isArray(body?.tools) && body.tools.length > 0) return 'tools';
   if (body?.background === true) return 'background';
+  if (body?.text?.format?.type === 'json_schema') return 'structured';
   return 'text';
 }
 
 let server;
 if (!live) {
   const { startTestServer } = await load('testing/index.ts');
-  const { demoBackground, demoText, demoToolAnswer, demoToolCalls } = await load('cli/transcripts.ts');
-  const transcripts = { text: demoText(), tools: demoToolCalls(), answer: demoToolAnswer(), background: demoBackground() };
+  const { demoBackground, demoStructured, demoText, demoToolAnswer, demoToolCalls } = await load('cli/transcripts.ts');
+  const transcripts = { text: demoText(), tools: demoToolCalls(), answer: demoToolAnswer(), background: demoBackground(), structured: demoStructured() };
   server = await startTestServer({
     transcripts,
     // A few bytes at a time, a little apart: the stream arrives in pieces, as from the API.

@@ -4,8 +4,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { parseTranscript, startResponsesWebSocketServer, startTestServer, type ResponsesWebSocketServer, type TestServer } from '../../testing/index';
-import { DEMO_ANSWER, demoBackground, demoText, demoToolAnswer, demoToolCalls } from '../../cli/transcripts';
+import { DEMO_ANSWER, DEMO_FORECAST, demoBackground, demoStructured, demoText, demoToolAnswer, demoToolCalls } from '../../cli/transcripts';
 import { main as uiMain } from '../../examples/ui-text-binding';
+import { Forecast, main as structuredMain, renderCard } from '../../examples/structured-output';
+import { jsonSchemaFormat } from '../../lib/schema/json-schema-format';
 import { main as agentMain, TOOLS } from '../../examples/agent-loop';
 import { main as socketAgentsMain } from '../../examples/agent-loop-websocket';
 import { createChatProxy, main as proxyMain } from '../../examples/chat-completions-proxy';
@@ -41,6 +43,26 @@ describe('examples', () => {
     expect(status.textContent).toBe('done');
     expect(r.renders.length).toBeGreaterThan(10);
     r.renders.forEach((t, i) => i > 0 && expect(t.startsWith(r.renders[i - 1]!)).toBe(true));
+    expect(server.requests).toHaveLength(1);
+  });
+
+  test('structured-output: the card fills in as the JSON streams, and ends as the decoded forecast', async () => {
+    server = await startTestServer({ transcripts: { structured: demoStructured() }, chunkSize: 64 });
+    const r = await structuredMain({ baseURL: server.baseURL, apiKey: KEY });
+    expect(r.forecast).toEqual(DEMO_FORECAST);
+    expect(Forecast.is(r.forecast)).toBe(true);
+    expect(r.card).toBe(renderCard(r.forecast));
+    // Rendered many times on the way, each a different card, and the table never loses a row.
+    expect(r.renders.length).toBeGreaterThan(10);
+    const rows = r.renders.map((card) => card.split('\n').filter((l) => l.startsWith('| ') && !l.startsWith('| day')).length);
+    rows.forEach((n, i) => i > 0 && expect(n).toBeGreaterThanOrEqual(rows[i - 1]!));
+    expect(rows[0]).toBe(0);
+    expect(rows[rows.length - 1]).toBe(3);
+    // A card with the city half written: the JSON was shown before it was complete.
+    expect(r.renders.some((card) => card.startsWith('# Par\n'))).toBe(true);
+    // The request asked for the codec's strict schema, as jsonSchemaFormat built it.
+    const body = server.requests[0]?.body as { text?: { format?: unknown } };
+    expect(body.text?.format).toEqual(jsonSchemaFormat(Forecast, { name: 'forecast', description: 'A weather forecast card' }));
     expect(server.requests).toHaveLength(1);
   });
 

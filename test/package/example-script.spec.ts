@@ -25,6 +25,7 @@ const EXPECTED: Record<string, RegExp[]> = {
   'chat-completions-proxy': [/chat\.completion\.chunk/, /Reactive streams turn each server-sent event/],
   'background-resume': [/cursor: \{ responseId: 'resp_demo_background', sequenceNumber: 7 \}/, /GET \/v1\/responses\/resp_demo_background → background \(200\)/],
   'angular-service': [/status: 'done'/, /POST \/v1\/responses → text \(200\)/],
+  'structured-output': [/\| Sunday \| 10–16 °C \| rain \|/, /type: 'json_schema'/, /POST \/v1\/responses → structured \(200\)/],
 };
 
 describe('npm run example', () => {

@@ -9,8 +9,8 @@ import { Component } from '@angular/core';
 import * as t from 'io-ts';
 import { animationFrameScheduler, filter, from, lastValueFrom, map } from 'rxjs';
 import {
-  accumulateResponse, collectToolCalls, connectResponsesSocket, defineTool, fanOut, fromEventLog, isAgentEvent, isLaneError, laneMux,
-  memoryEventLog, outputText, persistTo, redisEventLog, resumeFrom, resumeFromCursor, retrieveResponseStream, runAgent, smoothText,
+  accumulateResponse, collectToolCalls, connectResponsesSocket, defineTool, fanOut, fromEventLog, isAgentEvent, isLaneError, jsonSchemaFormat, laneMux,
+  memoryEventLog, outputObject, outputText, persistTo, redisEventLog, resumeFrom, resumeFromCursor, retrieveResponseStream, runAgent, smoothText,
   streamResponse, toChatChunks, toChatSSE, withDescription, type ResponseCreateParams, type ResumeCursor,
 } from '../../index.js';
 import { ofType } from '../../operators/index.js';
@@ -60,6 +60,15 @@ streamResponse({ model: 'gpt-5.4-nano', input: 'Why reactive streams?', backgrou
     error: (e) => console.error(`\n${e.name}: ${e.message}`), // one typed error (code, retryable), or completion
     complete: () => console.log('\ndone'),
   });
+}
+
+// README.md, "Structured outputs"
+{
+const Card = t.type({ title: t.string, tags: t.array(t.string), rating: t.union([t.number, t.null]) });
+
+streamResponse({ model: 'gpt-5.4-mini', input: 'A card for the film Dune', text: { format: jsonSchemaFormat(Card, { name: 'card' }) } })
+  .pipe(outputObject(Card))
+  .subscribe({ next: (card) => render(card), error: (e) => report(e) }); // partial cards as they fill in, the decoded one last
 }
 
 // docs/transports.md
