@@ -2,6 +2,7 @@ import * as t from 'io-ts';
 import type { Observable } from 'rxjs';
 import type { AgentCall } from './events.js';
 import { argumentsFor, toJsonSchema, UnsupportedCodecError, type JsonSchema } from '../lib/schema/json-schema.js';
+import { codecPath } from '../lib/schema/codec-path.js';
 import { InvalidOptionError } from '../lib/errors.js';
 import { invalidOption, oneOf, optionalFunction, positiveDurationMs } from '../lib/options.js';
 import { thrownText } from './failure-text.js';
@@ -201,14 +202,8 @@ function ajvErrors(errors: unknown): string | undefined {
 /** io-ts errors as `path: expected T, got x`, the path without union branches; five at most. */
 export function describeErrors(errors: t.Errors): string {
   const lines = errors.slice(0, 5).map((e) => {
-    const keys: string[] = [];
-    e.context.forEach((c, i) => {
-      const parent = e.context[i - 1]?.type as { _tag?: string } | undefined;
-      if (i === 0 || parent?._tag === 'UnionType' || parent?._tag === 'IntersectionType' || c.key === '') return;
-      keys.push(/^\d+$/.test(c.key) ? `[${c.key}]` : keys.length ? `.${c.key}` : c.key);
-    });
     const expected = e.context[e.context.length - 1]?.type.name ?? 'a valid value';
-    return `${keys.join('') || '(root)'}: ${e.message ?? `expected ${expected}, got ${shown(e.value)}`}`;
+    return `${codecPath(e)}: ${e.message ?? `expected ${expected}, got ${shown(e.value)}`}`;
   });
   const more = errors.length > 5 ? ` (and ${errors.length - 5} more)` : '';
   return `${[...new Set(lines)].join('; ')}${more}`;
