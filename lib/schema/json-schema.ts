@@ -1,5 +1,6 @@
 import * as t from 'io-ts';
 import { OptionalType, StructType } from '../events/codec.js';
+import { OpenAIRxError } from '../errors.js';
 
 // io-ts codec → the JSON Schema of a function tool's `parameters`, valid for `strict: true` function calling:
 // every object lists all its properties in `required` and has `additionalProperties: false`; a property that
@@ -30,7 +31,7 @@ export function withDescription<C extends t.Mixed>(codec: C, description: string
 }
 
 /** A codec the schema cannot express (a record, `unknown`, a function…), named with its place. */
-export class UnsupportedCodecError extends Error {
+export class UnsupportedCodecError extends OpenAIRxError {
   override readonly name = 'UnsupportedCodecError';
   readonly code = 'unsupported_codec';
   constructor(readonly codecName: string, readonly path: string, reason: string) {

@@ -3,6 +3,7 @@
 import * as t from 'io-ts';
 import { InvalidOptionError } from '../../lib/errors';
 import { argumentsFor, toJsonSchema, UnsupportedCodecError, withDescription, type JsonSchema } from '../../lib/schema/json-schema';
+import { OpenAIRxError } from '../../lib/errors';
 import { strictSchemaViolations } from '../../lib/schema/strict-schema';
 import { defineTool } from '../../agent/index';
 import { optional, struct } from '../../lib/events/codec';
@@ -125,4 +126,17 @@ describe('strictSchemaViolations: each rule fails where it should', () => {
   test('$defs and $ref into them are fine', () => {
     expect(strictSchemaViolations({ ...obj({ p: { $ref: '#/$defs/P' } }), $defs: { P: obj({ x: { type: 'number' } }) } })).toEqual([]);
   });
+});
+
+test('UnsupportedCodecError is one of the package errors (OpenAIRxError, with code and toJSON)', () => {
+  const e = (() => {
+    try {
+      toJsonSchema(t.type({ meta: t.record(t.string, t.string) }));
+    } catch (err) {
+      return err;
+    }
+  })();
+  expect(e).toBeInstanceOf(OpenAIRxError);
+  expect((e as OpenAIRxError).code).toBe('unsupported_codec');
+  expect((e as OpenAIRxError).toJSON()).toMatchObject({ name: 'UnsupportedCodecError', code: 'unsupported_codec' });
 });
