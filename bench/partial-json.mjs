@@ -4,22 +4,13 @@
 // Prints the total ms, ns per character and values emitted at 200 KB and 2 MB, beside one JSON.parse of the whole
 // document. Linear means the same ns per character at both sizes; --check exits 1 when the 2 MB run costs more than
 // 1.5x the 200 KB run per character.
+import { rng } from './workloads.mjs';
 import { Observable } from 'rxjs';
 import { partialJson } from '../dist/esm/index.js';
 
 const quick = process.argv.includes('--quick');
 const check = process.argv.includes('--check');
 
-function prng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const WORDS = ['Paris', 'rain', 'clear sky', 'wind 12 km/h', 'héllo', '今日は', '👍🏽', 'line\nbreak', 'a "quoted" word'];
 
@@ -84,11 +75,11 @@ function parseMs(text) {
 const runs = quick ? 1 : 3;
 const rows = [];
 for (const [label, size] of [['200 KB', 200_000], ['2 MB', 2_000_000]]) {
-  const rand = prng(27);
+  const rand = rng(27);
   const text = documentOf(size, rand);
   const ends = cuts(text, rand);
-  const warm = documentOf(20_000, prng(1));
-  run(warm, cuts(warm, prng(1))); // warm-up
+  const warm = documentOf(20_000, rng(1));
+  run(warm, cuts(warm, rng(1))); // warm-up
   let best;
   for (let i = 0; i < runs; i++) {
     const r = run(text, ends);
