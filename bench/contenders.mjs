@@ -192,7 +192,7 @@ export const chatContenders = [
     },
   }),
   ...strictOff({
-    name: 'rx + fromChatChunks + accumulateText', need: () => needs('streamChatCompletion', 'fromChatChunks', 'accumulateText'),
+    name: 'rx + fromChatChunks + accumulateText', pipeline: true, need: () => needs('streamChatCompletion', 'fromChatChunks', 'accumulateText'),
     run: async (ctx, c) => {
       const r = { text: '' };
       await drain(rx.streamChatCompletion(CHAT_BODY, rxConfig(ctx, c.validate)).pipe(rx.fromChatChunks(), rx.accumulateText()), (s) => fromSnapshot(r, s));
