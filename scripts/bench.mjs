@@ -43,10 +43,11 @@ if (only === undefined || only === 'partial-json') {
   const r = spawnSync(process.execPath, ['bench/partial-json.mjs', ...pass], { stdio: 'inherit' });
   status = Math.max(status, r.status ?? 1);
 }
-// The gateway (bench/gateway.mjs, issue 16): in-memory and Redis logs beside a byte-forwarding proxy and an
-// openai-SDK proxy, each in its own process; alone with --only gateway.
+// The gateway (bench/gateway.mjs, issues 16 and 28): in-memory and Redis logs beside a byte-forwarding proxy and an
+// openai-SDK proxy, each in its own process; alone with --only gateway (--check: its targets; --profile <contender>).
 if (only === undefined || only === 'gateway') {
   const pass = ['--quick', '--check'].filter((f) => args.includes(f));
+  if (args.includes('--profile')) pass.push('--profile', args[args.indexOf('--profile') + 1]);
   const r = spawnSync(process.execPath, ['--expose-gc', 'bench/gateway.mjs', ...pass], { stdio: 'inherit' });
   status = Math.max(status, r.status ?? 1);
 }
