@@ -1,6 +1,8 @@
 // What Redis and the two Node processes around it can do at best on this machine, for the durable design
 // (persistTo → Redis Streams → fromEventLog) and for the pub/sub-per-chunk baseline, without the library:
-// the ceiling bench/durable.mjs is measured against. A scratch tool, not part of `npm run bench`.
+// the ceiling bench/durable.mjs is measured against: bench/durable.mjs imports measureCeiling() and runs it
+// (xadd + xread, 1,000 streams) as a row of the durable section, in the same run as the library's rows.
+// Alone, any write/read pair:
 //
 //   node bench/durable-ceiling.mjs [--write xadd|lua|publish] [--read xread|sub|none] [--streams 1000] [--events 200000] [--batch 2000] [--per-call 2]
 //
@@ -18,6 +20,7 @@
 import { fork, spawn } from 'node:child_process';
 import { createServer, Socket } from 'node:net';
 import { cpus, loadavg } from 'node:os';
+import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const argv = process.argv.slice(2);
@@ -28,9 +31,11 @@ const tell = (m) => new Promise((r) => process.send(m, r));
 
 const WORDS = 'Reactive streams turn each server-sent event into a value you can map filter and combine '.split(' ');
 const eventOf = (id, seq) => ({ type: 'response.output_text.delta', item_id: `msg_${id}`, output_index: 0, content_index: 0, delta: `${WORDS[seq % WORDS.length]} `, logprobs: [], sequence_number: seq, t: performance.now() });
-const baseOf = (i) => `bench{:resp_${i}}`;
-const keyOf = (i) => `${baseOf(i)}:events`;
-const metaOf = (i) => `${baseOf(i)}:meta`;
+// `run` keeps each run's keys apart, so that runs can share one redis-server (XADD's explicit ids, XREAD from 0).
+const baseOf = (run, i) => `bench{:ceil${run}_${i}}`;
+const keyOf = (run, i) => `${baseOf(run, i)}:events`;
+const metaOf = (run, i) => `${baseOf(run, i)}:meta`;
+const channelOf = (run, i) => `bench:ceil${run}_${i}`;
 
 /** One command as RESP. */
 function resp(args) {
@@ -43,7 +48,7 @@ function resp(args) {
 }
 
 async function producer(job) {
-  const { url, write, streams, events, batch, perCall, sha } = job;
+  const { url, write, streams, events, batch, perCall, sha, run } = job;
   const [host, port] = url.replace('redis://', '').split(':');
   const socket = new Socket();
   await new Promise((r) => socket.connect(Number(port), host, r));
@@ -80,7 +85,7 @@ async function producer(job) {
           seqs.push(s);
           jsons.push(JSON.stringify(eventOf(`resp_${i}`, s)));
         }
-        keys.push(metaOf(i), keyOf(i), `${baseOf(i)}:end`);
+        keys.push(metaOf(run, i), keyOf(run, i), `${baseOf(run, i)}:end`);
         args.push(`1::${seqs.join(',')}`);
       }
       args[4] = jsons.join('\n');
@@ -93,7 +98,7 @@ async function producer(job) {
     for (let s = 0; s < perStream; s++) {
       for (let i = 0; i < streams; i++) {
         const json = JSON.stringify(eventOf(`resp_${i}`, s));
-        text += write === 'publish' ? resp(['PUBLISH', `bench:${i}`, json]) : resp(['XADD', keyOf(i), `${s}-1`, 'e', json]);
+        text += write === 'publish' ? resp(['PUBLISH', channelOf(run, i), json]) : resp(['XADD', keyOf(run, i), `${s}-1`, 'e', json]);
         if (++n === batch) {
           await send(text, n * (write === 'publish' ? 1 : 2));
           text = '';
@@ -111,7 +116,7 @@ async function producer(job) {
 
 async function reader(job) {
   const { Redis } = await import('ioredis');
-  const { url, read, streams, events } = job;
+  const { url, read, streams, events, run } = job;
   const c = new Redis(url);
   const total = Math.ceil(events / streams) * streams;
   let got = 0;
@@ -124,11 +129,11 @@ async function reader(job) {
       check += JSON.parse(msg).sequence_number;
       if (++got === total) done();
     });
-    await c.subscribe(...Array.from({ length: streams }, (_, i) => `bench:${i}`));
+    await c.subscribe(...Array.from({ length: streams }, (_, i) => channelOf(run, i)));
     process.send({ ready: true });
     await finished;
   } else {
-    const keys = Array.from({ length: streams }, (_, i) => keyOf(i));
+    const keys = Array.from({ length: streams }, (_, i) => keyOf(run, i));
     const ids = keys.map(() => '0-0');
     const at = new Map(keys.map((k, i) => [k, i]));
     process.send({ ready: true });
@@ -156,40 +161,48 @@ async function freePort() {
   });
 }
 
-async function main() {
+let runs = 0;
+/**
+ * One ceiling run on the redis-server at `url` (a redis:// URL): `write` xadd|lua|publish, `read` xread|sub|none.
+ * Returns events/s (wall: first write → last event read), each process's CPU µs per event (producer, Redis from
+ * INFO cpu, reader) and `ceiling`: the events/s `cores` allow for the three together when CPU is all that binds
+ * (min(cores / their sum, 1 / the busiest one)).
+ */
+export async function measureCeiling(url, { write = 'xadd', read = write === 'publish' ? 'sub' : 'xread', streams = 1000, events = 200_000, batch = 2000, perCall = 2, cores = cpus().length } = {}) {
   const { Redis } = await import('ioredis');
-  const write = opt('--write', 'xadd');
-  const read = opt('--read', write === 'publish' ? 'sub' : 'xread');
-  const streams = Number(opt('--streams', 1000));
-  const events = Number(opt('--events', 200_000));
-  const batch = Number(opt('--batch', 2000));
-  const perCall = Number(opt('--per-call', 2));
-  const port = await freePort();
-  const server = spawn(process.env.REDIS_SERVER ?? 'redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--loglevel', 'warning'], { stdio: 'ignore' });
-  const url = `redis://127.0.0.1:${port}`;
+  const run = `${++runs}_${process.pid}`;
   const admin = new Redis(url, { retryStrategy: (n) => (n > 100 ? null : 50) });
   admin.on('error', () => undefined); // refused until redis-server listens: retried
+  const kids = [];
   try {
     await admin.ping();
     let sha;
     if (write === 'lua') {
-      const { APPEND } = await import(new URL('../dist/esm/lib/log/redis-scripts.js', import.meta.url).href);
+      const root = process.env.OPENAI_RX_DIST ? new URL(`file://${process.env.OPENAI_RX_DIST.replace(/\/?$/, '/')}`) : new URL('../dist/', import.meta.url);
+      const { APPEND } = await import(new URL('esm/lib/log/redis-scripts.js', root).href);
       sha = await admin.script('LOAD', APPEND);
       const p = admin.pipeline();
-      for (let i = 0; i < streams; i++) p.hset(metaOf(i), 'fence', 1, 'holder', 1, 'until', Date.now() + 3_600_000);
+      for (let i = 0; i < streams; i++) p.hset(metaOf(run, i), 'fence', 1, 'holder', 1, 'until', Date.now() + 3_600_000);
       await p.exec();
     }
-    const job = { url, write, read, streams, events, batch, perCall, sha };
+    const job = { url, write, read, streams, events, batch, perCall, sha, run };
     const child = (role) => {
-      const c = fork(fileURLToPath(import.meta.url), ['--child', role], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+      const c = fork(fileURLToPath(import.meta.url), ['--ceiling-child', role], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+      kids.push(c);
       const msgs = [];
       let notify;
+      const failed = new Promise((_, reject) => c.once('exit', (code) => code !== 0 && reject(new Error(`the ceiling's ${role} exited ${code}`))));
+      failed.catch(() => undefined);
       c.on('message', (m) => {
         msgs.push(m);
         notify?.();
       });
       c.send(job);
-      return { next: async () => { while (msgs.length === 0) await new Promise((r) => (notify = r)); return msgs.shift(); } };
+      const next = async () => {
+        while (msgs.length === 0) await new Promise((r) => (notify = r));
+        return msgs.shift();
+      };
+      return { next: () => Promise.race([next(), failed]) };
     };
     const redisCpu = async () => {
       const info = await admin.info('cpu');
@@ -206,20 +219,42 @@ async function main() {
     const ms = performance.now() - t0;
     const redisSec = (await redisCpu()) - redis0;
     const n = pd.sent;
-    if (rd && rd.got !== n) throw new Error(`the reader got ${rd.got} of ${n}`);
+    if (rd && rd.got !== n) throw new Error(`the ceiling's reader got ${rd.got} of ${n}`);
     const us = (s) => (s * 1e6) / n;
     const [P, R, C] = [us(pd.cpu), us(redisSec), rd ? us(rd.cpu) : 0];
-    const ceiling = Math.min(2e6 / (P + R + C), 1e6 / Math.max(P, R, C));
-    console.log(`write ${write}${write === 'lua' ? ` (${perCall}/stream/call)` : ` (batch ${batch})`}, read ${read}, ${streams} streams, ${n} events; ${cpus().length} cores, load ${loadavg().map((x) => x.toFixed(1)).join(' ')}`);
-    console.log(`  CPU µs/event: producer ${P.toFixed(2)}  redis ${R.toFixed(2)}  reader ${C.toFixed(2)}  (sum ${(P + R + C).toFixed(2)})`);
-    console.log(`  wall ${(ms / 1000).toFixed(2)} s = ${((n / ms) * 1000 / 1000).toFixed(1)}k events/s; CPU-bound ceiling on 2 cores: ${(ceiling / 1000).toFixed(0)}k events/s`);
+    return { write, read, streams, events: n, batch, perCall, ms, eventsPerSec: (n / ms) * 1000, cpuProducer: pd.cpu, cpuRedis: redisSec, cpuReader: rd?.cpu ?? 0, us: { producer: P, redis: R, reader: C }, ceiling: cpuBound([P, R, C], cores) };
   } finally {
+    for (const c of kids) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
     admin.disconnect();
+  }
+}
+
+/** The events/s `cores` allow for processes costing `us` CPU µs per event each, when CPU is all that binds. */
+export const cpuBound = (us, cores = cpus().length) => Math.min((cores * 1e6) / us.reduce((a, b) => a + b, 0), 1e6 / Math.max(...us));
+
+async function main() {
+  const write = opt('--write', 'xadd');
+  const port = await freePort();
+  const server = spawn(process.env.REDIS_SERVER ?? 'redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--loglevel', 'warning'], { stdio: 'ignore' });
+  try {
+    const c = await measureCeiling(`redis://127.0.0.1:${port}`, {
+      write,
+      read: opt('--read', write === 'publish' ? 'sub' : 'xread'),
+      streams: Number(opt('--streams', 1000)),
+      events: Number(opt('--events', 200_000)),
+      batch: Number(opt('--batch', 2000)),
+      perCall: Number(opt('--per-call', 2)),
+    });
+    const { producer: P, redis: R, reader: C } = c.us;
+    console.log(`write ${c.write}${c.write === 'lua' ? ` (${c.perCall}/stream/call)` : ` (batch ${c.batch})`}, read ${c.read}, ${c.streams} streams, ${c.events} events; ${cpus().length} cores, load ${loadavg().map((x) => x.toFixed(1)).join(' ')}`);
+    console.log(`  CPU µs/event: producer ${P.toFixed(2)}  redis ${R.toFixed(2)}  reader ${C.toFixed(2)}  (sum ${(P + R + C).toFixed(2)})`);
+    console.log(`  wall ${(c.ms / 1000).toFixed(2)} s = ${(c.eventsPerSec / 1000).toFixed(1)}k events/s; CPU-bound ceiling on ${cpus().length} cores: ${(c.ceiling / 1000).toFixed(0)}k events/s`);
+  } finally {
     server.kill('SIGTERM');
   }
 }
 
-if (argv[0] === '--child') {
+if (argv[0] === '--ceiling-child') {
   process.once('message', (job) =>
     (argv[1] === 'producer' ? producer(job) : reader(job)).then(
       () => process.exit(0),
@@ -229,7 +264,7 @@ if (argv[0] === '--child') {
       },
     ),
   );
-} else {
+} else if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   main().catch((e) => {
     console.error(e);
     process.exit(1);

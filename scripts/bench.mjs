@@ -18,7 +18,8 @@ if (!['durable', 'durable-cluster', 'smooth', 'partial-json', 'gateway'].include
   const r = spawnSync(process.execPath, ['--expose-gc', 'bench/run.mjs', ...args], { stdio: 'inherit' });
   status = r.status ?? 1;
 }
-// The durable section (bench/durable.mjs): persistTo → its own redis-server → fromEventLog in another process.
+// The durable section (bench/durable.mjs): persistTo → its own redis-server → fromEventLog in another process,
+// beside the direct PUBLISH path and the design's no-library ceiling (bench/durable-ceiling.mjs) in the same run.
 // Runs with the others, or alone with --only durable; skipped (with a line saying so) without redis-server.
 if (only === undefined || only === 'durable') {
   const pass = ['--quick', '--check', '--stats'].filter((f) => args.includes(f));
