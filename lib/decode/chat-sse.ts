@@ -3,6 +3,7 @@ import { DecodeError, malformedJSON, ResponseStreamError, StreamInterruptedError
 import { describeFailure, VALIDATE_MODES, type ValidateMode } from '../events/decode.js';
 import { oneOf } from '../options.js';
 import { ChatCompletionChunk } from '../events/chat.js';
+import { chatChunkOk } from '../events/chat-fast-check.js';
 import { checkSSELimits, type SSELimits } from '../sse/scanner.js';
 import { textOf, textOfChunks, type BodyEnd, type StreamSource } from '../sse/source.js';
 import { decodeBody, isConnectionFailure, type BodyDecoder, type ValueSink } from './body.js';
@@ -22,7 +23,8 @@ export interface ChatCompletionsSSEOptions extends SSELimits {
 /** A parsed payload as a chunk; `index` (its position in the stream) stands in for a sequence number. */
 export function decodeChunk(u: unknown, validate: ValidateMode, index: number): ChatCompletionChunk {
   if (typeof u !== 'object' || u === null || Array.isArray(u)) throw new DecodeError('payload is not a JSON object', 'chat.completion.chunk', index);
-  if (validate === 'strict') {
+  // The hand-written check first (exactly the codec's `is`); the codec's `validate` only to name what failed.
+  if (validate === 'strict' && !chatChunkOk(u)) {
     const r = ChatCompletionChunk.validate(u, [{ key: '', type: ChatCompletionChunk, actual: u }]);
     if (r._tag === 'Left') {
       const { path, reason } = describeFailure(r.left);
