@@ -752,7 +752,15 @@ async function main() {
   add('bulk: gateway (in-memory log) ≥ 2x the SDK proxy\'s events per CPU-second', g && s ? `${fmt(g.perCore / s.perCore, 2)}x (${k(g.perCore)} vs ${k(s.perCore)})` : undefined, g && s ? g.perCore >= 2 * s.perCore : undefined);
   // idle: RSS per open stream, --many streams open
   const gi = gw?.rows.idle;
-  add(`idle (${MANY} streams open): gateway (in-memory log) ≤ 35 KB RSS per open stream`, gi ? `${fmt(gi.rssKB)} KB (heap ${fmt(gi.heapKB)} KB; load ${fmt(gi.load, 1)})` : undefined, gi ? gi.rssKB <= 35 : undefined);
+  // Idle runs in the process that ran bulk and paced (a long-running proxy's state, as the issue's figures were
+  // taken): the streams may fill pages those sections freed but the process kept, so RSS can grow less than the
+  // heap (a full run: −19 KB of RSS per stream with +63 KB of heap). Then the heap's growth, resident too, is a
+  // lower bound: over the limit, the target is missed; under it, n/a.
+  // (A fresh process instead measured 169 KB, its young generation growing to its full size meanwhile.)
+  const rssHeld = gi && gi.rssKB < gi.heapKB;
+  add(`idle (${MANY} streams open): gateway (in-memory log) ≤ 35 KB RSS per open stream`,
+    gi ? `${fmt(gi.rssKB)} KB (heap ${fmt(gi.heapKB)} KB; load ${fmt(gi.load, 1)})${rssHeld ? ` — RSS grew less than the heap: ≥ ${fmt(gi.heapKB)} KB` : ''}` : undefined,
+    gi ? (rssHeld ? (gi.heapKB > 35 ? false : undefined) : gi.rssKB <= 35) : undefined);
   console.log('\n## Targets');
   table(['target', 'measured', 'holds'], results.targets.map((t) => [t.target, t.value ?? '—', t.holds === undefined ? 'n/a' : t.holds ? 'yes' : 'NO']));
 
