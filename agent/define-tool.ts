@@ -1,7 +1,7 @@
 import * as t from 'io-ts';
 import type { Observable } from 'rxjs';
 import type { AgentCall } from './events.js';
-import { argumentsFor, toJsonSchema, UnsupportedCodecError, type JsonSchema } from '../lib/schema/json-schema.js';
+import { argumentsFor, optionSchema, type JsonSchema } from '../lib/schema/json-schema.js';
 import { codecPath } from '../lib/schema/codec-path.js';
 import { InvalidOptionError } from '../lib/errors.js';
 import { invalidOption, oneOf, optionalFunction, positiveDurationMs } from '../lib/options.js';
@@ -148,13 +148,7 @@ function checkToolOptions(options: CodecToolOptions<t.Mixed, unknown> | SchemaTo
 
 /** The JSON Schema of a parameters codec; one that cannot be a tool's parameters is an invalid `parameters` option. */
 function schemaOf(codec: t.Mixed, strict: boolean): JsonSchema {
-  let schema: JsonSchema;
-  try {
-    schema = toJsonSchema(codec, { strict });
-  } catch (e) {
-    if (e instanceof UnsupportedCodecError) throw new InvalidOptionError('parameters', e.message, { cause: e });
-    throw e;
-  }
+  const schema = optionSchema('parameters', codec, strict);
   // The API takes only an object schema as a function's parameters (a 400 otherwise, strict or not): say so now.
   if (schema['type'] !== 'object') {
     throw new InvalidOptionError('parameters', `${codec.name}: the parameters of a tool must be an object (t.type, t.partial, t.intersection of them…), not a nullable object, a union or another type`);

@@ -1,7 +1,7 @@
 import * as t from 'io-ts';
 import { InvalidOptionError } from '../errors.js';
 import { invalidOption, oneOf } from '../options.js';
-import { toJsonSchema, UnsupportedCodecError, type JsonSchema } from './json-schema.js';
+import { optionSchema, type JsonSchema } from './json-schema.js';
 import { strictSchemaViolations } from './strict-schema.js';
 
 // A structured output declared with the io-ts codec that will decode it: the request's `text.format`, its schema
@@ -68,13 +68,7 @@ export function jsonSchemaFormat(codec: t.Mixed, options: JsonSchemaFormatOption
 }
 
 function schemaOf(codec: t.Mixed, strict: boolean): JsonSchema {
-  let schema: JsonSchema;
-  try {
-    schema = toJsonSchema(codec, { strict });
-  } catch (e) {
-    if (e instanceof UnsupportedCodecError) throw new InvalidOptionError('codec', e.message, { cause: e });
-    throw e;
-  }
+  const schema = optionSchema('codec', codec, strict);
   // What the API would refuse with a 400 is said now, naming the codec (a nullable object or a union at the root…).
   const problems = strict ? strictSchemaViolations(schema) : [];
   if (problems.length > 0) throw new InvalidOptionError('codec', `${codec.name}: not a valid strict schema: ${problems.slice(0, 5).join('; ')}`);

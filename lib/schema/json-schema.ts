@@ -1,6 +1,6 @@
 import * as t from 'io-ts';
 import { OptionalType, StructType } from '../events/codec.js';
-import { OpenAIRxError } from '../errors.js';
+import { InvalidOptionError, OpenAIRxError } from '../errors.js';
 
 // io-ts codec → the JSON Schema of a function tool's `parameters`, valid for `strict: true` function calling:
 // every object lists all its properties in `required` and has `additionalProperties: false`; a property that
@@ -219,6 +219,19 @@ function unionSchema(members: readonly Any[], name: string, path: string, strict
  */
 export function toJsonSchema(codec: t.Mixed, options: JsonSchemaOptions = {}): JsonSchema {
   return schemaOf(codec as Any, '', options.strict ?? true);
+}
+
+/**
+ * `toJsonSchema` for a codec given as the option `option` (a tool's `parameters`, a format's `codec`): one the
+ * derivation cannot express is an `InvalidOptionError` on that option, the `UnsupportedCodecError` its cause.
+ */
+export function optionSchema(option: string, codec: t.Mixed, strict: boolean): JsonSchema {
+  try {
+    return toJsonSchema(codec, { strict });
+  } catch (e) {
+    if (e instanceof UnsupportedCodecError) throw new InvalidOptionError(option, e.message, { cause: e });
+    throw e;
+  }
 }
 
 /**
