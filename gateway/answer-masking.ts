@@ -75,12 +75,36 @@ export function maskedAnswer(up: Response, secrets: Secrets): Response {
   return new Response(body, { status: up.status, statusText: '', headers: maskedHeaders(up.headers, secrets) });
 }
 
+/** What a request upstream is given: the part of `RequestInit` the gateway uses. */
+export interface UpstreamInit {
+  readonly method?: string;
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly body?: string | Uint8Array | null;
+  readonly signal?: AbortSignal | null;
+}
+
 /**
- * `fetch` whose every answer is {@link maskedAnswer}: for the library's transports, which read the upstream's event
- * streams themselves (streamed creates, chats, a background stream taken over), so that what they decode, record
- * and relay is masked too. Line breaks are never held back: an SSE event is not delayed.
+ * How the gateway asks its upstream: `fetch`'s contract (a rejection when no answer comes, the body's reading
+ * failing when the connection breaks, `signal` aborting either), redirects never followed, and the answer already
+ * {@link maskedAnswer masked} for `secrets`.
  */
-export function maskingFetch(f: typeof fetch, secrets: Secrets): typeof fetch {
-  const masking = async (...args: Parameters<typeof fetch>): Promise<Response> => maskedAnswer(await f(...args), secrets);
+export type MaskedUpstream = (url: string, init: UpstreamInit, secrets: Secrets) => Promise<Response>;
+
+/** An operator's `fetch` as the gateway's upstream: its answers masked through {@link maskedAnswer}. */
+export function fetchUpstreamOf(f: typeof fetch): MaskedUpstream {
+  return async (url, init, secrets) => {
+    const body = init.body === null || init.body === undefined ? undefined : (init.body as string | Uint8Array<ArrayBuffer>);
+    return maskedAnswer(await f(url, { method: init.method, headers: init.headers, body, signal: init.signal, redirect: 'manual' }), secrets);
+  };
+}
+
+/**
+ * `fetch` whose every answer is masked: for the library's transports, which read the upstream's event streams
+ * themselves (streamed creates, chats, a background stream taken over), so that what they decode, record and
+ * relay is masked too. Line breaks are never held back: an SSE event is not delayed.
+ */
+export function maskingFetch(upstream: MaskedUpstream, secrets: Secrets): typeof fetch {
+  const masking = async (input: string | URL | Request, init?: RequestInit): Promise<Response> =>
+    upstream(String(input), (init ?? {}) as UpstreamInit, secrets);
   return masking as typeof fetch;
 }

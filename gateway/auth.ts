@@ -64,7 +64,7 @@ export function upstreamConfig(caller: Caller, options: ResolvedGatewayOptions):
     apiKey: '',
     headers: { ...caller.headers },
     // The upstream's answers masked before the transports read them: an echo of a key is never decoded or recorded.
-    fetch: maskingFetch(options.fetch, answerSecrets(options.upstreamKey, caller.headers)),
+    fetch: maskingFetch(options.upstream, answerSecrets(options.upstreamKey, caller.headers)),
     validate: 'off',
     errorEvents: 'value',
     ...(options.idleTimeoutMs !== undefined ? { idleTimeoutMs: options.idleTimeoutMs } : {}),

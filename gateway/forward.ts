@@ -3,7 +3,7 @@
 // (answer-masking.ts), the body piped with the socket's backpressure. The caller's credentials replace whatever
 // the client sent.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { answerSecrets, maskedAnswer } from './answer-masking.js';
+import { answerSecrets } from './answer-masking.js';
 import type { Caller } from './auth.js';
 import { GatewayHttpError } from './errors.js';
 import type { ResolvedGatewayOptions } from './options.js';
@@ -48,14 +48,8 @@ export async function fetchUpstream(
     controller.abort();
   }, options.upstreamTimeoutMs);
   try {
-    const up = await options.fetch(`${options.baseURL}${init.path}`, {
-      method: init.method,
-      headers: init.headers,
-      body: init.body === undefined || init.body.length === 0 ? undefined : (init.body as Uint8Array<ArrayBuffer>),
-      signal: controller.signal,
-      redirect: 'manual',
-    });
-    return maskedAnswer(up, answerSecrets(options.upstreamKey, init.headers));
+    const body = init.body === undefined || init.body.length === 0 ? undefined : init.body;
+    return await options.upstream(`${options.baseURL}${init.path}`, { method: init.method, headers: init.headers, body, signal: controller.signal }, answerSecrets(options.upstreamKey, init.headers));
   } catch (e) {
     if (timedOut) throw new GatewayHttpError(504, `The upstream did not answer within ${options.upstreamTimeoutMs} ms.`, { code: 'gateway_timeout' });
     const code = (e as { cause?: { code?: unknown } }).cause?.code;

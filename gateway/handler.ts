@@ -104,6 +104,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
       for (const p of [...ctx.pumps]) p.stop();
       producers.stopAll();
       metrics.stop();
+      resolved.closeUpstream();
       if (resolved.ownsLog) await resolved.log.close();
     },
   });

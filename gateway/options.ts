@@ -7,6 +7,8 @@ import { redisEventLog } from '../lib/log/redis.js';
 import type { EventLog } from '../lib/log/types.js';
 import { InvalidOptionError } from '../lib/errors.js';
 import { durationMs, invalidOption, nested, nonNegativeInt, oneOf, optionalFunction, positiveDurationMs } from '../lib/options.js';
+import { fetchUpstreamOf, type MaskedUpstream } from './answer-masking.js';
+import { nodeUpstream } from './upstream-http.js';
 import { checkAccessLog, type AccessLogOption } from './access-log.js';
 import { parsePassThrough, type PassThroughPattern } from './routes.js';
 import { DEFAULT_LEASE_MS, DEFAULT_NOT_FOUND_TIMEOUT_MS } from '../lib/log/defaults.js';
@@ -110,7 +112,10 @@ export interface GatewayOptions {
 export interface ResolvedGatewayOptions {
   readonly baseURL: string;
   readonly upstreamKey: string | undefined;
-  readonly fetch: typeof fetch;
+  /** How the gateway asks its upstream, answers masked: the operator's `fetch`, else node:http (upstream-http.ts). */
+  readonly upstream: MaskedUpstream;
+  /** Lets the default upstream's idle connections go (the gateway's close). */
+  readonly closeUpstream: () => void;
   readonly log: EventLog;
   readonly ownsLog: boolean;
   readonly background: boolean;
@@ -135,12 +140,27 @@ function logOf(log: GatewayOptions['log']): { log: EventLog; owned: boolean } {
   throw new InvalidOptionError('log', 'expected an EventLog, a redis:// or rediss:// URL, or "memory"');
 }
 
+/**
+ * The operator's `fetch`, else node:http(s) over keep-alive agents, unless the application routes `fetch` through
+ * a dispatcher of its own (an HTTP proxy set with undici's `setGlobalDispatcher`): then the global `fetch`, which
+ * goes through it.
+ */
+function upstreamOf(f: typeof fetch | undefined): Pick<ResolvedGatewayOptions, 'upstream' | 'closeUpstream'> {
+  const dispatcher = (globalThis as Record<symbol, unknown>)[Symbol.for('undici.globalDispatcher.1')];
+  const custom = typeof dispatcher === 'object' && dispatcher !== null && dispatcher.constructor?.name !== 'Agent';
+  if (f === undefined && !custom) {
+    const node = nodeUpstream();
+    return { upstream: node.request, closeUpstream: node.close };
+  }
+  return { upstream: fetchUpstreamOf(f ?? globalThis.fetch.bind(globalThis)), closeUpstream: () => undefined };
+}
+
 export function resolveOptions(options: GatewayOptions): ResolvedGatewayOptions {
   const upstream: GatewayUpstream = options.upstream ?? {};
   // A URL string (the shape this option once had) would otherwise be read as `{}`: the default upstream, silently.
   if (typeof upstream !== 'object' || upstream === null) throw invalidOption('upstream', '{ baseURL, apiKey?, fetch? }', upstream);
   const baseURL = nested('upstream', () => checkBaseURL((upstream.baseURL ?? env('OPENAI_BASE_URL') ?? DEFAULT_BASE_URL).replace(/\/+$/, '')));
-  const f = optionalFunction('upstream.fetch', upstream.fetch) ?? globalThis.fetch.bind(globalThis);
+  const f = optionalFunction('upstream.fetch', upstream.fetch);
   const t = options.timeouts ?? {};
   const l = options.limits ?? {};
   const accessLog = checkAccessLog(options.accessLog);
@@ -166,7 +186,7 @@ export function resolveOptions(options: GatewayOptions): ResolvedGatewayOptions 
   return {
     baseURL,
     upstreamKey: upstream.apiKey ?? (options.authorize ? env('OPENAI_API_KEY') : undefined),
-    fetch: f,
+    ...upstreamOf(f),
     log,
     ownsLog: owned,
     background: options.background === true,

@@ -48,6 +48,12 @@ export class StreamRedactor {
 
   private readonly secrets: PreparedSecrets;
 
+  /**
+   * The last `push` let its piece out whole and as it was (nothing held back from before or after it, nothing
+   * masked): a caller holding the piece in another form (its bytes) may send that instead of re-encoding the text.
+   */
+  unchanged = false;
+
   constructor(secrets: Secrets) {
     this.secrets = new PreparedSecrets(secrets);
   }
@@ -59,9 +65,13 @@ export class StreamRedactor {
 
   /** The masked text that can go out once `piece` is added. */
   push(piece: string): string {
+    this.unchanged = false;
     if (piece === '') return '';
+    const held = this.pending !== '' || this.inMask;
     this.pending += piece;
-    return this.flush(false);
+    const out = this.flush(false);
+    this.unchanged = !held && !this.masked && this.pending === '' && out.length === piece.length;
+    return out;
   }
 
   /** The masked rest, once the text has ended. */
@@ -74,7 +84,11 @@ export class StreamRedactor {
     return out;
   }
 
+  /** The last flush let out a mask. */
+  private masked = false;
+
   private flush(final: boolean): string {
+    this.masked = false;
     const start = this.context.length;
     const text = this.context + this.pending;
     const len = text.length;
@@ -102,6 +116,7 @@ export class StreamRedactor {
       if (b <= from) continue;
       if (a >= cut) break;
       out += text.slice(at, Math.max(a, from)) + MASK;
+      this.masked = true;
       at = b;
       if (b < cut) continue;
       cut = b;

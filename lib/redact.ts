@@ -67,16 +67,45 @@ const hashOf = (s: string, at: number): number => {
   return h;
 };
 
-/** A secret's MIN_RUN-grams, and a 64 Ki-entry table of their hashes: a cheap first test at every position of a long text. */
+/**
+ * A secret's MIN_RUN-grams, a 64 Ki-entry table of their hashes (a cheap first test at every position of a long
+ * text), and its short cut ends. Made once per secret and shared (see `preparedSecret`): the table is 64 KB.
+ */
 class PreparedSecret {
   readonly grams = new Set<string>();
   readonly hashes = new Uint8Array(1 << 16);
+  /** The secret's last MIN_EDGE..MIN_RUN-1 characters, longest first. */
+  readonly ends: readonly string[];
+  /** 1 at the code (mod 64 Ki) of a character that starts one of `ends`: the per-character test of the scan. */
+  readonly endStarts = new Uint8Array(1 << 16);
   constructor(readonly secret: string) {
     for (let i = 0; i + MIN_RUN <= secret.length; i++) {
       this.grams.add(secret.slice(i, i + MIN_RUN));
       this.hashes[slot(hashOf(secret, i))] = 1;
     }
+    const m = secret.length;
+    const ends: string[] = [];
+    for (let l = Math.min(MIN_RUN - 1, m - 1); l >= MIN_EDGE; l--) ends.push(secret.slice(m - l));
+    for (const e of ends) this.endStarts[e.charCodeAt(0)] = 1;
+    this.ends = ends;
   }
+}
+
+/**
+ * The prepared form of each secret, shared by every text and stream that masks it while any of them is alive (a
+ * gateway masks each stream's answer for its caller's key: one table per key, not per stream).
+ */
+const preparedCache = new Map<string, WeakRef<PreparedSecret>>();
+const preparedGone = new FinalizationRegistry<string>((secret) => {
+  if (preparedCache.get(secret)?.deref() === undefined) preparedCache.delete(secret);
+});
+function preparedSecret(secret: string): PreparedSecret {
+  const known = preparedCache.get(secret)?.deref();
+  if (known !== undefined) return known;
+  const made = new PreparedSecret(secret);
+  preparedCache.set(secret, new WeakRef(made));
+  preparedGone.register(made, secret);
+  return made;
 }
 
 /** Secrets made ready once for many texts (a stream's pieces): `credentialRanges` takes them as it takes `Secrets`. */
@@ -87,13 +116,13 @@ export class PreparedSecrets {
     // Each line of a secret on its own (a key or a header value has one): no mask spans a line break, which a
     // stream relies on to let out everything up to its last one.
     const lines = secrets.flatMap((s) => s.split(/[\r\n]+/)).filter((s) => s.length >= MIN_SECRET);
-    this.list = [...new Set(lines)].map((s) => new PreparedSecret(s));
+    this.list = [...new Set(lines)].map(preparedSecret);
   }
 }
 
 /** Marks, as [start, end) ranges, every place where `text` holds a long run, or an edge-cut start or end, of `secret`. */
 function markSecret(text: string, prepared: PreparedSecret, ranges: Array<[number, number]>, textStart: boolean): void {
-  const { secret, grams, hashes } = prepared;
+  const { secret, grams, hashes, ends, endStarts } = prepared;
   const n = text.length;
   const m = secret.length;
   if (n < MIN_EDGE) return;
@@ -108,9 +137,6 @@ function markSecret(text: string, prepared: PreparedSecret, ranges: Array<[numbe
   }
   // Shorter cut pieces: the secret's start where a word ends, its end where a word begins.
   const first = secret.charCodeAt(0);
-  const ends: string[] = [];
-  for (let l = Math.min(MIN_RUN - 1, m - 1); l >= MIN_EDGE; l--) ends.push(secret.slice(m - l));
-  const endStarts = new Set(ends.map((e) => e.charCodeAt(0)));
   for (let i = 0; i < n; i++) {
     const c = text.charCodeAt(i);
     if (c === first) {
@@ -118,7 +144,7 @@ function markSecret(text: string, prepared: PreparedSecret, ranges: Array<[numbe
       while (l < MIN_RUN && l < m && i + l < n && text.charCodeAt(i + l) === secret.charCodeAt(l)) l++;
       if (l >= MIN_EDGE && l < MIN_RUN && (i + l === n || !isWordChar(text.charCodeAt(i + l)))) ranges.push([i, i + l]);
     }
-    if (endStarts.has(c) && (i === 0 ? textStart : !isWordChar(text.charCodeAt(i - 1)))) {
+    if (endStarts[c & 0xffff] === 1 && (i === 0 ? textStart : !isWordChar(text.charCodeAt(i - 1)))) {
       const end = ends.find((e) => text.startsWith(e, i));
       if (end !== undefined) ranges.push([i, i + end.length]);
     }
