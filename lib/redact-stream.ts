@@ -92,7 +92,8 @@ export class StreamRedactor {
     const start = this.context.length;
     const text = this.context + this.pending;
     const len = text.length;
-    const ranges = credentialRanges(text, this.secrets, this.consumed === start);
+    // The context was looked at when it came: only what reaches into the new text is looked for again.
+    const ranges = credentialRanges(text, this.secrets, this.consumed === start, start);
     let from = start;
     if (this.inMask) {
       // The rest of the masked token: the mask already went out.

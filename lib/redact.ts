@@ -121,15 +121,15 @@ export class PreparedSecrets {
 }
 
 /** Marks, as [start, end) ranges, every place where `text` holds a long run, or an edge-cut start or end, of `secret`. */
-function markSecret(text: string, prepared: PreparedSecret, ranges: Array<[number, number]>, textStart: boolean): void {
+function markSecret(text: string, prepared: PreparedSecret, ranges: Array<[number, number]>, textStart: boolean, from: number): void {
   const { secret, grams, hashes, ends, endStarts } = prepared;
   const n = text.length;
   const m = secret.length;
   if (n < MIN_EDGE) return;
   // Runs of MIN_RUN characters, found with a rolling hash over the secret's MIN_RUN-grams (linear in the text).
-  if (n >= MIN_RUN) {
-    let h = hashOf(text, 0);
-    for (let i = 0; ; i++) {
+  if (n - from >= MIN_RUN) {
+    let h = hashOf(text, from);
+    for (let i = from; ; i++) {
       if (hashes[slot(h)] === 1 && grams.has(text.slice(i, i + MIN_RUN))) ranges.push([i, i + MIN_RUN]);
       if (i + MIN_RUN >= n) break;
       h = (Math.imul((h - Math.imul(text.charCodeAt(i), B_HIGH)) | 0, B) + text.charCodeAt(i + MIN_RUN)) | 0;
@@ -137,7 +137,7 @@ function markSecret(text: string, prepared: PreparedSecret, ranges: Array<[numbe
   }
   // Shorter cut pieces: the secret's start where a word ends, its end where a word begins.
   const first = secret.charCodeAt(0);
-  for (let i = 0; i < n; i++) {
+  for (let i = from; i < n; i++) {
     const c = text.charCodeAt(i);
     if (c === first) {
       let l = 0;
@@ -191,11 +191,15 @@ export function escapeAround(text: string, pos: number): number | undefined {
  * Every place of `text` to mask, as sorted, disjoint [start, end) ranges: each secret whole, in runs of 8 of its
  * characters and as a start or end of 4 cut at a word's edge; each credential shape. A range never splits a JSON
  * escape. `textStart: false` when `text` is a window whose index 0 is not the start of the text (a stream's).
+ * `after`: only ranges that end past it are needed (a stream's text before it was masked already), so the secrets
+ * are looked for from just before it; ranges ending before it may be missing.
  */
-export function credentialRanges(text: string, secrets: Secrets | PreparedSecrets = [], textStart = true): Array<[number, number]> {
+export function credentialRanges(text: string, secrets: Secrets | PreparedSecrets = [], textStart = true, after = 0): Array<[number, number]> {
   const raw: Array<[number, number]> = [];
   const prepared = secrets instanceof PreparedSecrets ? secrets : new PreparedSecrets(secrets);
-  for (const secret of prepared.list) markSecret(text, secret, raw, textStart);
+  // A secret's match reaching past `after` starts at most MIN_RUN characters before it.
+  const from = Math.max(0, after - MIN_RUN);
+  for (const secret of prepared.list) markSecret(text, secret, raw, textStart, from);
   markShapes(text, raw, textStart);
   if (raw.length === 0) return raw;
   for (const r of raw) {
