@@ -67,6 +67,11 @@ const hashOf = (s: string, at: number): number => {
   return h;
 };
 
+/** Every run of MIN_RUN characters holds a QUAD-gram at a position that is a multiple of QUAD (MIN_RUN ≥ 2·QUAD − 1). */
+const QUAD = 4;
+const quadOf = (s: string, at: number): number =>
+  (Math.imul(Math.imul(Math.imul(s.charCodeAt(at), 31) + s.charCodeAt(at + 1), 31) + s.charCodeAt(at + 2), 31) + s.charCodeAt(at + 3)) & 0xffff;
+
 /**
  * A secret's MIN_RUN-grams, a 64 Ki-entry table of their hashes (a cheap first test at every position of a long
  * text), and its short cut ends. Made once per secret and shared (see `preparedSecret`): the table is 64 KB.
@@ -76,18 +81,21 @@ class PreparedSecret {
   readonly hashes = new Uint8Array(1 << 16);
   /** The secret's last MIN_EDGE..MIN_RUN-1 characters, longest first. */
   readonly ends: readonly string[];
-  /** 1 at the code (mod 64 Ki) of a character that starts one of `ends`: the per-character test of the scan. */
-  readonly endStarts = new Uint8Array(1 << 16);
+  /** 1 at the hash of each of the secret's QUAD-grams: the test made at every QUAD-th position of a text. */
+  readonly quads = new Uint8Array(1 << 16);
+  /** The secret's first character, as a string (looked for with `indexOf`). */
+  readonly first: string;
   constructor(readonly secret: string) {
     for (let i = 0; i + MIN_RUN <= secret.length; i++) {
       this.grams.add(secret.slice(i, i + MIN_RUN));
       this.hashes[slot(hashOf(secret, i))] = 1;
     }
+    for (let i = 0; i + QUAD <= secret.length; i++) this.quads[quadOf(secret, i)] = 1;
     const m = secret.length;
     const ends: string[] = [];
     for (let l = Math.min(MIN_RUN - 1, m - 1); l >= MIN_EDGE; l--) ends.push(secret.slice(m - l));
-    for (const e of ends) this.endStarts[e.charCodeAt(0)] = 1;
     this.ends = ends;
+    this.first = secret.charAt(0);
   }
 }
 
@@ -122,31 +130,31 @@ export class PreparedSecrets {
 
 /** Marks, as [start, end) ranges, every place where `text` holds a long run, or an edge-cut start or end, of `secret`. */
 function markSecret(text: string, prepared: PreparedSecret, ranges: Array<[number, number]>, textStart: boolean, from: number): void {
-  const { secret, grams, hashes, ends, endStarts } = prepared;
+  const { secret, grams, hashes, quads, ends, first } = prepared;
   const n = text.length;
   const m = secret.length;
   if (n < MIN_EDGE) return;
-  // Runs of MIN_RUN characters, found with a rolling hash over the secret's MIN_RUN-grams (linear in the text).
-  if (n - from >= MIN_RUN) {
-    let h = hashOf(text, from);
-    for (let i = from; ; i++) {
-      if (hashes[slot(h)] === 1 && grams.has(text.slice(i, i + MIN_RUN))) ranges.push([i, i + MIN_RUN]);
-      if (i + MIN_RUN >= n) break;
-      h = (Math.imul((h - Math.imul(text.charCodeAt(i), B_HIGH)) | 0, B) + text.charCodeAt(i + MIN_RUN)) | 0;
+  // Runs of MIN_RUN characters. A run starting at a holds the secret's QUAD-gram found at the multiple k of QUAD
+  // (from `from`) in [a, a + QUAD]: only every QUAD-th position is tested, and the runs that may start in
+  // [k − QUAD, k] are looked at where one is found (the rolling hash, then the grams themselves).
+  let next = from;
+  for (let k = from; k + QUAD <= n; k += QUAD) {
+    if (quads[quadOf(text, k)] !== 1) continue;
+    for (let a = Math.max(next, k - QUAD); a <= k && a + MIN_RUN <= n; a++) {
+      if (hashes[slot(hashOf(text, a))] === 1 && grams.has(text.slice(a, a + MIN_RUN))) ranges.push([a, a + MIN_RUN]);
+      next = a + 1;
     }
   }
   // Shorter cut pieces: the secret's start where a word ends, its end where a word begins.
-  const first = secret.charCodeAt(0);
-  for (let i = from; i < n; i++) {
-    const c = text.charCodeAt(i);
-    if (c === first) {
-      let l = 0;
-      while (l < MIN_RUN && l < m && i + l < n && text.charCodeAt(i + l) === secret.charCodeAt(l)) l++;
-      if (l >= MIN_EDGE && l < MIN_RUN && (i + l === n || !isWordChar(text.charCodeAt(i + l)))) ranges.push([i, i + l]);
-    }
-    if (endStarts[c & 0xffff] === 1 && (i === 0 ? textStart : !isWordChar(text.charCodeAt(i - 1)))) {
-      const end = ends.find((e) => text.startsWith(e, i));
-      if (end !== undefined) ranges.push([i, i + end.length]);
+  for (let i = text.indexOf(first, from); i !== -1; i = text.indexOf(first, i + 1)) {
+    let l = 0;
+    while (l < MIN_RUN && l < m && i + l < n && text.charCodeAt(i + l) === secret.charCodeAt(l)) l++;
+    if (l >= MIN_EDGE && l < MIN_RUN && (i + l === n || !isWordChar(text.charCodeAt(i + l)))) ranges.push([i, i + l]);
+  }
+  // Each cut end, longest first (a shorter one at the same place lies inside it: the ranges are merged).
+  for (const end of ends) {
+    for (let i = text.indexOf(end, from); i !== -1; i = text.indexOf(end, i + 1)) {
+      if (i === 0 ? textStart : !isWordChar(text.charCodeAt(i - 1))) ranges.push([i, i + end.length]);
     }
   }
 }
