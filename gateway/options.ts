@@ -30,7 +30,9 @@ export interface GatewayCaller {
  * Where requests go: the fields of a {@link ClientConfig} that a gateway uses, meaning what they mean there
  * (`fromEventLog`'s `upstream` is a whole ClientConfig). `baseURL` as in `OPENAI_BASE_URL`, with its `/v1`
  * (default `OPENAI_BASE_URL`, else `https://api.openai.com/v1`); `apiKey` is used with a custom `authorize`
- * that returns none (never with the default, which forwards the caller's); `fetch` defaults to the global one.
+ * that returns none (never with the default, which forwards the caller's); `fetch` is the operator's way to the
+ * upstream (answers are masked all the same), by default node:http(s) with keep-alive agents of the gateway's own,
+ * or the global `fetch` when the application set a dispatcher of its own for it (an HTTP proxy).
  * Headers come per caller from `authorize`; the gateway's own `timeouts` stand for a client's idle timeout and signal.
  */
 export type GatewayUpstream = Pick<ClientConfig, 'baseURL' | 'apiKey' | 'fetch'>;
