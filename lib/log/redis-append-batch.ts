@@ -17,10 +17,13 @@ export interface PendingAppend {
   readonly token: number;
   /** The events' sequence numbers as APPEND takes them ('4,5,6t'). */
   readonly seqs: string;
-  /** Their JSON, to be joined by '\n' (once, for the whole call). */
-  readonly jsons: readonly string[];
-  /** The length of their JSON. */
-  readonly bytes: number;
+  /**
+   * Their JSON, joined by '\n'. Once a call carried it, a slice of that call's argument (the argument lives as
+   * long as the call anyway; the append's own string need not).
+   */
+  text: string;
+  /** How many events. */
+  readonly events: number;
   /** The highest sequence number this log was told is stored on this stream ('' for none). */
   readonly acked: string;
 }
@@ -43,14 +46,24 @@ export function appendSender(send: SendScript, settings: RedisLogSettings, live:
 
   const call = async (batch: readonly PendingAppend[]): Promise<Outcome<AppendReply>[]> => {
     const keys: string[] = [];
-    const jsons: string[] = [];
+    const texts: string[] = [];
     const args: (string | number)[] = [liveTtlMs, ttlMs, maxEvents, maxBytes, ''];
     for (const a of batch) {
       keys.push(a.keys[0]!, a.keys[1]!, a.keys[2]!);
-      for (const j of a.jsons) jsons.push(j);
+      if (a.events > 0) texts.push(a.text);
       args.push(`${a.token}:${a.acked}:${a.seqs}`);
     }
-    args[4] = jsons.join('\n');
+    const all = texts.length === 1 ? texts[0]! : texts.join('\n');
+    args[4] = all;
+    if (texts.length > 1) {
+      let at = 0;
+      for (const a of batch) {
+        if (a.events === 0) continue;
+        const end = at + a.text.length;
+        a.text = all.slice(at, end);
+        at = end + 1;
+      }
+    }
     const r = (await send({ script, keys, args, durable: true }, batch[0]!.scope)) as string[];
     // Only the appends that failed: position (from 1), then APPEND_ONE's reply.
     const outcomes: Outcome<AppendReply>[] = new Array<Outcome<AppendReply>>(batch.length).fill(DONE);

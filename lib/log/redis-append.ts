@@ -75,31 +75,11 @@ export function redisAppend(conn: RedisConnections, send: SendScript, keysOf: (s
     const cluster = isCluster(c);
     const sendBatch = appendSender(send, settings, cluster);
     if (settings.replicas > 0) confirms ??= confirmBatcher(send, cluster, cluster ? slotFor : undefined);
-    return (appends ??= slotBatcher({ slot: cluster ? slotFor : undefined, cost: (a, totals) => void ((totals[0]! += a.jsons.length), (totals[1]! += a.bytes)), max: [MAX_EVENTS, MAX_BYTES], send: sendBatch }));
+    return (appends ??= slotBatcher({ slot: cluster ? slotFor : undefined, cost: (a, totals) => void ((totals[0]! += a.events), (totals[1]! += a.text.length)), max: [MAX_EVENTS, MAX_BYTES], send: sendBatch }));
   };
 
-  return async (scope, token, events) => {
-    conn.ensureOpen(scope);
-    let seqs = '';
-    let bytes = 0;
-    // Stored once this append succeeds: every event up to the first terminal one (those after it are not stored).
-    let bound = -1;
-    let ended = false;
-    const jsons: string[] = [];
-    for (const e of events) {
-      if (!placeable(e)) continue;
-      const seq = e.sequence_number as number;
-      const terminal = isTerminalEvent(e);
-      const sep = jsons.length === 0 ? '' : ',';
-      seqs += terminal ? `${sep}${seq}t` : `${sep}${seq}`;
-      if (!ended && seq > bound) bound = seq;
-      ended ||= terminal;
-      const json = JSON.stringify(e);
-      bytes += json.length;
-      jsons.push(json);
-    }
-    const known = knownOf(scope);
-    const pending: PendingAppend = { scope, keys: known.keys, token, seqs, jsons, bytes, acked: known.ackedArg };
+  /** What is left of an append once its call is built: its reply, its confirmation, what it acknowledges. */
+  const settle = async (scope: LogScope, token: number, known: Known, pending: PendingAppend, bound: number): Promise<void> => {
     let r: AppendReply;
     try {
       r = await (appends ?? (await batcher(scope))).add(pending);
@@ -120,5 +100,38 @@ export function redisAppend(conn: RedisConnections, send: SendScript, keysOf: (s
       known.acked = bound;
       known.ackedArg = String(bound);
     }
+  };
+
+  // Not an async function: the events are read here, once, and not kept (an async function's parameters live
+  // until it settles, and a batch's events would outlive their JSON by a round trip).
+  return (scope, token, events) => {
+    let seqs = '';
+    let text = '';
+    let n = 0;
+    // Stored once this append succeeds: every event up to the first terminal one (those after it are not stored).
+    let bound = -1;
+    let ended = false;
+    try {
+      conn.ensureOpen(scope);
+      for (const e of events) {
+        if (!placeable(e)) continue;
+        const seq = e.sequence_number as number;
+        const terminal = isTerminalEvent(e);
+        const json = JSON.stringify(e);
+        if (n++ === 0) {
+          seqs = terminal ? `${seq}t` : String(seq);
+          text = json;
+        } else {
+          seqs += terminal ? `,${seq}t` : `,${seq}`;
+          text += `\n${json}`;
+        }
+        if (!ended && seq > bound) bound = seq;
+        ended ||= terminal;
+      }
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    const known = knownOf(scope);
+    return settle(scope, token, known, { scope, keys: known.keys, token, seqs, text, events: n, acked: known.ackedArg }, bound);
   };
 }
