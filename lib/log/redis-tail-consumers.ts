@@ -65,16 +65,17 @@ export const covered = (inFlight: Map<string, Id> | undefined, c: Consumer): boo
  * `read` is what the XREAD read after, per key: a reply holds every entry after that id (up to COUNT), so it
  * is whole only for a follower whose cursor is at or after it. One that joined with an older cursor while
  * the XREAD was on its way gets nothing from it (the entries between its cursor and the read id are not in
- * the reply); the next XREAD reads after its cursor.
+ * the reply); the next XREAD reads after its cursor. `byKey`: the followers of each events key (the reply's
+ * keys are looked up, not every follower visited: most of them have nothing in a reply of many streams).
  */
-export function dispatch(got: [string, StreamEntry[]][], read: ReadonlyMap<string, Id>, followers: Set<Follower>, waiters: Set<Waiter>): void {
-  const byKey = new Map<string, StreamEntry[]>();
-  for (const [key, entries] of got) if (entries.length > 0) byKey.set(key, entries);
-  for (const f of [...followers]) {
-    if (!followers.has(f)) continue; // unfollowed by an earlier callback
-    const entries = byKey.get(f.events);
-    const from = read.get(f.events);
-    if (entries !== undefined && from !== undefined && !later(from, f.after)) {
+export function dispatch(got: [string, StreamEntry[]][], read: ReadonlyMap<string, Id>, byKey: ReadonlyMap<string, ReadonlySet<Follower>>, followers: ReadonlySet<Follower>, waiters: Set<Waiter>): void {
+  for (const [key, entries] of got) {
+    const mineOf = byKey.get(key);
+    const from = read.get(key);
+    if (mineOf === undefined || from === undefined || entries.length === 0) continue;
+    // A copy: a callback may unfollow, or follow again.
+    for (const f of [...mineOf]) {
+      if (!followers.has(f) || later(from, f.after)) continue; // unfollowed by an earlier callback; or joined behind the read
       let first = 0;
       while (first < entries.length && !later(parseId(entries[first]![0]), f.after)) first++;
       if (first < entries.length) {
@@ -84,10 +85,13 @@ export function dispatch(got: [string, StreamEntry[]][], read: ReadonlyMap<strin
       }
     }
   }
+  if (waiters.size === 0) return;
+  const ofKey = new Map<string, StreamEntry[]>();
+  for (const [key, entries] of got) if (entries.length > 0) ofKey.set(key, entries);
   for (const w of [...waiters]) {
-    if (w.end !== undefined && byKey.has(w.end)) w.settle(true);
+    if (w.end !== undefined && ofKey.has(w.end)) w.settle(true);
     else {
-      const entries = byKey.get(w.events);
+      const entries = ofKey.get(w.events);
       if (entries !== undefined && later(parseId(entries[entries.length - 1]![0]), w.after)) w.settle(true);
     }
   }
@@ -98,7 +102,7 @@ export function dispatch(got: [string, StreamEntry[]][], read: ReadonlyMap<strin
  * short by COUNT (`cut`: the keys that got COUNT entries), that it has every entry stored before `at`. Its
  * reader can tell a slow tail (still reading it) from a stalled one.
  */
-export function synced(read: ReadonlyMap<string, Id>, cut: ReadonlySet<string>, followers: Set<Follower>, at: number): void {
+export function synced(read: ReadonlyMap<string, Id>, cut: ReadonlySet<string>, followers: ReadonlySet<Follower>, at: number): void {
   for (const f of [...followers]) {
     if (f.onSynced === undefined || !followers.has(f) || cut.has(f.events)) continue;
     const from = read.get(f.events);

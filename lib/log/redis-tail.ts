@@ -19,6 +19,8 @@ export { parseId, type StreamEntry } from './redis-stream-id.js';
 
 /** The longest single XREAD BLOCK, in ms, by default. */
 const BLOCK_MS = 1000;
+/** Followers are told they are synced after an XREAD at most this often, in ms (and after every XREAD that timed out). */
+const SYNC_MS = 100;
 /** New consumers arriving within this many ms share one wake. */
 const WAKE_BATCH_MS = 1;
 /**
@@ -65,8 +67,9 @@ export interface RedisTail {
   wait(events: string, end: string, id: string, waitMs: number, signal?: AbortSignal): Promise<boolean>;
   /**
    * Hands every entry of `events` after `id` to `onEntries` as it arrives (in order, each once), and calls
-   * `onError` (once, then nothing more) when Redis fails. After each XREAD that read the stream whole for it,
-   * `onSynced(at)`: every entry stored before `at` (Date.now() when that XREAD was sent) has been handed over.
+   * `onError` (once, then nothing more) when Redis fails. After an XREAD that read the stream whole for it (one
+   * every SYNC_MS at most, and every one that timed out), `onSynced(at)`: every entry stored before `at`
+   * (Date.now() when that XREAD was sent) has been handed over.
    * Returns the unfollow.
    */
   follow(events: string, id: string, onEntries: (entries: StreamEntry[]) => void, onError: (e: Error) => void, onSynced?: (at: number) => void): () => void;
@@ -79,6 +82,13 @@ export function redisTail(options: RedisTailOptions): RedisTail {
   const { wakeKey } = options;
   const waiters = new Set<Waiter>();
   const followers = new Set<Follower>();
+  /** The followers of each events key (dispatch looks up a reply's keys instead of visiting every follower). */
+  const byKey = new Map<string, Set<Follower>>();
+  const unlist = (f: Follower): void => {
+    followers.delete(f);
+    const mine = byKey.get(f.events);
+    if (mine !== undefined && mine.delete(f) && mine.size === 0) byKey.delete(f.events);
+  };
   let conn: Redis | undefined;
   let connecting: Promise<Redis> | undefined;
   let running = false;
@@ -86,6 +96,8 @@ export function redisTail(options: RedisTailOptions): RedisTail {
   /** What the XREAD in flight covers: stream key → the id it reads after (end keys: '0-0'); undefined when none is in flight. */
   let inFlight: Map<string, Id> | undefined;
   let cycle = 0;
+  /** When the followers were last told they are synced (the XREAD's send time). */
+  let lastSynced = 0;
   let wakeTimer: ReturnType<typeof setTimeout> | undefined;
   let waking = false;
   /** The last wake entry an XREAD returned: the next one reads after it, so no wake is missed or seen twice. */
@@ -123,7 +135,7 @@ export function redisTail(options: RedisTailOptions): RedisTail {
     options.onFail?.();
     for (const w of [...waiters]) w.settle(err);
     for (const f of [...followers]) {
-      followers.delete(f);
+      unlist(f);
       f.onError(err);
     }
   };
@@ -201,8 +213,13 @@ export function redisTail(options: RedisTailOptions): RedisTail {
         got = withoutWake(got);
         const cut = new Set<string>();
         for (const [key, entries] of got ?? []) if (entries.length >= count) cut.add(key);
-        if (got !== null && got.length > 0) dispatch(got, covers, followers, waiters);
-        synced(covers, cut, followers, issued);
+        if (got !== null && got.length > 0) dispatch(got, covers, byKey, followers, waiters);
+        // Every follower, every SYNC_MS at most: with many streams, a pass over all of them per XREAD cost more than
+        // the entries it handed over.
+        if (issued - lastSynced >= SYNC_MS || got === null) {
+          lastSynced = issued;
+          synced(covers, cut, followers, issued);
+        }
         if (got === null || got.length === 0) continue;
         // Entries came: let more gather before naming every key again (a new consumer cuts the pause short),
         // unless a stream has more waiting than one XREAD returns (a backlog is read at once).
@@ -264,9 +281,12 @@ export function redisTail(options: RedisTailOptions): RedisTail {
       if (closed) return () => undefined;
       const f: Follower = { events, end: undefined, after: parseId(id), onEntries, onError, onSynced };
       followers.add(f);
+      let mine = byKey.get(events);
+      if (mine === undefined) byKey.set(events, (mine = new Set()));
+      mine.add(f);
       if (!covered(f)) schedule();
       return () => {
-        followers.delete(f);
+        unlist(f);
       };
     },
 
@@ -277,6 +297,7 @@ export function redisTail(options: RedisTailOptions): RedisTail {
       wakePace?.();
       for (const w of [...waiters]) w.settle(false);
       followers.clear();
+      byKey.clear();
       drop();
     },
   };
