@@ -51,6 +51,15 @@ function call<T>(f: () => Promise<T>, ok: (v: T) => void, fail: (e: unknown) => 
   p.then(ok, fail);
 }
 
+/**
+ * The append of `batch`, as a function of its own: the callbacks of its answer are made in another scope and do
+ * not keep the batch's events alive through the round trip (closures made in one call share what they capture).
+ */
+const appendOf =
+  (log: EventLog, scope: LogScope, token: number, batch: ResponseStreamEvent[]): (() => Promise<void>) =>
+  () =>
+    log.append(scope, token, batch);
+
 /** Any failure of the store as the typed error: `EventLogError` as is, anything else as `'unavailable'`. */
 export function asEventLogError(e: unknown, responseId: string): EventLogError {
   if (e instanceof EventLogError) return e;
@@ -190,11 +199,9 @@ export class LogWriter {
 
   private send(): void {
     if (this.stopped || !this.lease || this.inFlight || this.queue.length === 0) return;
-    const token = this.lease.token;
-    const batch = this.queue.splice(0, this.maxBatchSize);
     this.inFlight = true;
     call(
-      () => this.log.append(this.scope, token, batch),
+      appendOf(this.log, this.scope, this.lease.token, this.queue.splice(0, this.maxBatchSize)),
       () => {
         this.inFlight = false;
         if (this.stopped) return;
