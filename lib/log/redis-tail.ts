@@ -13,7 +13,7 @@
 // readers on top (lib/log/redis-tail-retry.ts) register again, within the log's retry budget, with their cursors.
 import type { Redis } from 'ioredis';
 import { covered as coveredBy, dispatch, type Follower, readPlan, synced, type Waiter } from './redis-tail-consumers.js';
-import { type Id, parseId, type StreamEntry } from './redis-stream-id.js';
+import { type Id, idText, later, parseId, type StreamEntry } from './redis-stream-id.js';
 
 export { parseId, type StreamEntry } from './redis-stream-id.js';
 
@@ -85,7 +85,7 @@ export function redisTail(options: RedisTailOptions): RedisTail {
   /** The followers of each events key (dispatch looks up a reply's keys instead of visiting every follower). */
   const byKey = new Map<string, Set<Follower>>();
   const unlist = (f: Follower): void => {
-    followers.delete(f);
+    if (followers.delete(f)) replan();
     const mine = byKey.get(f.events);
     if (mine !== undefined && mine.delete(f) && mine.size === 0) byKey.delete(f.events);
   };
@@ -98,6 +98,36 @@ export function redisTail(options: RedisTailOptions): RedisTail {
   let cycle = 0;
   /** When the followers were last told they are synced (the XREAD's send time). */
   let lastSynced = 0;
+  /**
+   * The XREAD for the consumers as they are, kept while none comes or goes (with many streams, building it anew
+   * per XREAD cost about as much as the entries it returned): `args` as sent, `covers` what it reads after, `at`
+   * each events key's position in `args` (its id: moved on in place as its followers advance).
+   */
+  let plan: { readonly args: (string | number)[]; readonly covers: Map<string, Id>; readonly at: Map<string, number>; readonly keys: number } | undefined;
+  const replan = (): void => {
+    plan = undefined;
+  };
+  const planned = (): NonNullable<typeof plan> => {
+    if (plan !== undefined) return plan;
+    const { keys, ids, covers } = readPlan(consumers());
+    const at = new Map<string, number>();
+    const first = 6 + keys.length; // 'COUNT' n 'BLOCK' ms 'STREAMS' keys… wakeKey ids… wakeSeen
+    for (let i = 0; i < keys.length; i++) at.set(keys[i]!, first + i);
+    return (plan = { args: ['COUNT', count, 'BLOCK', blockMs, 'STREAMS', ...keys, wakeKey, ...ids, wakeSeen], covers, at, keys: keys.length });
+  };
+  /** After a reply was handed over: the ids of its keys moved on to where their consumers now are. */
+  const advance = (p: NonNullable<typeof plan>, got: [string, StreamEntry[]][]): void => {
+    for (const [key] of got) {
+      const i = p.at.get(key);
+      if (i === undefined) continue;
+      let min: Id | undefined;
+      for (const f of byKey.get(key) ?? []) if (min === undefined || later(min, f.after)) min = f.after;
+      for (const w of waiters) if (w.events === key && (min === undefined || later(min, w.after))) min = w.after;
+      if (min === undefined) continue;
+      p.covers.set(key, min);
+      p.args[i] = idText(min);
+    }
+  };
   let wakeTimer: ReturnType<typeof setTimeout> | undefined;
   let waking = false;
   /** The last wake entry an XREAD returned: the next one reads after it, so no wake is missed or seen twice. */
@@ -193,14 +223,20 @@ export function redisTail(options: RedisTailOptions): RedisTail {
           continue;
         }
         if (closed) break;
-        const { keys, ids, covers } = readPlan(consumers());
-        if (keys.length === 0) continue; // all gone while connecting
+        const p = planned();
+        if (p.keys === 0) {
+          replan();
+          continue; // all gone while connecting
+        }
+        const { covers } = p;
+        p.args[p.args.length - 1] = wakeSeen;
         inFlight = covers;
         cycle++;
         issued = Date.now();
         let got: [string, StreamEntry[]][] | null;
         try {
-          const read = c.xread('COUNT', count, 'BLOCK', blockMs, 'STREAMS', ...keys, wakeKey, ...ids, wakeSeen);
+          // The arguments as one array (ioredis flattens it): not spread anew per XREAD.
+          const read = (c.xread as unknown as (this: Redis, args: readonly (string | number)[]) => Promise<unknown>).call(c, p.args);
           got = (await options.timed(read, blockMs + options.timeoutMs)) as typeof got;
         } catch (e) {
           inFlight = undefined;
@@ -220,10 +256,11 @@ export function redisTail(options: RedisTailOptions): RedisTail {
           lastSynced = issued;
           synced(covers, cut, followers, issued);
         }
+        if (got !== null && plan === p) advance(p, got);
         if (got === null || got.length === 0) continue;
         // Entries came: let more gather before naming every key again (a new consumer cuts the pause short),
         // unless a stream has more waiting than one XREAD returns (a backlog is read at once).
-        const rest = issued + minCycleMs(keys.length) - Date.now();
+        const rest = issued + minCycleMs(p.keys) - Date.now();
         if (rest > 0 && !closed && cut.size === 0) {
           await new Promise<void>((r) => {
             wakePace = r;
@@ -264,6 +301,7 @@ export function redisTail(options: RedisTailOptions): RedisTail {
             if (settled) return;
             settled = true;
             waiters.delete(w);
+            replan();
             if (timer !== undefined) clearTimeout(timer);
             signal?.removeEventListener('abort', onAbort);
             if (result instanceof Error) reject(result);
@@ -271,6 +309,7 @@ export function redisTail(options: RedisTailOptions): RedisTail {
           },
         };
         waiters.add(w);
+        replan();
         timer = setTimeout(() => w.settle(false), Math.max(0, waitMs));
         signal?.addEventListener('abort', onAbort, { once: true });
         if (!covered(w)) schedule();
@@ -281,6 +320,7 @@ export function redisTail(options: RedisTailOptions): RedisTail {
       if (closed) return () => undefined;
       const f: Follower = { events, end: undefined, after: parseId(id), onEntries, onError, onSynced };
       followers.add(f);
+      replan();
       let mine = byKey.get(events);
       if (mine === undefined) byKey.set(events, (mine = new Set()));
       mine.add(f);
