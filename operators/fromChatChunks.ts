@@ -1,11 +1,9 @@
-import { Observable, type OperatorFunction } from 'rxjs';
+import { Observable, type OperatorFunction, type Subscription } from 'rxjs';
 import type { ChatCompletionChunk } from '../lib/events/chat.js';
 import type { ResponseStreamEvent } from '../lib/events/responses.js';
 import { nonNegativeInt } from '../lib/options.js';
-import { chunkError, elementOf, isRecord, own, type Rec } from './internal/chat-fields.js';
-import { chunkUsage, citations, delta, logprobsOf, usageOf } from './internal/chat-dialects.js';
-import { ChatOutput } from './internal/chat-output.js';
-import { ToolCalls } from './internal/chat-tool-calls.js';
+import { keepWarm } from '../lib/warmup.js';
+import { ChatChunks } from './internal/chat-chunks.js';
 
 export interface FromChatChunksOptions {
   /** The choice to follow when the request asked for several (`n > 1`). Default `0`. */
@@ -46,67 +44,23 @@ export function fromChatChunks(options: FromChatChunksOptions = {}): OperatorFun
   const choiceIndex = nonNegativeInt('choiceIndex', options.choiceIndex, 0);
   return (source) =>
     new Observable<ResponseStreamEvent>((subscriber) => {
-      const out = new ChatOutput((e) => subscriber.next(e as ResponseStreamEvent));
-      const calls = new ToolCalls(out);
-      let n = 0;
-      let failed = false;
-
-      const onChoice = (choice: Rec, i: number): void => {
-        const path = `choices[${i}]`;
-        const logprobs = logprobsOf(choice, n, path);
-        const d = own(choice, 'delta');
-        if (d !== undefined && d !== null) {
-          if (!isRecord(d)) throw chunkError(n, `${path}.delta`, 'not an object');
-          delta(d, n, `${path}.delta`, out, calls, logprobs);
-        } else if (logprobs.length > 0) {
-          out.message.logprobs(logprobs);
-        }
-        const u = usageOf(own(choice, 'usage'), n, `${path}.usage`);
-        if (u !== undefined) out.usage = u;
-        const f = own(choice, 'finish_reason');
-        if (f !== undefined && f !== null && typeof f !== 'string') throw chunkError(n, `${path}.finish_reason`, 'not a string');
-        if (f) {
-          out.finish = f;
-          out.closeAll();
-        }
-      };
-      const onChunk = (chunk: unknown): void => {
-        if (!isRecord(chunk)) throw chunkError(n, '', 'the chunk is not an object');
-        out.meta(chunk);
-        if (out.id !== '') out.start();
-        const u = chunkUsage(chunk, n);
-        if (u !== undefined) out.usage = u;
-        citations(chunk, n, out);
-        // No `choices` at all: a chunk of usage and metadata alone (audio streams).
-        const choices = own(chunk, 'choices');
-        if (choices === undefined || choices === null) return;
-        if (!Array.isArray(choices)) throw chunkError(n, 'choices', 'not an array');
-        for (let i = 0; i < choices.length; i++) {
-          const choice = elementOf(choices, i);
-          if (!isRecord(choice)) throw chunkError(n, `choices[${i}]`, 'not an object');
-          if (own(choice, 'index') === choiceIndex) onChoice(choice, i);
-        }
-      };
-
-      return source.subscribe({
-        next(chunk) {
-          if (failed) return;
-          try {
-            onChunk(chunk);
-            n++;
-          } catch (err) {
-            // A malformed chunk ends the stream with its DecodeError; what a chunk's getters (a Proxy) throw, with
-            // that error: thrown from here it would escape as an uncaught exception.
-            failed = true;
-            subscriber.error(err);
-          }
-        },
-        error: (err: unknown) => subscriber.error(err),
-        complete: () => {
-          if (failed) return;
-          if (n > 0) out.end();
-          subscriber.complete();
-        },
-      });
+      keepWarm('fromChatChunks', chatChunkShapes);
+      return source.subscribe(new ChatChunks(subscriber, choiceIndex));
     });
 }
+
+/**
+ * One conversion kept open (on a source that sent a role chunk and a content chunk and never ends) once the first
+ * one starts, unless warm-ups are off (lib/warmup.ts): the hidden classes (maps) of what a subscription is made
+ * of (its subscribers, its output, the open message and its text part) then survive a full GC while no stream is
+ * open, and so does the optimised code that checks for them. Nothing of a user's stream is kept.
+ */
+const chatChunkShapes = (): Subscription =>
+  new Observable<ChatCompletionChunk>((s) => {
+    const chunk = (delta: object): ChatCompletionChunk =>
+      ({ id: '', object: 'chat.completion.chunk', created: 0, model: '', choices: [{ index: 0, delta, logprobs: null, finish_reason: null }], usage: null }) as unknown as ChatCompletionChunk;
+    s.next(chunk({ role: 'assistant', content: '' }));
+    s.next(chunk({ content: ' ' }));
+  })
+    .pipe(fromChatChunks())
+    .subscribe({ next: () => undefined, error: () => undefined, complete: () => undefined });

@@ -9,6 +9,10 @@ import { textOf, textOfChunks, type BodyEnd, type StreamSource } from '../sse/so
 import { decodeBody, isConnectionFailure, type BodyDecoder, type ValueSink } from './body.js';
 import { NOT_JSON, providerError, type ProviderErrorEvent } from './provider-error.js';
 import { keepWarm } from '../warmup.js';
+import { keepShape } from '../events/shapes.js';
+
+/** How many chunks of a stream have their shape kept (lib/events/shapes.ts): the role chunk and content ones. */
+const SHAPED_CHUNKS = 3;
 
 export interface ChatCompletionsSSEOptions extends SSELimits {
   /** `'strict'` (default) checks each chunk against the `chat.completion.chunk` codec; `'off'` skips it. */
@@ -112,6 +116,9 @@ class ChatDecoder implements BodyDecoder<ChatCompletionChunk> {
     if (report !== undefined) return this.streamError(report, u);
     if (u === NOT_JSON) throw malformedJSON(data, 'chat.completion.chunk', this.count);
     const chunk = decodeChunk(u, this.validate, this.count);
+    // The maps of a stream's first chunks (the role chunk, then content deltas: the shape of nearly every chunk),
+    // kept once per process so that they, and the code that checks for them, survive a full GC between streams.
+    if (this.count < SHAPED_CHUNKS) keepShape(`chat.completion.chunk ${this.count}`, u as Readonly<Record<string, unknown>>);
     this.lastId = chunk.id;
     this.count++;
     out.next(chunk);

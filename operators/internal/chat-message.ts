@@ -1,12 +1,11 @@
 import type { ChatOutput, Json } from './chat-output.js';
-import { grow } from './grow.js';
+import { Pieces } from './grow.js';
 
 // The assistant message of fromChatChunks: an `output_text` part (with annotations and logprobs), a
 // `refusal` part and an `output_audio` part, each opened by its first delta, in that order of arrival.
 
-// `n`: concatenations of `text` since it was last flattened (see grow).
-interface TextPart { readonly kind: 'text'; readonly ci: number; text: string; n: number; readonly annotations: Json[]; readonly logprobs: Json[] }
-interface RefusalPart { readonly kind: 'refusal'; readonly ci: number; text: string; n: number }
+interface TextPart { readonly kind: 'text'; readonly ci: number; readonly text: Pieces; readonly annotations: Json[]; readonly logprobs: Json[] }
+interface RefusalPart { readonly kind: 'refusal'; readonly ci: number; readonly text: Pieces }
 interface AudioPart { readonly kind: 'audio'; readonly ci: number; data: string; transcript: string; id: string | undefined; expiresAt: number | undefined }
 type Part = TextPart | RefusalPart | AudioPart;
 
@@ -46,7 +45,7 @@ export class MessageItem {
 
   private textPart(): { m: Open; p: TextPart } {
     const m = this.opened();
-    const p = m.text ?? (m.text = this.addPart(m, { kind: 'text', ci: m.parts.length, text: '', n: 0, annotations: [], logprobs: [] }, {
+    const p = m.text ?? (m.text = this.addPart(m, { kind: 'text', ci: m.parts.length, text: new Pieces(), annotations: [], logprobs: [] }, {
       type: 'output_text', text: '', annotations: [], logprobs: [],
     }));
     return { m, p };
@@ -55,7 +54,7 @@ export class MessageItem {
   /** A text delta; `logprobs` are the chunk's token logprobs, carried by the delta event and kept for the part. */
   text(delta: string, logprobs: Json[]): void {
     const { m, p } = this.textPart();
-    p.text = grow(p, p.text, delta);
+    p.text.add(delta);
     for (let i = 0; i < logprobs.length; i++) p.logprobs.push(logprobs[i]!);
     this.out.next({ type: 'response.output_text.delta', item_id: m.id, output_index: m.oi, content_index: p.ci, delta, logprobs });
   }
@@ -68,8 +67,8 @@ export class MessageItem {
 
   refusal(delta: string): void {
     const m = this.opened();
-    const p = m.refusal ?? (m.refusal = this.addPart(m, { kind: 'refusal', ci: m.parts.length, text: '', n: 0 }, { type: 'refusal', refusal: '' }));
-    p.text = grow(p, p.text, delta);
+    const p = m.refusal ?? (m.refusal = this.addPart(m, { kind: 'refusal', ci: m.parts.length, text: new Pieces() }, { type: 'refusal', refusal: '' }));
+    p.text.add(delta);
     this.out.next({ type: 'response.refusal.delta', item_id: m.id, output_index: m.oi, content_index: p.ci, delta });
   }
 
@@ -131,12 +130,14 @@ export class MessageItem {
       const at = { item_id: m.id, output_index: m.oi, content_index: p.ci };
       let part: Json;
       if (p.kind === 'text') {
-        this.annotateCitations(m, p);
-        part = { type: 'output_text', text: p.text, annotations: p.annotations, logprobs: p.logprobs };
-        this.out.next({ type: 'response.output_text.done', ...at, text: p.text, logprobs: p.logprobs });
+        const text = p.text.value();
+        this.annotateCitations(m, p, text);
+        part = { type: 'output_text', text, annotations: p.annotations, logprobs: p.logprobs };
+        this.out.next({ type: 'response.output_text.done', ...at, text, logprobs: p.logprobs });
       } else if (p.kind === 'refusal') {
-        part = { type: 'refusal', refusal: p.text };
-        this.out.next({ type: 'response.refusal.done', ...at, refusal: p.text });
+        const refusal = p.text.value();
+        part = { type: 'refusal', refusal };
+        this.out.next({ type: 'response.refusal.done', ...at, refusal });
       } else {
         part = { type: 'output_audio', data: p.data, transcript: p.transcript };
         if (p.id !== undefined) part['id'] = p.id;
@@ -151,12 +152,12 @@ export class MessageItem {
   }
 
   /** The citations not yet annotated, each at its first `[n]` marker (or an empty range at the end). */
-  private annotateCitations(m: Open, p: TextPart): void {
+  private annotateCitations(m: Open, p: TextPart, text: string): void {
     for (let i = this.annotated; i < this.citations.length; i++) {
       const c = this.citations[i]!;
       const marker = `[${i + 1}]`;
-      const at = p.text.indexOf(marker);
-      const start = at < 0 ? p.text.length : at;
+      const at = text.indexOf(marker);
+      const start = at < 0 ? text.length : at;
       const annotation = { type: 'url_citation', start_index: start, end_index: at < 0 ? start : start + marker.length, url: c.url, title: c.title };
       p.annotations.push(annotation);
       this.out.next({

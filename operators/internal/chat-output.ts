@@ -1,4 +1,5 @@
 import type { CompletionUsage } from '../../lib/events/chat.js';
+import type { ResponseStreamEvent } from '../../lib/events/responses.js';
 import { isRecord, own, type Rec } from './chat-fields.js';
 import { MessageItem } from './chat-message.js';
 import { ReasoningItem } from './chat-reasoning.js';
@@ -29,14 +30,20 @@ export class ChatOutput {
   /** Run before any item opens and before everything closes: opens a tool call still waiting for its name. */
   beforeOpen: (() => void) | undefined;
 
-  constructor(private readonly emit: (e: ResponseEvent) => void) {
+  /** `sink`: the operator's subscriber (an object, not a closure per subscription; see ChatChunks). */
+  constructor(private readonly sink: { next(e: ResponseStreamEvent): void }) {
     this.message = new MessageItem(this);
     this.reasoning = new ReasoningItem(this);
   }
 
   next(e: ResponseEvent): void {
     e['sequence_number'] = this.seq++;
-    this.emit(e);
+    this.sink.next(e as unknown as ResponseStreamEvent);
+  }
+
+  /** Whether `meta` has nothing left to fill. */
+  metaKnown(): boolean {
+    return this.id !== '' && this.model !== '' && this.created !== 0;
   }
 
   /** Fills the metadata still unknown from a chunk; empty strings and a zero time count as unknown. */

@@ -20,3 +20,31 @@ export function grow(g: Growth, prev: string, d: string): string {
   }
   return s;
 }
+
+/**
+ * A text made of many small pieces and read only once they have all come (fromChatChunks' message parts, read at
+ * the `.done` event). The pieces wait in a list and are joined 256 at a time onto the text: one flat string and one
+ * rope node per 256 pieces, where `grow` makes a node per piece (each of which lives through the collections of
+ * the young generation until a flattening frees it) and copies the text again at every flattening.
+ */
+export class Pieces {
+  private text = '';
+  private readonly pending: string[] = [];
+
+  add(piece: string): void {
+    const p = this.pending;
+    p.push(piece);
+    if (p.length === 256) this.join();
+  }
+
+  /** The whole text so far. */
+  value(): string {
+    if (this.pending.length > 0) this.join();
+    return this.text;
+  }
+
+  private join(): void {
+    this.text += this.pending.join('');
+    this.pending.length = 0;
+  }
+}

@@ -40,6 +40,9 @@ describe('warm-up objects', () => {
     expect(rx.keptShapes().size).toBeGreaterThan(0);
     await lastValueFrom(rx.fromChatCompletionsSSE(fixture('chat-text')).pipe(toArray()));
     expect(rx.warmedUp()).toContain('chat decoding');
+    expect([...rx.keptShapes().keys()]).toContain('chat.completion.chunk 0');
+    await lastValueFrom(rx.fromChatCompletionsSSE(fixture('chat-text')).pipe(rx.fromChatChunks(), toArray()));
+    expect(rx.warmedUp()).toContain('fromChatChunks');
   });
 
   it('configure({ warmUp: false }) makes none, and the events are the same', async () => {
