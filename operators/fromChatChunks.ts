@@ -1,4 +1,4 @@
-import { Observable, type OperatorFunction, type Subscription } from 'rxjs';
+import { from, Observable, type OperatorFunction, type Subscription } from 'rxjs';
 import type { ChatCompletionChunk } from '../lib/events/chat.js';
 import type { ResponseStreamEvent } from '../lib/events/responses.js';
 import { nonNegativeInt } from '../lib/options.js';
@@ -50,17 +50,28 @@ export function fromChatChunks(options: FromChatChunksOptions = {}): OperatorFun
 }
 
 /**
- * One conversion kept open (on a source that sent a role chunk and a content chunk and never ends) once the first
- * one starts, unless warm-ups are off (lib/warmup.ts): the hidden classes (maps) of what a subscription is made
- * of (its subscribers, its output, the open message and its text part) then survive a full GC while no stream is
- * open, and so does the optimised code that checks for them. Nothing of a user's stream is kept.
+ * Kept once the first conversion starts, unless warm-ups are off (lib/warmup.ts), so that the hidden classes (maps)
+ * of a conversion survive a full GC while no stream is open, and so does the optimised code that checks for them:
+ * one conversion kept open (on a source that sent a role chunk and a content chunk and never ends: its subscribers,
+ * its output, the open message and its text part), and one event of each type from a whole conversion (the
+ * events' maps: most are a literal's map and one more field, `sequence_number`, which V8 holds only while an
+ * object has it). Nothing of a user's stream is kept: the chunks are content-free.
  */
-const chatChunkShapes = (): Subscription =>
-  new Observable<ChatCompletionChunk>((s) => {
-    const chunk = (delta: object): ChatCompletionChunk =>
-      ({ id: '', object: 'chat.completion.chunk', created: 0, model: '', choices: [{ index: 0, delta, logprobs: null, finish_reason: null }], usage: null }) as unknown as ChatCompletionChunk;
-    s.next(chunk({ role: 'assistant', content: '' }));
-    s.next(chunk({ content: ' ' }));
+const chatChunkShapes = (): Subscription => {
+  // `created` a fraction: the output then holds its time as a double from the start, which holds any time a stream
+  // sends (a field that changes how it holds a number changes the object's map, and a time beyond the small
+  // integers, or one from a kept chunk shape, is a double).
+  const chunk = (delta: object, finish: string | null = null): ChatCompletionChunk =>
+    ({ id: '', object: 'chat.completion.chunk', created: 0.5, model: '', choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }], usage: null }) as unknown as ChatCompletionChunk;
+  const events = new Map<string, ResponseStreamEvent>();
+  const keep = { next: (e: ResponseStreamEvent) => void events.set(e.type, e), error: () => undefined, complete: () => undefined };
+  const whole = [chunk({ role: 'assistant', content: '' }), chunk({ content: ' ' }), chunk({}, 'stop')];
+  from(whole).pipe(fromChatChunks()).subscribe(keep);
+  const open = new Observable<ChatCompletionChunk>((s) => {
+    s.next(whole[0]!);
+    s.next(whole[1]!);
   })
     .pipe(fromChatChunks())
-    .subscribe({ next: () => undefined, error: () => undefined, complete: () => undefined });
+    .subscribe(keep);
+  return open;
+}

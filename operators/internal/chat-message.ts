@@ -56,7 +56,8 @@ export class MessageItem {
     const { m, p } = this.textPart();
     p.text.add(delta);
     for (let i = 0; i < logprobs.length; i++) p.logprobs.push(logprobs[i]!);
-    this.out.next({ type: 'response.output_text.delta', item_id: m.id, output_index: m.oi, content_index: p.ci, delta, logprobs });
+    const out = this.out;
+    out.emit({ type: 'response.output_text.delta', item_id: m.id, output_index: m.oi, content_index: p.ci, delta, logprobs, sequence_number: out.sequence() });
   }
 
   /** Logprobs of a chunk that carried no text: kept on the open text part, if any. */
