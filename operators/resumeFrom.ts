@@ -1,8 +1,9 @@
-import { defer, Observable, Subscriber, timer, type MonoTypeOperatorFunction, type Subscription } from 'rxjs';
+import { defer, Observable, timer, type MonoTypeOperatorFunction, type Subscription } from 'rxjs';
 import { isCancellation, ResponseMismatchError } from '../lib/errors.js';
 import { isTerminalType, responseIdOf } from '../lib/events/guards.js';
 import type { ResponseStreamEvent } from '../lib/events/responses.js';
 import { durationMs, invalidOption, nonNegativeInt, optionalFunction } from '../lib/options.js';
+import { OperatorSubscriber } from './internal/operator-subscriber.js';
 
 /** Where a response stream stands: the last `sequence_number` delivered downstream. */
 export interface ResumeCursor {
@@ -237,29 +238,9 @@ export function resumeFrom(reconnect: Reconnect, options: ResumeOptions = {}): M
  * One subscription to the source or a reconnect: a Subscriber made before subscribing (not an observer object,
  * which `subscribe()` wraps and only hands back once a synchronous source has finished).
  */
-class Leg extends Subscriber<ResponseStreamEvent> {
-  constructor(private readonly on: { next(e: ResponseStreamEvent): void; error(e: unknown): void; complete(): void }) {
-    super();
-  }
-
+class Leg extends OperatorSubscriber<ResponseStreamEvent, { next(e: ResponseStreamEvent): void; error(e: unknown): void; complete(): void }> {
   protected override _next(e: ResponseStreamEvent): void {
-    this.on.next(e);
-  }
-
-  protected override _error(e: unknown): void {
-    try {
-      this.on.error(e);
-    } finally {
-      this.unsubscribe();
-    }
-  }
-
-  protected override _complete(): void {
-    try {
-      this.on.complete();
-    } finally {
-      this.unsubscribe();
-    }
+    this.sink.next(e);
   }
 }
 

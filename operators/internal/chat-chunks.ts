@@ -1,11 +1,12 @@
 // One fromChatChunks subscription: the source's subscriber, its general path and its fast path (not exported).
-import { Subscriber } from 'rxjs';
+import type { Subscriber } from 'rxjs';
 import type { ChatCompletionChunk } from '../../lib/events/chat.js';
 import type { ResponseStreamEvent } from '../../lib/events/responses.js';
 import { chunkError, elementOf, isRecord, own, type Rec } from './chat-fields.js';
 import { chunkUsage, citations, delta, logprobsOf, usageOf } from './chat-dialects.js';
 import { ChatOutput } from './chat-output.js';
 import { ToolCalls } from './chat-tool-calls.js';
+import { OperatorSubscriber } from './operator-subscriber.js';
 
 /** What JSON.parse makes objects inherit from: the fast path reads its fields plainly only while it lends none of them. */
 const OBJECT: object = Object.prototype;
@@ -16,17 +17,17 @@ const OBJECT: object = Object.prototype;
  * object, which `subscribe()` would wrap in two more layers that every chunk crosses. Fields are set in the
  * constructor, in one order.
  */
-export class ChatChunks extends Subscriber<ChatCompletionChunk> {
+export class ChatChunks extends OperatorSubscriber<ChatCompletionChunk, Subscriber<ResponseStreamEvent>> {
   private readonly out: ChatOutput;
   private readonly calls: ToolCalls;
   /** Chunks read so far: the position a DecodeError names. */
   private n: number;
 
   constructor(
-    private readonly subscriber: Subscriber<ResponseStreamEvent>,
+    subscriber: Subscriber<ResponseStreamEvent>,
     private readonly choiceIndex: number,
   ) {
-    super();
+    super(subscriber);
     this.out = new ChatOutput(subscriber);
     this.calls = new ToolCalls(this.out);
     this.n = 0;
@@ -43,21 +44,8 @@ export class ChatChunks extends Subscriber<ChatCompletionChunk> {
     }
   }
 
-  protected override _error(err: unknown): void {
-    try {
-      this.subscriber.error(err);
-    } finally {
-      this.unsubscribe();
-    }
-  }
-
-  protected override _complete(): void {
-    try {
-      if (this.n > 0) this.out.end();
-      this.subscriber.complete();
-    } finally {
-      this.unsubscribe();
-    }
+  protected override beforeComplete(): void {
+    if (this.n > 0) this.out.end();
   }
 
   /**

@@ -1,10 +1,10 @@
 // One accumulateText subscription's state and per-event path (not exported from the package).
-import { Subscriber } from 'rxjs';
 import type { ResponseStreamEvent } from '../../lib/events/responses.js';
 import { DecodeError } from '../../lib/errors.js';
 import type { TextKind, TextSnapshot } from '../accumulateText.js';
 import { grow } from './grow.js';
 import { ItemBook } from './items.js';
+import { OperatorSubscriber } from './operator-subscriber.js';
 import { asRecord, field, isIndex, isTerminalType, partText, sortedKeys, stringField } from './parts.js';
 import { ResponseSeams } from './response-seams.js';
 import { contentKind, type WantedKinds } from './text-kinds.js';
@@ -52,7 +52,7 @@ interface ItemParts {
  * streams (see SSEScannerCore); a Subscriber rather than an observer object, which `subscribe()` would wrap in
  * two more layers that every event crosses (see EventRelay). Fields are set in the constructor, in one order.
  */
-export class TextAccumulation extends Subscriber<ResponseStreamEvent> {
+export class TextAccumulation extends OperatorSubscriber<ResponseStreamEvent, TextSink> {
   private items: Map<number, ItemParts>;
   private readonly book: ItemBook;
   /** Deltas come in runs on one part: skip the map lookups then. */
@@ -60,10 +60,10 @@ export class TextAccumulation extends Subscriber<ResponseStreamEvent> {
   private readonly seams: ResponseSeams;
 
   constructor(
-    private readonly subscriber: TextSink,
+    sink: TextSink,
     private readonly wanted: WantedKinds,
   ) {
-    super();
+    super(sink);
     this.items = new Map();
     this.book = new ItemBook();
     this.last = undefined;
@@ -87,7 +87,7 @@ export class TextAccumulation extends Subscriber<ResponseStreamEvent> {
     if (this.seams.starts(e)) {
       // Another response: what the last one left open closes with what streamed, and its parts are forgotten.
       this.closeAll(undefined);
-      this.subscriber.seam?.();
+      this.sink.seam?.();
     }
     if (!this.book.admits(e)) return; // aimed at an item of another type
     const w = this.wanted;
@@ -149,26 +149,13 @@ export class TextAccumulation extends Subscriber<ResponseStreamEvent> {
       default:
         if (typeof type === 'string' && isTerminalType(type)) {
           this.closeAll(field(e['response'], 'output'));
-          this.subscriber.ended?.();
+          this.sink.ended?.();
         }
     }
   }
 
-  protected override _error(err: unknown): void {
-    try {
-      this.subscriber.error(err);
-    } finally {
-      this.unsubscribe();
-    }
-  }
-
-  protected override _complete(): void {
-    try {
-      this.closeAll(undefined);
-      this.subscriber.complete();
-    } finally {
-      this.unsubscribe();
-    }
+  protected override beforeComplete(): void {
+    this.closeAll(undefined);
   }
 
   private itemAt(outputIndex: number): ItemParts {
@@ -207,7 +194,7 @@ export class TextAccumulation extends Subscriber<ResponseStreamEvent> {
     const bad = typeof delta !== 'string' ? 'delta' : !isIndex(oi) ? 'output_index' : !isIndex(ci) ? (summary ? 'summary_index' : 'content_index') : undefined;
     if (bad !== undefined) {
       const seq = e['sequence_number'];
-      this.subscriber.error(new DecodeError(bad === 'delta' ? 'expected a string' : 'expected a non-negative integer index', String(e['type']), typeof seq === 'number' ? seq : undefined, bad));
+      this.sink.error(new DecodeError(bad === 'delta' ? 'expected a string' : 'expected a non-negative integer index', String(e['type']), typeof seq === 'number' ? seq : undefined, bad));
       return;
     }
     this.emitDelta(this.partAt(oi as number, summary, ci as number, kind, typeof id === 'string' ? id : undefined), delta as string);
@@ -251,7 +238,7 @@ export class TextAccumulation extends Subscriber<ResponseStreamEvent> {
   private emitDelta(p: Part, delta: string): void {
     if (p.done) return; // a delta after the part closed: the closed text stands
     p.text = grow(p, p.text, delta); // a rope, flattened now and then: linear in time and memory
-    this.subscriber.next({ kind: p.kind, itemId: p.itemId, outputIndex: p.outputIndex, contentIndex: p.index, delta, text: p.text, done: false });
+    this.sink.next({ kind: p.kind, itemId: p.itemId, outputIndex: p.outputIndex, contentIndex: p.index, delta, text: p.text, done: false });
   }
 
   private finish(p: Part, text: string | undefined, by: Closing, itemId?: string): void {
@@ -263,7 +250,7 @@ export class TextAccumulation extends Subscriber<ResponseStreamEvent> {
     if (itemId !== undefined) p.itemId = itemId;
     const final = text ?? p.text;
     p.text = final; // the same string as the snapshot's: kept to compare, not copied
-    this.subscriber.next({ kind: p.kind, itemId: p.itemId, outputIndex: p.outputIndex, contentIndex: p.index, delta: '', text: final, done: true });
+    this.sink.next({ kind: p.kind, itemId: p.itemId, outputIndex: p.outputIndex, contentIndex: p.index, delta: '', text: final, done: true });
   }
 
   // Closes every part of one item from its authoritative shape (or what was accumulated when absent).
