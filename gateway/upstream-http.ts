@@ -13,9 +13,8 @@ import { redactString } from '../lib/redact.js';
 
 /** Statuses (and the method) whose answer has no body. */
 const NO_BODY = new Set([101, 204, 205, 304]);
-/** Chunks queued for a reader that does not read before the socket is paused. */
-const HIGH_WATER = 16;
-
+/** Bytes gathered for a reader that does not read before the socket is paused. */
+const HIGH_WATER_BYTES = 1 << 20;
 /** A Buffer as the Uint8Array it is (the DOM and Node typings disagree on its buffer's type). */
 const bytes = (b: Buffer): Uint8Array => b as unknown as Uint8Array;
 
@@ -28,10 +27,17 @@ const abortReason = (signal: AbortSignal): unknown => signal.reason ?? new DOMEx
 /**
  * The body of an upstream answer, masked: the subset of a `ReadableStream` and its reader that the library's
  * transports and the gateway's relay use (`getReader`, `read`, `cancel`). The socket is paused while
- * {@link HIGH_WATER} chunks wait for a read.
+ * {@link HIGH_WATER_BYTES} wait for a read.
  */
 class MaskedBody {
   private readonly queue: Uint8Array[] = [];
+  /**
+   * The chunks not read yet. The HTTP parser hands each chunk of a chunked body over on its own (one per upstream
+   * write, often one event), all of a socket read before the reader's continuation runs: they are masked and read
+   * as one piece when the reader takes them (one scan, one promise, one UTF-8 decoding per socket read).
+   */
+  private parts: Buffer[] = [];
+  private partsBytes = 0;
   private readonly redactor: StreamRedactor;
   private ended = false;
   private failed = false;
@@ -56,10 +62,35 @@ class MaskedBody {
 
   private data(chunk: Buffer): void {
     if (this.ended) return;
+    this.parts.push(chunk);
+    this.partsBytes += chunk.length;
+    const w = this.waiting;
+    if (w !== undefined) {
+      // Its value is taken when read: with the chunks that came after this one in the same socket read.
+      this.waiting = undefined;
+      w.resolve(new GatheredRead(this));
+      return;
+    }
+    if (this.partsBytes >= HIGH_WATER_BYTES && !this.paused) {
+      this.paused = true;
+      this.source.pause();
+    }
+  }
+
+  /** @internal The chunks gathered so far, masked (empty when all of it is held back, or nothing came). */
+  take(): Uint8Array {
+    const parts = this.parts;
+    if (parts.length === 0) return EMPTY;
+    this.parts = [];
+    this.partsBytes = 0;
+    if (this.paused) {
+      this.paused = false;
+      this.source.resume();
+    }
+    const chunk = parts.length === 1 ? parts[0]! : Buffer.concat(parts as unknown as Uint8Array[]);
     const out = this.redactor.push(chunk.toString('latin1'));
     // Most reads hold no secret and no held-back tail: their own bytes go on, not a copy of them.
-    if (this.redactor.unchanged) this.deliver(bytes(chunk));
-    else if (out !== '') this.deliver(bytes(Buffer.from(out, 'latin1')));
+    return this.redactor.unchanged ? bytes(chunk) : bytes(Buffer.from(out, 'latin1'));
   }
 
   private deliver(value: Uint8Array): void {
@@ -70,14 +101,12 @@ class MaskedBody {
       return;
     }
     this.queue.push(value);
-    if (this.queue.length >= HIGH_WATER && !this.paused) {
-      this.paused = true;
-      this.source.pause();
-    }
   }
 
   private end(): void {
     if (this.ended) return;
+    // The chunks not read yet go before the held-back rest.
+    if (this.parts.length > 0) this.queue.push(this.take());
     const rest = this.redactor.end();
     if (rest !== '') this.deliver(bytes(Buffer.from(rest, 'latin1')));
     this.ended = true;
@@ -86,6 +115,7 @@ class MaskedBody {
 
   private fail(e: unknown): void {
     if (this.ended) return;
+    if (this.parts.length > 0) this.queue.push(this.take());
     this.ended = true;
     this.failed = true;
     this.failure = fetchFailed(e);
@@ -113,13 +143,8 @@ class MaskedBody {
 
   read(): Promise<ReadableStreamReadResult<Uint8Array>> {
     const next = this.queue.shift();
-    if (next !== undefined) {
-      if (this.paused && this.queue.length < HIGH_WATER / 2) {
-        this.paused = false;
-        this.source.resume();
-      }
-      return Promise.resolve({ done: false, value: next });
-    }
+    if (next !== undefined) return Promise.resolve({ done: false, value: next });
+    if (this.parts.length > 0) return Promise.resolve({ done: false, value: this.take() });
     if (this.ended) return this.failed ? Promise.reject(this.failure) : Promise.resolve(DONE);
     if (this.waiting !== undefined) return Promise.reject(new TypeError('a read is already pending'));
     return new Promise((resolve, reject) => {
@@ -132,6 +157,7 @@ class MaskedBody {
     if (!this.ended) {
       this.ended = true;
       this.queue.length = 0;
+      this.parts = [];
       this.stop();
       this.settle();
     }
@@ -145,6 +171,7 @@ class MaskedBody {
     this.failed = true;
     this.failure = reason;
     this.queue.length = 0;
+    this.parts = [];
     this.stop();
     this.settle();
   }
@@ -153,6 +180,18 @@ class MaskedBody {
     const chunks: Uint8Array[] = [];
     for (let r = await this.getReader().read(); !r.done; r = await this.read()) chunks.push(r.value);
     return Buffer.concat(chunks).toString('utf8');
+  }
+}
+
+const EMPTY = new Uint8Array(0);
+
+/** A read resolved on a chunk's arrival, whose value is what has come by the time it is read (see `MaskedBody.parts`). */
+class GatheredRead {
+  readonly done = false as const;
+  private taken: Uint8Array | undefined;
+  constructor(private readonly body: MaskedBody) {}
+  get value(): Uint8Array {
+    return (this.taken ??= this.body.take());
   }
 }
 
