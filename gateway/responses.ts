@@ -2,7 +2,7 @@
 // any instance, taking a dead producer's stream over when the response runs in the background upstream),
 // and cancel.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { catchError, from, lastValueFrom, Observable, throwError, timeout, type MonoTypeOperatorFunction } from 'rxjs';
+import { catchError, from, lastValueFrom, Observable, throwError, type MonoTypeOperatorFunction } from 'rxjs';
 import type { ResponseStreamEvent } from '../lib/events/responses.js';
 import { checkResponseId, streamResponse, type ResponsesStreamConfig } from '../lib/http/transports.js';
 import { fromEventLog } from '../lib/log/from-event-log.js';
@@ -59,24 +59,46 @@ function watchCancel(log: EventLog, onCancelled: (scope: LogScope) => void): Eve
 }
 
 /**
- * Gives an event the upstream sent without a `sequence_number` (some OpenAI-compatible servers omit it) the
- * next one: the SSE `id:` a reconnect resumes after, and the log's order, need one on every event.
+ * The upstream stream's first event within `firstMs` (else a `FirstEventTimeout`), and every event numbered: one
+ * the upstream sent without a `sequence_number` (some OpenAI-compatible servers omit it) gets the next one, the
+ * SSE `id:` a reconnect resumes after and the log's order. One subscriber for both (each operator is a hop every
+ * event crosses); the timer is cleared by the first event, the error, the end or the unsubscribe.
  */
-function numbered(): MonoTypeOperatorFunction<ResponseStreamEvent> {
+function numberedWithin(firstMs: number): MonoTypeOperatorFunction<ResponseStreamEvent> {
   return (source) =>
     new Observable<ResponseStreamEvent>((subscriber) => {
       let next = 0;
-      return source.subscribe({
+      let timer: ReturnType<typeof setTimeout> | undefined = setTimeout(() => {
+        timer = undefined;
+        subscriber.error(new FirstEventTimeout(`no event within ${firstMs} ms`));
+      }, firstMs);
+      const stopTimer = (): void => {
+        if (timer === undefined) return;
+        clearTimeout(timer);
+        timer = undefined;
+      };
+      const sub = source.subscribe({
         next: (e) => {
+          if (timer !== undefined) stopTimer();
           const seq = e.sequence_number;
           if (typeof seq === 'number' && Number.isSafeInteger(seq) && seq >= 0) {
             next = Math.max(next, seq + 1);
             subscriber.next(e);
           } else subscriber.next({ ...e, sequence_number: next++ } as ResponseStreamEvent);
         },
-        error: (err: unknown) => subscriber.error(err),
-        complete: () => subscriber.complete(),
+        error: (err: unknown) => {
+          stopTimer();
+          subscriber.error(err);
+        },
+        complete: () => {
+          stopTimer();
+          subscriber.complete();
+        },
       });
+      return () => {
+        stopTimer();
+        sub.unsubscribe();
+      };
     });
 }
 
@@ -115,20 +137,15 @@ export function createResponse(ctx: GatewayContext, res: ServerResponse, caller:
   // The decoder keeps each event's text: the SSE frame and the log's size reuse it instead of serialising again.
   const config = recordingConfig(caller, options);
   const background = request['background'] === true;
-  // The first-event timeout belongs to the upstream stream, not to the client: a producer whose client left
-  // before anything came must not wait for an upstream that never answers.
-  const firstEvent = timeout<ResponseStreamEvent, Observable<never>>({
-    first: options.upstreamTimeoutMs,
-    with: () => throwError(() => new FirstEventTimeout(`no event within ${options.upstreamTimeoutMs} ms`)),
-  });
   // A cancel sent to another instance reaches this one through the log: the recording is fenced off, and the
   // upstream stream stops here too (a foreground response can only be cancelled by closing its request).
   const recorded = watchCancel(log, () => producer.stop());
   const producer = ctx.producers.start(
     caller.owner,
     streamResponse(request, config).pipe(
-      firstEvent,
-      numbered(),
+      // The first-event timeout belongs to the upstream stream, not to the client: a producer whose client left
+      // before anything came must not wait for an upstream that never answers.
+      numberedWithin(options.upstreamTimeoutMs),
       persistTo(recorded, { owner: caller.owner, leaseMs: options.leaseMs, onWriteError: 'continue', onWriteFailed: () => (producer.logFailed = true) }),
     ),
   );
