@@ -2,7 +2,7 @@
 // process, and the latency they add (producer's upstream event → tailing reader), at 1 and at 1,000
 // concurrent streams; against the pub/sub-per-chunk design (one PUBLISH round trip per event).
 //
-//   node scripts/build.mjs && node --expose-gc bench/durable.mjs [--quick] [--streams 1,1000] [--rate 25] [--parts throughput,pubsub,latency,ceiling] [--stats] [--check] [--json out.json]
+//   node scripts/build.mjs && node --expose-gc bench/durable.mjs [--quick] [--streams 1,1000] [--rate 25] [--parts throughput,pubsub,latency,ceiling] [--live-reads subscribe|xread] [--stats] [--check] [--json out.json]
 //   (OPENAI_RX_DIST=/path/to/dist to measure another build; REDIS_SERVER=/path/to/redis-server)
 //   --check: exit 1 when a target is missed. Without a redis-server it prints why it skipped and exits 0.
 //   `npm run bench` runs it as its `durable` section (`npm run bench -- --only durable`).
@@ -48,6 +48,9 @@ const flag = (n) => argv.includes(n);
 const opt = (n, d) => (argv.includes(n) ? argv[argv.indexOf(n) + 1] : d);
 const QUICK = flag('--quick');
 const STATS = flag('--stats'); // Redis INFO commandstats per run: commands and Redis µs per event
+// A single Redis's live reads (redisEventLog's liveReads): `--live-reads xread|subscribe`, default subscribe; in the
+// environment, so that the bench's child processes read the same way.
+process.env.BENCH_LIVE_READS = opt('--live-reads', process.env.BENCH_LIVE_READS ?? 'subscribe');
 export const nowMs = () => Number(process.hrtime.bigint()) / 1e6;
 const gc = globalThis.gc ?? (() => {});
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -72,7 +75,7 @@ function eventOf(id, seq, total) {
  */
 export function openLog(rx, target, options = {}) {
   if (typeof target === 'string') {
-    const log = rx.redisEventLog({ url: target, ...options });
+    const log = rx.redisEventLog({ url: target, liveReads: process.env.BENCH_LIVE_READS, ...options });
     return { log, close: () => log.close() };
   }
   const client = new Cluster(target.cluster);

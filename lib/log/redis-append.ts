@@ -73,8 +73,9 @@ export function redisAppend(conn: RedisConnections, send: SendScript, keysOf: (s
   const batcher = async (scope: LogScope): Promise<SlotBatcher<PendingAppend, AppendReply>> => {
     const c = await conn.timed(conn.client(), scope);
     const cluster = isCluster(c);
-    const sendBatch = appendSender(send, settings, cluster);
-    if (settings.replicas > 0) confirms ??= confirmBatcher(send, cluster, cluster ? slotFor : undefined);
+    const live = conn.publishes(c);
+    const sendBatch = appendSender(send, settings, live);
+    if (settings.replicas > 0) confirms ??= confirmBatcher(send, live, cluster ? slotFor : undefined);
     return (appends ??= slotBatcher({ slot: cluster ? slotFor : undefined, cost: (a, totals) => void ((totals[0]! += a.events), (totals[1]! += a.text.length)), max: [MAX_EVENTS, MAX_BYTES], send: sendBatch }));
   };
 

@@ -2,7 +2,8 @@ import type { Redis } from 'ioredis';
 import { idText, later, parseId, type StreamEntry } from './redis-stream-id.js';
 import type { RedisTail } from './redis-tail.js';
 
-// Live reading on a Redis Cluster, for one master node: ONE subscriber connection to it, SSUBSCRIBEd to the
+// Live reading on a Redis Cluster, for one master node (and on a single Redis with liveReads 'subscribe', for
+// it: lib/log/redis-connection.ts): ONE subscriber connection to it, SSUBSCRIBEd to the
 // live channel of every stream this process follows or waits on there (a Cluster cannot XREAD streams of
 // different slots at once, CROSSSLOT, but one connection can SSUBSCRIBE channels of any slots its node serves).
 // Each append publishes the entries it stored on its stream's channel (APPEND_LIVE, CANCEL in

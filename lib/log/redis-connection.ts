@@ -1,6 +1,7 @@
 import type { Cluster, Redis, RedisOptions } from 'ioredis';
 import { EventLogError, MissingPeerDependencyError } from '../errors.js';
 import { loadPeer } from '../peer.js';
+import { type NodeLive, nodeLive } from './redis-cluster-live.js';
 import { type ClusterTails, clusterTails } from './redis-cluster-tail.js';
 import { isRefusal, refusal } from './redis-refused.js';
 import type { RedisClient } from './redis-options.js';
@@ -61,6 +62,8 @@ export interface RedisConnectionOptions {
   readonly timeoutMs: number;
   /** The log's key prefix: the tail's wake stream lives under it too (an ACL's `~<keyPrefix>*` covers it). */
   readonly keyPrefix: string;
+  /** A single Redis read through the live channels (one subscriber connection), as a Cluster is, rather than XREAD. */
+  readonly subscribe?: boolean;
 }
 
 export interface RedisConnections {
@@ -80,6 +83,8 @@ export interface RedisConnections {
    * log shares, on a Cluster the one of the master serving its slot (`refresh`, after a failure: the slot map is asked again).
    */
   tail(events: string, refresh: boolean): Promise<RedisTail>;
+  /** Whether writes to `c` publish their entries on the streams' live channels (a Cluster; `subscribe`). */
+  publishes(c: Redis | Cluster): boolean;
   close(): Promise<void>;
 }
 
@@ -91,6 +96,8 @@ export function redisConnections(options: RedisConnectionOptions): RedisConnecti
   const busy = new Set<Redis>(); // blocking connections being connected
   let tail: RedisTail | undefined;
   let tails: ClusterTails | undefined;
+  /** With `subscribe`, on a single Redis: its live reader (replaced by a new one once it failed). */
+  let live: NodeLive | undefined;
   /** The client the tail's wakes go through, once one was sent (`close()` deletes the wake stream through it). */
   let woke: Redis | undefined;
   let main: Promise<Redis | Cluster> | undefined;
@@ -184,6 +191,25 @@ export function redisConnections(options: RedisConnectionOptions): RedisConnecti
       timeoutMs,
     }));
 
+  /** The single Redis's live reader with `subscribe`: the Cluster's per-node one, its node being `base`. */
+  const liveOf = (base: Redis): NodeLive => {
+    if (live !== undefined && !live.retired()) return live;
+    const made: NodeLive = nodeLive({
+      connect: () => connected(base.duplicate(blockingOptions)),
+      read: (events, id, count) => base.xrange(events, `(${id}`, '+', 'COUNT', count),
+      peek: async (events, end, id) => {
+        const got = await base.xread('COUNT', 1, 'STREAMS', events, end, id, '0-0');
+        return got !== null && got.length > 0;
+      },
+      timed: (p) => timed(p, undefined),
+      failure: (e) => unavailable(e),
+      onRetire: () => {
+        if (live === made) live = undefined;
+      },
+    });
+    return (live = made);
+  };
+
   return {
     timeoutMs,
     isClosed: () => closed,
@@ -196,7 +222,11 @@ export function redisConnections(options: RedisConnectionOptions): RedisConnecti
 
     async tail(events, refresh) {
       const c = await client();
-      if (!isCluster(c)) return tailOf(c);
+      if (!isCluster(c)) {
+        if (!options.subscribe) return tailOf(c);
+        if (closed) throw new EventLogError('unavailable', 'the log is closed');
+        return liveOf(c);
+      }
       if (closed) throw new EventLogError('unavailable', 'the log is closed');
       tails ??= clusterTails(c, {
         connect: (node) => openNode(c, node),
@@ -206,12 +236,15 @@ export function redisConnections(options: RedisConnectionOptions): RedisConnecti
       return tails.tail(events, refresh);
     },
 
+    publishes: (c) => isCluster(c) || options.subscribe === true,
+
     async close() {
       if (closed) return;
       closed = true;
       closer.abort();
       tail?.close();
       tails?.close();
+      live?.close();
       // The wake stream goes now, not after its TTL (PEXPIRE 0 deletes: no DEL for the ACL user to be granted);
       // sent before the QUIT below, on the same connection, so not awaited.
       woke?.pexpire(wakeKey, 0).catch(() => undefined);

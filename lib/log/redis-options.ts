@@ -58,6 +58,15 @@ export interface RedisEventLogOptions {
   readonly replicaTimeoutMs?: number;
   /** Where the log's warnings go (an eviction policy that can drop its keys). Default `console.warn`. */
   readonly warn?: (message: string) => void;
+  /**
+   * How `follow` and `wait` read new entries on a single Redis. `'xread'` (the default): one blocking `XREAD`
+   * naming every stream being read. `'subscribe'`: appends also publish what they stored on the stream's live
+   * channel (`SPUBLISH`) and readers take it from ONE subscriber connection per log instance (`SSUBSCRIBE`),
+   * as on a Cluster, which always reads so: cheaper with many streams, but every log instance writing or
+   * reading the same streams must use it, and the ACL user needs `+spublish +ssubscribe +sunsubscribe +ping`
+   * and the channels `&<keyPrefix>*` (docs/durable-log.md).
+   */
+  readonly liveReads?: 'xread' | 'subscribe';
 }
 
 /** The options with their defaults filled in, as the parts of the log use them. */
@@ -72,6 +81,8 @@ export interface RedisLogSettings {
   readonly replicas: number;
   readonly replicaTimeoutMs: number;
   readonly warn: (message: string) => void;
+  /** Single Redis: live reads through the live channels (SPUBLISH/SSUBSCRIBE) rather than XREAD. */
+  readonly subscribe: boolean;
 }
 
 const DEFAULT_PREFIX = 'openai-rx:log:';
@@ -93,5 +104,12 @@ export function redisLogSettings(options: RedisEventLogOptions): RedisLogSetting
     replicas: nonNegativeInt('replicas', options.replicas, 0),
     replicaTimeoutMs: Math.max(1, Math.round(positiveDurationMs('replicaTimeoutMs', options.replicaTimeoutMs, 1000))),
     warn: optionalFunction('warn', options.warn) ?? ((message: string) => console.warn(message)),
+    subscribe: liveReadsOf(options.liveReads),
   };
+}
+
+function liveReadsOf(v: unknown): boolean {
+  if (v === undefined || v === 'xread') return false;
+  if (v === 'subscribe') return true;
+  throw new InvalidOptionError('liveReads', `expected 'xread' or 'subscribe', got ${JSON.stringify(v)}`);
 }

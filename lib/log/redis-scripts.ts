@@ -142,9 +142,10 @@ return out
 export const APPEND = appendScript('');
 
 /**
- * APPEND on a Redis Cluster: each stream's new entries are also published (SPUBLISH: same slot as its keys) on
- * its live channel `<keyBase>:live`, one line per entry as stored, `<id> e <json>`, for the readers subscribed
- * there (lib/log/redis-cluster-live.ts). A single Redis is read with XREAD and does not pay for it.
+ * APPEND on a Redis Cluster (and on a single Redis with liveReads 'subscribe'): each stream's new entries are
+ * also published (SPUBLISH: same slot as its keys) on its live channel `<keyBase>:live`, one line per entry as
+ * stored, `<id> e <json>`, for the readers subscribed there (lib/log/redis-cluster-live.ts). A single Redis read
+ * with XREAD does not pay for it.
  */
 export const APPEND_LIVE = appendScript(
   `  local lines = {} for i = 1, 3 * n, 3 do lines[#lines + 1] = picked[i] .. '-1 e ' .. string.sub(jsons, picked[i + 1], picked[i + 2]) end redis.call('SPUBLISH', string.sub(km, 1, -6) .. ':live', table.concat(lines, '\\n'))`,

@@ -8,8 +8,8 @@
 // own (read after the last wake entry it saw), and an XADD there (sent on the main connection) returns it,
 // batched: the new consumers of about a millisecond share one. No `CLIENT UNBLOCK` (an @admin command a
 // least-privilege ACL user lacks) and no race: a wake that lands before the XREAD does returns it at once.
-// A single Redis only: a Cluster refuses one XREAD across slots (CROSSSLOT), so it is read through one
-// subscriber connection per master instead (lib/log/redis-cluster-tail.ts). A failure fails its consumers; the
+// A single Redis only (with liveReads 'xread', the default): a Cluster refuses one XREAD across slots (CROSSSLOT),
+// so it is read through one subscriber connection per master instead (lib/log/redis-cluster-tail.ts). A failure fails its consumers; the
 // readers on top (lib/log/redis-tail-retry.ts) register again, within the log's retry budget, with their cursors.
 import type { Redis } from 'ioredis';
 import { covered as coveredBy, dispatch, type Follower, readPlan, synced, type Waiter } from './redis-tail-consumers.js';

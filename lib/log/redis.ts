@@ -1,6 +1,6 @@
 import type { FollowableEventLog } from './follow.js';
 import { redisAppend } from './redis-append.js';
-import { isCluster, redisConnections } from './redis-connection.js';
+import { redisConnections } from './redis-connection.js';
 import { evictionCheck } from './redis-eviction.js';
 import { redisFollow } from './redis-follow.js';
 import { streamKeyList } from './redis-keys.js';
@@ -38,7 +38,7 @@ export type { RedisEventLogOptions } from './redis-options.js';
  */
 export function redisEventLog(options: RedisEventLogOptions = {}): EventLog & FollowableEventLog {
   const settings = redisLogSettings(options);
-  const conn = redisConnections({ url: options.url, client: options.client, timeoutMs: settings.timeoutMs, keyPrefix: settings.keyPrefix });
+  const conn = redisConnections({ url: options.url, client: options.client, timeoutMs: settings.timeoutMs, keyPrefix: settings.keyPrefix, subscribe: settings.subscribe });
   const keysOf = (scope: LogScope): string[] => streamKeyList(settings.keyPrefix, scope);
   const run = scriptRunner(conn, keysOf, settings.retryBudgetMs);
   // The write path (appends, lease calls): batched per slot, per node on a Cluster, confirmed by `replicas`.
@@ -58,8 +58,8 @@ export function redisEventLog(options: RedisEventLogOptions = {}): EventLog & Fo
 
     async cancel(scope) {
       conn.ensureOpen(scope);
-      // On a Cluster the end is published too, for the live readers subscribed to the stream.
-      const live = isCluster(await conn.timed(conn.client(), scope));
+      // On a Cluster (and with liveReads 'subscribe') the end is published too, for the live readers subscribed to the stream.
+      const live = conn.publishes(await conn.timed(conn.client(), scope));
       await run(CANCEL, scope, live ? [settings.ttlMs, 1] : [settings.ttlMs]);
     },
 
