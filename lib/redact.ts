@@ -58,8 +58,6 @@ export function headerSecrets(headers: Readonly<Record<string, unknown>> | undef
 const isWordChar = (c: number): boolean => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 45 || c === 95;
 
 const B = 131;
-let B_HIGH = 1;
-for (let i = 1; i < MIN_RUN; i++) B_HIGH = Math.imul(B_HIGH, B);
 const slot = (h: number): number => (h ^ (h >>> 16)) & 0xffff;
 const hashOf = (s: string, at: number): number => {
   let h = 0;
