@@ -20,8 +20,8 @@ const KEPT = new Set([
 ]);
 const KEPT_PREFIXES = ['x-ratelimit-'];
 
-/** Statuses whose answer has no body (a `Response` refuses one). */
-const NO_BODY = new Set([101, 204, 205, 304]);
+/** Statuses whose answer has no body (a `Response` refuses one; the node:http upstream reads none). */
+export const NO_BODY: ReadonlySet<number> = new Set([101, 204, 205, 304]);
 
 /** A text in the unit the body is masked in: its UTF-8 bytes, one latin1 character each. */
 const asBytes = (s: string): string => Buffer.from(s, 'utf8').toString('latin1');

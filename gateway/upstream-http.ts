@@ -8,11 +8,9 @@ import { pipeline, type Readable } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import type { Secrets } from '../lib/redact.js';
 import { StreamRedactor } from '../lib/redact-stream.js';
-import { isKeptHeader, type MaskedUpstream, type UpstreamInit } from './answer-masking.js';
+import { isKeptHeader, NO_BODY, type MaskedUpstream, type UpstreamInit } from './answer-masking.js';
 import { redactString } from '../lib/redact.js';
 
-/** Statuses (and the method) whose answer has no body. */
-const NO_BODY = new Set([101, 204, 205, 304]);
 /** Bytes gathered for a reader that does not read before the socket is paused. */
 const HIGH_WATER_BYTES = 1 << 20;
 /** A Buffer as the Uint8Array it is (the DOM and Node typings disagree on its buffer's type). */
