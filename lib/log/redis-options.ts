@@ -1,5 +1,5 @@
 import { InvalidOptionError } from '../errors.js';
-import { durationMs, nonNegativeInt, nonNegativeNumber, optionalFunction, positiveDurationMs } from '../options.js';
+import { durationMs, nonNegativeInt, nonNegativeNumber, oneOf, optionalFunction, positiveDurationMs } from '../options.js';
 import { DEFAULT_MAX_EVENTS, DEFAULT_MAX_STREAM_BYTES, DEFAULT_TTL_MS } from './defaults.js';
 
 /**
@@ -104,12 +104,6 @@ export function redisLogSettings(options: RedisEventLogOptions): RedisLogSetting
     replicas: nonNegativeInt('replicas', options.replicas, 0),
     replicaTimeoutMs: Math.max(1, Math.round(positiveDurationMs('replicaTimeoutMs', options.replicaTimeoutMs, 1000))),
     warn: optionalFunction('warn', options.warn) ?? ((message: string) => console.warn(message)),
-    subscribe: liveReadsOf(options.liveReads),
+    subscribe: oneOf('liveReads', options.liveReads, ['xread', 'subscribe'] as const, 'xread') === 'subscribe',
   };
-}
-
-function liveReadsOf(v: unknown): boolean {
-  if (v === undefined || v === 'xread') return false;
-  if (v === 'subscribe') return true;
-  throw new InvalidOptionError('liveReads', `expected 'xread' or 'subscribe', got ${JSON.stringify(v)}`);
 }
