@@ -1,8 +1,8 @@
 // Speed after a garbage collection: runs a few contenders on one workload many times, interleaved, with a full
 // `gc()` before each run (or none: --steady), and prints per-contender medians, spread and the ratio to the floor.
 //
-//   node --expose-gc bench/rewarm.mjs [--workload tools|text] [--mode memory|http] [--runs 40] [--warm 3]
-//        [--dists a=<dist>,b=<dist>] [--only <substring,...>] [--alone] [--steady] [--cpu] [--keep-maps] [--keep-alive] [--keep-rx] [--keep-streams] [--per-run] [--json out.json]
+//   node --expose-gc bench/rewarm.mjs [--workload tools|text|chat] [--mode memory|http] [--runs 40] [--warm 3]
+//        [--n chunks (chat)] [--dists a=<dist>,b=<dist>] [--only <substring,...>] [--alone] [--steady] [--cpu] [--keep-maps] [--keep-alive] [--keep-rx] [--keep-streams] [--per-run] [--json out.json]
 //
 // The contenders are those of bench/contenders.mjs (the dist of OPENAI_RX_DIST, else ./dist). For an A/B of two
 // builds, --dists runs both in one process and the same rounds, or run this once per build, alternating processes
@@ -20,8 +20,8 @@ const RUNS = Number(opt('--runs', 40));
 const WARM = Number(opt('--warm', 3));
 const STEADY = flag('--steady');
 const CPU = flag('--cpu');
-const ONLY = opt('--only', 'floor,eventsource,fromResponsesSSE,pipeline: fanOut').split(',');
-const ARGS = { tools: [2_000, 500, 40], text: [200_000] }[WORKLOAD] ?? [];
+const ONLY = opt('--only', WORKLOAD === 'chat' ? 'fromChatChunks + accumulateText (strict)' : 'floor,eventsource,fromResponsesSSE,pipeline: fanOut').split(',');
+const ARGS = { tools: [2_000, 500, 40], text: [200_000], chat: [Number(opt('--n', 100_000))] }[WORKLOAD] ?? [];
 
 const gc = globalThis.gc;
 if (!gc && !STEADY) throw new Error('run with node --expose-gc (or --steady)');
@@ -49,8 +49,9 @@ for (const [label, dist] of dists) {
   if (dist !== undefined) process.env.OPENAI_RX_DIST = dist;
   const m = await import(`./contenders.mjs?dist=${encodeURIComponent(dist ?? '')}`);
   check = m.check;
-  const mine = m.responsesContenders.filter((c) => c.group === 'openai-rx').map((c) => (label ? { ...c, name: `[${label}] ${c.name}` } : c));
-  if (all.length === 0) all = m.responsesContenders.filter((c) => c.group !== 'openai-rx');
+  const list = WORKLOAD === 'chat' ? m.chatContenders : m.responsesContenders;
+  const mine = list.filter((c) => c.group === 'openai-rx').map((c) => (label ? { ...c, name: `[${label}] ${c.name}` } : c));
+  if (all.length === 0) all = list.filter((c) => c.group !== 'openai-rx');
   all.push(...mine);
 }
 // --alone: without the two baselines (to profile one contender by itself; ratios are then to its own median)
