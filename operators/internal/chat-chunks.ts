@@ -7,6 +7,7 @@ import { chunkUsage, citations, delta, logprobsOf, usageOf } from './chat-dialec
 import { ChatOutput } from './chat-output.js';
 import { ToolCalls } from './chat-tool-calls.js';
 import { OperatorSubscriber } from './operator-subscriber.js';
+import { TextAccumulation } from './text-accumulation.js';
 
 /** What JSON.parse makes objects inherit from: the fast path reads its fields plainly only while it lends none of them. */
 const OBJECT: object = Object.prototype;
@@ -20,6 +21,8 @@ const OBJECT: object = Object.prototype;
 export class ChatChunks extends OperatorSubscriber<ChatCompletionChunk, Subscriber<ResponseStreamEvent>> {
   private readonly out: ChatOutput;
   private readonly calls: ToolCalls;
+  /** The subscriber when it is an accumulateText (`fromChatChunks(), accumulateText()`): text deltas go to it directly. */
+  private readonly acc: TextAccumulation | undefined;
   /** Chunks read so far: the position a DecodeError names. */
   private n: number;
 
@@ -30,6 +33,7 @@ export class ChatChunks extends OperatorSubscriber<ChatCompletionChunk, Subscrib
     super(subscriber);
     this.out = new ChatOutput(subscriber);
     this.calls = new ToolCalls(this.out);
+    this.acc = subscriber instanceof TextAccumulation ? subscriber : undefined;
     this.n = 0;
   }
 
@@ -90,7 +94,10 @@ export class ChatChunks extends OperatorSubscriber<ChatCompletionChunk, Subscrib
     const content = d['content'];
     if (content !== undefined && content !== null && typeof content !== 'string') return false;
     if (out.id !== '') out.start();
-    if (content) out.message.text(content, []);
+    if (content) {
+      const acc = this.acc;
+      if (acc === undefined || !out.message.directText(content, acc)) out.message.text(content, []);
+    }
     return true;
   }
 

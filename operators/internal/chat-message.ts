@@ -1,5 +1,6 @@
 import type { ChatOutput, Json } from './chat-output.js';
 import { Pieces } from './grow.js';
+import type { TextAccumulation } from './text-accumulation.js';
 
 // The assistant message of fromChatChunks: an `output_text` part (with annotations and logprobs), a
 // `refusal` part and an `output_audio` part, each opened by its first delta, in that order of arrival.
@@ -58,6 +59,21 @@ export class MessageItem {
     for (let i = 0; i < logprobs.length; i++) p.logprobs.push(logprobs[i]!);
     const out = this.out;
     out.emit({ type: 'response.output_text.delta', item_id: m.id, output_index: m.oi, content_index: p.ci, delta, logprobs, sequence_number: out.sequence() });
+  }
+
+  /**
+   * A text delta without logprobs, handed to an accumulateText that is the conversion's direct subscriber instead
+   * of sent as an event, when that changes nothing it sees (see TextAccumulation.continues); `false`, having done
+   * nothing, otherwise: `text()` then sends the event.
+   */
+  directText(delta: string, acc: TextAccumulation): boolean {
+    const m = this.m;
+    const p = m?.text;
+    if (p === undefined || !acc.continues(m!.oi, p.ci)) return false;
+    p.text.add(delta);
+    this.out.sequence(); // the event's number, as the event path would take it
+    acc.chatText(m!.id, delta);
+    return true;
   }
 
   /** Logprobs of a chunk that carried no text: kept on the open text part, if any. */

@@ -114,6 +114,14 @@ export class ItemBook {
     return known === expected;
   }
 
+  /**
+   * Whether `admits` would take an event of `type` at `oi` without learning anything: the run of one event type on
+   * one item goes on (see TextAccumulation.continues). `false` says nothing: the event is then to go through `admits`.
+   */
+  inRun(type: string, oi: number): boolean {
+    return type === this.lastEvent && oi === this.lastIndex && this.lastType === this.lastExpected;
+  }
+
   typeAt(oi: number): string | undefined {
     return this.types.get(oi);
   }

@@ -29,6 +29,14 @@ export class ResponseSeams {
   private content = false;
   private ended = false;
 
+  /**
+   * Whether the current response has streamed content and has not ended: `starts` then answers `false` to any
+   * response event that is neither a lifecycle nor a terminal one (a delta), and changes nothing.
+   */
+  inResponse(): boolean {
+    return this.content && !this.ended;
+  }
+
   /** Whether `e` begins another response than the events before it. Call once per event, in order. */
   starts(e: Readonly<Record<string, unknown>>): boolean {
     const type = e['type'];

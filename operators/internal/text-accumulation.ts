@@ -158,6 +158,29 @@ export class TextAccumulation extends OperatorSubscriber<ResponseStreamEvent, Te
     this.closeAll(undefined);
   }
 
+  /**
+   * For fromChatChunks when this is its direct subscriber (`fromChatChunks(), accumulateText()`): whether an
+   * `output_text` delta at (`oi`, `ci`) would, as an event, only extend the part of the last delta, the commonest
+   * case (the same response, a run of text deltas on one item, the same part). Changes nothing. When `true`,
+   * `chatText` does with the delta's text what `step` does with the event, without the event being built.
+   */
+  continues(oi: number, ci: number): boolean {
+    const p = this.last;
+    return p !== undefined && p.index === ci && p.outputIndex === oi && !p.summary && this.wanted.output && !this.isStopped &&
+      this.seams.inResponse() && this.book.inRun('response.output_text.delta', oi);
+  }
+
+  /** The text delta of the part `continues` answered for: what `next` of its event does (see `continues`). */
+  chatText(itemId: string, delta: string): void {
+    try {
+      const p = this.last!;
+      p.itemId = itemId;
+      this.emitDelta(p, delta);
+    } catch (err) {
+      this.error(err);
+    }
+  }
+
   private itemAt(outputIndex: number): ItemParts {
     let it = this.items.get(outputIndex);
     if (it === undefined) {
