@@ -25,6 +25,15 @@ function tokenToEnd(text: string, at: number): boolean {
 }
 
 /**
+ * `text.slice(from, to)`, a copy of its own when it is a small part of `text`: V8's sliced string would keep the
+ * whole piece (an idle stream's last chunk, often its first events, ~1 KB) alive until the next one comes.
+ */
+function part(text: string, from: number, to: number): string {
+  if (to - from === text.length) return text;
+  return to - from > 0 && to - from < text.length >> 1 ? (' ' + text.slice(from, to)).slice(1) : text.slice(from, to);
+}
+
+/**
  * Masks a text given in pieces: `push` each piece in order and write what it returns, then what `end` returns. The
  * output is the text with the secrets and credential shapes masked as `redactString` masks them; at most about 128
  * characters are held at any time. Characters are whatever unit the caller chose (a body's bytes as latin1 chars
@@ -133,8 +142,8 @@ export class StreamRedactor {
 
   private keep(text: string, cut: number, out: string): string {
     this.consumed += cut - this.context.length;
-    this.context = text.slice(Math.max(0, cut - CONTEXT), cut);
-    this.pending = text.slice(cut);
+    this.context = part(text, Math.max(0, cut - CONTEXT), cut);
+    this.pending = part(text, cut, text.length);
     return out;
   }
 }
