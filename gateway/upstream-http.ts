@@ -229,9 +229,18 @@ function keptHeaders(res: IncomingMessage, secrets: Secrets): Headers {
   return out;
 }
 
+/** The answer's `content-encoding`, from its raw headers (`res.headers` would build an object kept as long as the answer). */
+function encodingOf(res: IncomingMessage): string {
+  const raw = res.rawHeaders;
+  let out: string | undefined;
+  // Repeated, joined as node:http joins them (then no single decoder matches: the bytes go as they are).
+  for (let i = 0; i + 1 < raw.length; i += 2) if (raw[i]!.length === 16 && raw[i]!.toLowerCase() === 'content-encoding') out = out === undefined ? raw[i + 1]! : `${out}, ${raw[i + 1]!}`;
+  return out ?? '';
+}
+
 /** The body's bytes as sent, decoded when the upstream compressed them despite `accept-encoding: identity`. */
 function decoded(res: IncomingMessage): Readable {
-  const encoding = (res.headers['content-encoding'] ?? '').trim().toLowerCase();
+  const encoding = encodingOf(res).trim().toLowerCase();
   const decoder = encoding === 'gzip' || encoding === 'x-gzip' ? createGunzip() : encoding === 'deflate' ? createInflate() : encoding === 'br' ? createBrotliDecompress() : undefined;
   if (decoder === undefined) return res;
   pipeline(res, decoder, () => undefined);
@@ -252,20 +261,20 @@ export function nodeUpstream(): NodeUpstream {
 }
 
 function send(url: string, init: UpstreamInit, secrets: Secrets, agents: { http: http.Agent; https: https.Agent }): Promise<Response> {
-  return new Promise<Response>((resolve, reject) => {
-    const signal = init.signal ?? undefined;
-    if (signal?.aborted) return reject(abortReason(signal));
-    let target: URL;
-    try {
-      target = new URL(url);
-    } catch (e) {
-      return reject(new TypeError(`Failed to parse URL from ${url}`, { cause: e }));
-    }
-    const secure = target.protocol === 'https:';
-    const headers: Record<string, string | number> = { ...init.headers, 'accept-encoding': 'identity' };
-    const body = init.body === null || init.body === undefined ? undefined : typeof init.body === 'string' ? Buffer.from(init.body) : init.body;
-    if (body !== undefined) headers['content-length'] = body.byteLength;
-    const method = (init.method ?? 'GET').toUpperCase();
+  const signal = init.signal ?? undefined;
+  if (signal?.aborted) return Promise.reject(abortReason(signal));
+  let target: URL;
+  try {
+    target = new URL(url);
+  } catch (e) {
+    return Promise.reject(new TypeError(`Failed to parse URL from ${url}`, { cause: e }));
+  }
+  const secure = target.protocol === 'https:';
+  const headers: Record<string, string | number> = { ...init.headers, 'accept-encoding': 'identity' };
+  const body = init.body === null || init.body === undefined ? undefined : typeof init.body === 'string' ? Buffer.from(init.body) : init.body;
+  if (body !== undefined) headers['content-length'] = body.byteLength;
+  const method = (init.method ?? 'GET').toUpperCase();
+  try {
     const req = (secure ? https : http).request({
       protocol: target.protocol,
       hostname: target.hostname.replace(/^\[|\]$/g, ''),
@@ -275,34 +284,57 @@ function send(url: string, init: UpstreamInit, secrets: Secrets, agents: { http:
       headers,
       agent: secure ? agents.https : agents.http,
     });
-    let answered = false;
-    let answer: MaskedBody | null = null;
-    const onAbort = (): void => {
-      req.destroy();
-      if (!answered) reject(abortReason(signal!));
-      // The body's reading fails as fetch's does: with the abort's reason.
-      else answer?.abort(abortReason(signal!));
-    };
-    const done = (): void => signal?.removeEventListener('abort', onAbort);
-    signal?.addEventListener('abort', onAbort, { once: true });
-    req.on('error', (e) => {
-      if (answered) return; // the body's source reports it
-      done();
-      reject(signal?.aborted === true ? abortReason(signal) : fetchFailed(e));
-    });
-    req.on('response', (res: IncomingMessage) => {
-      answered = true;
-      const status = res.statusCode ?? 502;
-      const headersOut = keptHeaders(res, secrets);
-      if (method === 'HEAD' || NO_BODY.has(status)) {
-        res.resume();
-        res.on('close', done);
-        return resolve(new MaskedAnswer(url, status, headersOut, null) as unknown as Response);
-      }
-      answer = new MaskedBody(decoded(res), secrets, () => req.destroy());
-      res.on('close', done);
-      resolve(new MaskedAnswer(url, status, headersOut, answer) as unknown as Response);
-    });
+    const answer = answerOf(req, url, method, signal, secrets);
     req.end(body);
+    return answer;
+  } catch (e) {
+    // As from fetch: a header node:http refuses (a line break in a value) rejects, it does not throw.
+    return Promise.reject(e);
+  }
+}
+
+/**
+ * The answer to `req`. In a scope of its own, apart from the request's headers and body: its listeners live as
+ * long as the body is read (an idle stream's, for as long as it is open), and keep only what they use; the
+ * promise's settling functions are let go once it has settled (else the resolved answer, its headers, stay too).
+ */
+function answerOf(req: http.ClientRequest, url: string, method: string, signal: AbortSignal | undefined, secrets: Secrets): Promise<Response> {
+  let settle: ((answer: Response | undefined, error?: unknown) => void) | undefined;
+  const promise = new Promise<Response>((resolve, reject) => {
+    settle = (answer, error) => (answer !== undefined ? resolve(answer) : reject(error));
   });
+  const settled = (answer: Response | undefined, error?: unknown): void => {
+    const s = settle;
+    settle = undefined;
+    s?.(answer, error);
+  };
+  let answered = false;
+  let body: MaskedBody | null = null;
+  const onAbort = (): void => {
+    req.destroy();
+    if (!answered) settled(undefined, abortReason(signal!));
+    // The body's reading fails as fetch's does: with the abort's reason.
+    else body?.abort(abortReason(signal!));
+  };
+  const done = (): void => signal?.removeEventListener('abort', onAbort);
+  signal?.addEventListener('abort', onAbort, { once: true });
+  req.on('error', (e) => {
+    if (answered) return; // the body's source reports it
+    done();
+    settled(undefined, signal?.aborted === true ? abortReason(signal) : fetchFailed(e));
+  });
+  req.on('response', (res: IncomingMessage) => {
+    answered = true;
+    const status = res.statusCode ?? 502;
+    const headersOut = keptHeaders(res, secrets);
+    if (method === 'HEAD' || NO_BODY.has(status)) {
+      res.resume();
+      res.on('close', done);
+      return settled(new MaskedAnswer(url, status, headersOut, null) as unknown as Response);
+    }
+    body = new MaskedBody(decoded(res), secrets, () => req.destroy());
+    res.on('close', done);
+    settled(new MaskedAnswer(url, status, headersOut, body) as unknown as Response);
+  });
+  return promise;
 }
