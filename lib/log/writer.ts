@@ -174,6 +174,7 @@ export class LogWriter {
     this.stopped = true;
     this.delayed?.unsubscribe();
     this.renewal?.unsubscribe();
+    if (this.renewTimer !== undefined) clearTimeout(this.renewTimer);
     this.queue.length = 0;
     const lease = this.lease;
     if (release && lease) call(() => this.log.release(this.scope, lease.token), () => undefined, () => undefined);
@@ -225,18 +226,33 @@ export class LogWriter {
   }
 
   private scheduleRenewal(): void {
-    this.renewal = this.scheduler.schedule(() => {
-      const lease = this.lease;
-      if (this.stopped || !lease) return;
-      call(
-        () => this.log.renew(this.scope, lease.token, this.leaseMs),
-        (renewed) => {
-          if (this.stopped) return;
-          this.lease = renewed;
-          this.scheduleRenewal();
-        },
-        (e) => this.fail(e),
-      );
-    }, Math.max(1, Math.floor(this.leaseMs / 3)));
+    const ms = Math.max(1, Math.floor(this.leaseMs / 3));
+    if (this.scheduler !== asyncScheduler) {
+      this.renewal = this.scheduler.schedule(() => this.renew(), ms);
+      return;
+    }
+    // On the default clock, one timer per writer, re-armed for each renewal: an rxjs action would make an
+    // action, an interval and a bound function per renewal (a fleet of idle streams renews hundreds a second)
+    // and keep them for as long as the stream is open.
+    const timer = this.renewTimer;
+    if (timer !== undefined && typeof timer === 'object' && typeof timer.refresh === 'function') timer.refresh();
+    else this.renewTimer = setTimeout(this.renewNow, ms);
+  }
+
+  private renewTimer: ReturnType<typeof setTimeout> | undefined;
+  private readonly renewNow = (): void => this.renew();
+
+  private renew(): void {
+    const lease = this.lease;
+    if (this.stopped || !lease) return;
+    call(
+      () => this.log.renew(this.scope, lease.token, this.leaseMs),
+      (renewed) => {
+        if (this.stopped) return;
+        this.lease = renewed;
+        this.scheduleRenewal();
+      },
+      (e) => this.fail(e),
+    );
   }
 }
