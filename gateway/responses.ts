@@ -6,12 +6,11 @@ import { catchError, from, lastValueFrom, Observable, throwError, type MonoTypeO
 import type { ResponseStreamEvent } from '../lib/events/responses.js';
 import { checkResponseId, streamResponse, type ResponsesStreamConfig } from '../lib/http/transports.js';
 import { fromEventLog } from '../lib/log/from-event-log.js';
-import { followOf } from '../lib/log/follow.js';
-import type { EventLog, LogScope } from '../lib/log/types.js';
-import { EventLogError } from '../lib/errors.js';
+import type { LogScope } from '../lib/log/types.js';
 import { accumulateResponse } from '../operators/accumulateResponse.js';
 import { persistTo } from '../operators/persistTo.js';
 import { upstreamConfig, type Caller } from './auth.js';
+import { watchCancel } from './cancel-watch.js';
 import { admit, sendError, startPump, type GatewayContext } from './context.js';
 import { FirstEventTimeout, GatewayHttpError, invalidRequest, upstreamError } from './errors.js';
 import { fetchUpstream, relay, requestHeaders } from './forward.js';
@@ -28,34 +27,6 @@ async function cancelledEnd(ctx: GatewayContext, scope: LogScope): Promise<Respo
   // Cancelled it is: a log that cannot give the response so far still gives the reader the cancel.
   const response = await cancelledResponse(ctx, scope).catch(() => ({ id: scope.responseId, object: 'response', status: 'cancelled' }));
   return { type: 'response.cancelled', sequence_number: 0, response } as unknown as ResponseStreamEvent;
-}
-
-/**
- * The log as one producer writes to it: an append or renewal fenced off because the stream was cancelled
- * (by a cancel on any instance) calls `onCancelled`. `persistTo` records with `onWriteError: 'continue'`,
- * which would otherwise stream on to this instance's client as if nothing had happened.
- */
-function watchCancel(log: EventLog, onCancelled: (scope: LogScope) => void): EventLog {
-  const check = <T>(scope: LogScope, p: Promise<T>): Promise<T> =>
-    p.catch(async (e: unknown) => {
-      if (e instanceof EventLogError && e.reason === 'fenced') {
-        const state = await log.state(scope).catch(() => undefined);
-        if (state?.end === 'cancelled') onCancelled(scope);
-      }
-      throw e;
-    });
-  return {
-    acquire: (s, ms) => log.acquire(s, ms),
-    renew: (s, t, ms) => check(s, log.renew(s, t, ms)),
-    release: (s, t) => log.release(s, t),
-    append: (s, t, events) => check(s, log.append(s, t, events)),
-    read: (s, after, limit) => log.read(s, after, limit),
-    wait: (s, after, ms, signal) => log.wait(s, after, ms, signal),
-    state: (s) => log.state(s),
-    cancel: (s) => log.cancel(s),
-    close: () => log.close(),
-    ...followOf(log),
-  };
 }
 
 /**
