@@ -40,7 +40,9 @@ local function key_trouble(r) return string.find(r.err, '^WRONGTYPE') ~= nil or 
 // The keys' expiry is pushed back to live_ttl when the stream gets its first events and then only once it has
 // come nearer than live_ttl less 1% (at most 1 s): three PEXPIREs per append were a third of its cost.
 // (The error(...) calls share their line with the command, so that a refusal names it: lib/log/redis-refused.ts.)
-const appendOne = (publish: string): string => `
+// `live` (APPEND_LIVE): the stored entries are published too, the message joined once by table.concat from the
+// ids and JSON the XADDs took (a string per line, and each JSON cut out again, were much of its Redis CPU per event).
+const appendOne = (live: boolean): string => `
 local function append_one(km, ke, kn, token, seqs, acked, jsons, pos, now, live_ttl, end_ttl, max_events, max_bytes)
   local m = redis.pcall('HMGET', km, 'holder', 'until', 'end', 'last', 'count', 'bytes', 'exp') if broken(m) and not key_trouble(m) then error(m) end
   local bad = nil
@@ -78,19 +80,22 @@ local function append_one(km, ke, kn, token, seqs, acked, jsons, pos, now, live_
     if broken(r) then return {'corrupt', kn, r.err}, pos end
   end
   local whole = #jsons
+${live ? "  local lines, l = {}, 0" : ''}
   for i = 1, 3 * n, 3 do
     local p, stop = picked[i + 1], picked[i + 2]
     local json = (p == 1 and stop == whole) and jsons or string.sub(jsons, p, stop)
+    local id = picked[i] .. '-1'
     if i > 1 then
-      redis.call('XADD', ke, picked[i] .. '-1', 'e', json)
+      redis.call('XADD', ke, id, 'e', json)
     else
       local r
-      if count > 0 then r = redis.pcall('XADD', ke, 'NOMKSTREAM', picked[i] .. '-1', 'e', json) else r = redis.pcall('XADD', ke, picked[i] .. '-1', 'e', json) end if broken(r) and not key_trouble(r) then error(r) end
+      if count > 0 then r = redis.pcall('XADD', ke, 'NOMKSTREAM', id, 'e', json) else r = redis.pcall('XADD', ke, id, 'e', json) end if broken(r) and not key_trouble(r) then error(r) end
       if not r then return {'corrupt', ke, 'missing, though ' .. int(count) .. ' events were stored (evicted?)'}, pos end
       if broken(r) then return {'corrupt', ke, r.err}, pos end
     end
+${live ? "    lines[l + 1], lines[l + 2], lines[l + 3], lines[l + 4] = id, ' e ', json, '\\n'\n    l = l + 4" : ''}
   end
-${publish}
+${live ? "  redis.call('SPUBLISH', string.sub(km, 1, -6) .. ':live', table.concat(lines, '', 1, l - 1))" : ''}
   if terminal then
     redis.call('HSET', km, 'last', at, 'count', int(count + n), 'bytes', int(bytes + added), 'end', 'completed')
     local ttl = tonumber(end_ttl)
@@ -120,7 +125,7 @@ end
  * stream's position in the call (from 1), then APPEND_ONE's reply padded with ''. Each stream's append is all
  * or nothing on its own.
  */
-const appendScript = (publish: string): string => `${PRELUDE}${appendOne(publish)}
+const appendScript = (live: boolean): string => `${PRELUDE}${appendOne(live)}
 local now = now_ms()
 local jsons = ARGV[5]
 local pos = 1
@@ -139,7 +144,7 @@ end
 return out
 `;
 
-export const APPEND = appendScript('');
+export const APPEND = appendScript(false);
 
 /**
  * APPEND on a Redis Cluster (and on a single Redis with liveReads 'subscribe'): each stream's new entries are
@@ -147,9 +152,7 @@ export const APPEND = appendScript('');
  * stored, `<id> e <json>`, for the readers subscribed there (lib/log/redis-cluster-live.ts). A single Redis read
  * with XREAD does not pay for it.
  */
-export const APPEND_LIVE = appendScript(
-  `  local lines = {} for i = 1, 3 * n, 3 do lines[#lines + 1] = picked[i] .. '-1 e ' .. string.sub(jsons, picked[i + 1], picked[i + 2]) end redis.call('SPUBLISH', string.sub(km, 1, -6) .. ':live', table.concat(lines, '\\n'))`,
-);
+export const APPEND_LIVE = appendScript(true);
 
 // The id of a marker or a cancel's entry on the events stream ke: \`<seq>-<k>\`, or just after the stream's top entry
 // when that is not below it (a confirmation's marker \`<seq>-3\` may already be there, or events after seq).
