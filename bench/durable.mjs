@@ -55,9 +55,9 @@ export const nowMs = () => Number(process.hrtime.bigint()) / 1e6;
 const gc = globalThis.gc ?? (() => {});
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
+const distRoot = () => (process.env.OPENAI_RX_DIST ? new URL(`file://${process.env.OPENAI_RX_DIST.replace(/\/?$/, '/')}`) : new URL('../dist/', import.meta.url));
 export async function loadRx() {
-  const root = process.env.OPENAI_RX_DIST ? new URL(`file://${process.env.OPENAI_RX_DIST.replace(/\/?$/, '/')}`) : new URL('../dist/', import.meta.url);
-  return import(new URL('esm/index.js', root).href);
+  return import(new URL('esm/index.js', distRoot()).href);
 }
 
 // ---- events (shapes as on the wire; `t` is the bench's stamp) ----
@@ -158,6 +158,22 @@ async function child() {
       });
     },
   };
+  // A log whose writers queue their events encoded (lib/log/packed.ts, builds from issue 28's third round on): the
+  // wrapper counts those appends too, so that persistTo writes to it as it would to the log itself.
+  const packed = await import(new URL('esm/lib/log/packed.js', distRoot()).href).catch(() => undefined);
+  const p = packed?.packedAppendOf(base);
+  if (p !== undefined) {
+    packed.takesPacked(log, {
+      encode: p.encode,
+      append(scope, token, events) {
+        const n = events.jsons.length;
+        return p.append(scope, token, events).then(() => {
+          acked += n;
+          ackWaiters();
+        });
+      },
+    });
+  }
   await base.state({ responseId: 'warm' }); // connect, load nothing
   const subjects = ids.map(() => new Subject());
   const options = { maxBatchDelayMs: job.maxBatchDelayMs, maxPending: 1_000_000 };

@@ -4,6 +4,7 @@ import { appendSender, MAX_BYTES, MAX_EVENTS, type AppendReply, type PendingAppe
 import { confirmBatcher, type PendingConfirm } from './redis-confirm.js';
 import { isCluster, type RedisConnections } from './redis-connection.js';
 import { corrupt } from './redis-corrupt.js';
+import type { PackedAppend } from './packed.js';
 import { fenced } from './redis-lease.js';
 import type { RedisLogSettings } from './redis-options.js';
 import type { SendScript } from './redis-script-send.js';
@@ -23,7 +24,12 @@ import type { EventLog, LogScope } from './types.js';
 /** The sequence number an event is stored under; events without a non-negative integer one cannot be placed. */
 const placeable = (e: ResponseStreamEvent): boolean => Number.isSafeInteger(e.sequence_number) && (e.sequence_number as number) >= 0;
 
-export function redisAppend(conn: RedisConnections, send: SendScript, keysOf: (scope: LogScope) => string[], settings: RedisLogSettings): EventLog['append'] {
+export function redisAppend(
+  conn: RedisConnections,
+  send: SendScript,
+  keysOf: (scope: LogScope) => string[],
+  settings: RedisLogSettings,
+): { readonly append: EventLog['append']; readonly appendPacked: PackedAppend['append'] } {
   const { maxEvents, maxBytes } = settings;
 
   /** What an APPEND answered, as the contract's errors. */
@@ -105,7 +111,7 @@ export function redisAppend(conn: RedisConnections, send: SendScript, keysOf: (s
 
   // Not an async function: the events are read here, once, and not kept (an async function's parameters live
   // until it settles, and a batch's events would outlive their JSON by a round trip).
-  return (scope, token, events) => {
+  const append: EventLog['append'] = (scope, token, events) => {
     let seqs = '';
     let text = '';
     let n = 0;
@@ -135,4 +141,30 @@ export function redisAppend(conn: RedisConnections, send: SendScript, keysOf: (s
     const known = knownOf(scope);
     return settle(scope, token, known, { scope, keys: known.keys, token, seqs, text, events: n, acked: known.ackedArg }, bound);
   };
+
+  // A writer's events encoded as they were pushed (lib/log/packed.ts): the same append from their marks and JSON.
+  const appendPacked: PackedAppend['append'] = (scope, token, { marks, jsons }) => {
+    try {
+      conn.ensureOpen(scope);
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    let seqs = '';
+    let bound = -1;
+    let ended = false;
+    for (let i = 0; i < marks.length; i++) {
+      const m = marks[i]!;
+      const terminal = m < 0;
+      const seq = terminal ? -1 - m : m;
+      const s = terminal ? `${seq}t` : String(seq);
+      seqs = i === 0 ? s : `${seqs},${s}`;
+      if (!ended && seq > bound) bound = seq;
+      ended ||= terminal;
+    }
+    const text = jsons.length === 1 ? jsons[0]! : jsons.join('\n');
+    const known = knownOf(scope);
+    return settle(scope, token, known, { scope, keys: known.keys, token, seqs, text, events: jsons.length, acked: known.ackedArg }, bound);
+  };
+
+  return { append, appendPacked };
 }

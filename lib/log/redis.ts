@@ -1,4 +1,5 @@
 import type { FollowableEventLog } from './follow.js';
+import { takesPacked } from './packed.js';
 import { redisAppend } from './redis-append.js';
 import { redisConnections } from './redis-connection.js';
 import { evictionCheck } from './redis-eviction.js';
@@ -45,12 +46,14 @@ export function redisEventLog(options: RedisEventLogOptions = {}): EventLog & Fo
   const send = scriptSender(conn, settings, { first: evictionCheck(settings) });
   const { acquire, renew, release, flush } = redisLease(conn, send, keysOf, settings);
   const { read, wait, state } = redisRead(conn, run, settings);
+  const { append, appendPacked } = redisAppend(conn, send, keysOf, settings);
 
-  return {
+  // A writer of this log queues its events as the JSON stored (lib/log/packed.ts).
+  return takesPacked<EventLog & FollowableEventLog>({
     acquire,
     renew,
     release,
-    append: redisAppend(conn, send, keysOf, settings),
+    append,
     read,
     wait,
     follow: redisFollow(conn, run, settings),
@@ -67,5 +70,5 @@ export function redisEventLog(options: RedisEventLogOptions = {}): EventLog & Fo
       flush(); // lease calls still waiting for their batch (a writer's release) go before the connection closes
       return conn.close();
     },
-  };
+  }, { encode: JSON.stringify, append: appendPacked });
 }

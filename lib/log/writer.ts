@@ -4,6 +4,8 @@ import type { ResponseStreamEvent } from '../events/responses.js';
 import { durationMs, nonNegativeInt, positiveDurationMs, positiveInt } from '../options.js';
 import type { EventLog, Lease, LogScope } from './types.js';
 import { DEFAULT_LEASE_MS } from './defaults.js';
+import { packedAppendOf, type PackedAppend } from './packed.js';
+import { isTerminalEvent } from './scope.js';
 
 /** How a leased writer batches, bounds and keeps its lease: shared by `persistTo` and `fromEventLog`'s takeover. */
 export interface LogWriterOptions {
@@ -60,6 +62,12 @@ const appendOf =
   () =>
     log.append(scope, token, batch);
 
+/** The same for a log that takes its events encoded (lib/log/packed.ts). */
+const packedAppendCall =
+  (p: PackedAppend, scope: LogScope, token: number, marks: number[], jsons: string[]): (() => Promise<void>) =>
+  () =>
+    p.append(scope, token, { marks, jsons });
+
 /** Any failure of the store as the typed error: `EventLogError` as is, anything else as `'unavailable'`. */
 export function asEventLogError(e: unknown, responseId: string): EventLogError {
   if (e instanceof EventLogError) return e;
@@ -96,6 +104,10 @@ export class LogWriter {
   /** Where "the end of the turn" is when `maxBatchDelayMs` is not set. */
   private readonly turn: SchedulerLike;
   private readonly queue: ResponseStreamEvent[] = [];
+  /** A log that takes its events encoded: they queue as their JSON (`jsons`) and marks, not in `queue`. */
+  private readonly packed: PackedAppend | undefined;
+  private readonly marks: number[] = [];
+  private readonly jsons: string[] = [];
   private lease: Lease | undefined;
   private inFlight = false;
   private delayed: Subscription | undefined;
@@ -118,6 +130,12 @@ export class LogWriter {
     this.scheduler = options.scheduler ?? asyncScheduler;
     // The microtask queue: every writer's send of one turn in one flush (and so, on Redis, in one script call).
     this.turn = options.scheduler ?? asapScheduler;
+    this.packed = packedAppendOf(log);
+  }
+
+  /** How many events wait to be sent. */
+  private get waiting(): number {
+    return this.packed === undefined ? this.queue.length : this.jsons.length;
   }
 
   /** Claims the lease; events pushed before it is granted wait in the queue. */
@@ -147,8 +165,20 @@ export class LogWriter {
       this.fail(unplaceable(e, position, this.scope.responseId));
       return;
     }
-    this.queue.push(e);
-    if (this.queue.length > this.maxPending) {
+    if (this.packed === undefined) this.queue.push(e);
+    else {
+      let json: string;
+      try {
+        json = this.packed.encode(e);
+      } catch (err) {
+        this.fail(err);
+        return;
+      }
+      const seq = e.sequence_number as number;
+      this.marks.push(isTerminalEvent(e) ? -1 - seq : seq);
+      this.jsons.push(json);
+    }
+    if (this.waiting > this.maxPending) {
       this.fail(new EventLogError('limit', `more than ${this.maxPending} events wait for the log (maxPending)`, this.scope.responseId));
       return;
     }
@@ -176,6 +206,8 @@ export class LogWriter {
     this.renewal?.unsubscribe();
     if (this.renewTimer !== undefined) clearTimeout(this.renewTimer);
     this.queue.length = 0;
+    this.marks.length = 0;
+    this.jsons.length = 0;
     const lease = this.lease;
     if (release && lease) call(() => this.log.release(this.scope, lease.token), () => undefined, () => undefined);
   }
@@ -187,7 +219,7 @@ export class LogWriter {
   }
 
   private pump(): void {
-    if (this.stopped || !this.lease || this.inFlight || this.queue.length === 0) return;
+    if (this.stopped || !this.lease || this.inFlight || this.waiting === 0) return;
     if (this.onIdle) return this.send(); // finishing: no reason to wait
     if (this.delayed) return;
     if (this.maxBatchDelayMs !== undefined && this.maxBatchDelayMs <= 0) return this.send();
@@ -199,15 +231,18 @@ export class LogWriter {
   }
 
   private send(): void {
-    if (this.stopped || !this.lease || this.inFlight || this.queue.length === 0) return;
+    if (this.stopped || !this.lease || this.inFlight || this.waiting === 0) return;
     this.inFlight = true;
+    const p = this.packed;
     call(
-      appendOf(this.log, this.scope, this.lease.token, this.queue.splice(0, this.maxBatchSize)),
+      p === undefined
+        ? appendOf(this.log, this.scope, this.lease.token, this.queue.splice(0, this.maxBatchSize))
+        : packedAppendCall(p, this.scope, this.lease.token, this.marks.splice(0, this.maxBatchSize), this.jsons.splice(0, this.maxBatchSize)),
       () => {
         this.inFlight = false;
         if (this.stopped) return;
         // Events that queued meanwhile go at once: they have waited one round trip already.
-        if (this.queue.length > 0) this.send();
+        if (this.waiting > 0) this.send();
         else this.checkIdle();
       },
       (e) => {
@@ -218,7 +253,7 @@ export class LogWriter {
   }
 
   private checkIdle(): void {
-    if (this.onIdle && this.lease && !this.inFlight && this.queue.length === 0) {
+    if (this.onIdle && this.lease && !this.inFlight && this.waiting === 0) {
       const idle = this.onIdle;
       this.onIdle = undefined;
       idle();
