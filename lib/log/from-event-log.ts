@@ -207,9 +207,12 @@ export function fromEventLog(log: EventLog, responseId: string, options: FromEve
               const before = last;
               if (read && (await drain())) return complete();
               if (finished) return;
+              // What was delivered before asking: the follow may hand over newer events while the state is on its
+              // way (another connection), and a state read before they were stored is not behind them.
+              const asked = delivered;
               const st = await log.state(scope);
               if (finished) return;
-              const lost = lostError(responseId, delivered, st);
+              const lost = lostError(responseId, asked, st);
               if (lost !== undefined) return finish(lost);
               if (st === undefined && !started) {
                 const remaining = deadline - Date.now();
@@ -239,7 +242,8 @@ export function fromEventLog(log: EventLog, responseId: string, options: FromEve
         };
         const recheck = async (e: EventLogError): Promise<void> => {
           try {
-            finish(lostError(responseId, delivered, await log.state(scope)) ?? (delivered === undefined ? 'lapsed' : e));
+            const asked = delivered; // as in check
+            finish(lostError(responseId, asked, await log.state(scope)) ?? (delivered === undefined ? 'lapsed' : e));
           } catch (err) {
             finish(err instanceof Error ? err : asEventLogError(err, responseId));
           }
