@@ -1,4 +1,4 @@
-import { Observable, type MonoTypeOperatorFunction, type Subscription } from 'rxjs';
+import { Observable, Subscriber, type MonoTypeOperatorFunction } from 'rxjs';
 import { EventLogError, ResponseMismatchError } from '../lib/errors.js';
 import { responseIdOf } from '../lib/events/guards.js';
 import type { ResponseStreamEvent } from '../lib/events/responses.js';
@@ -80,87 +80,131 @@ export function persistTo(log: EventLog, options: PersistToOptions = {}): MonoTy
   const maxPending = options.maxPending ?? 10_000;
   return (source) =>
     new Observable<ResponseStreamEvent>((subscriber) => {
-      let writer: LogWriter | undefined;
-      let durable = true; // false once a write failed in 'continue' mode
-      let early: ResponseStreamEvent[] = []; // events before response.created (without the responseId option)
-      let recordedId = options.responseId; // the id the stream is recorded under, once known
-      let ending: (() => void) | undefined;
-      let upstream: Subscription | undefined;
-
-      const onWriteError = (e: EventLogError): void => {
-        writer = undefined;
-        durable = false;
-        early = [];
-        options.onWriteFailed?.(e);
-        if (carryOn) {
-          const end = ending;
-          ending = undefined;
-          end?.();
-          return;
-        }
-        upstream?.unsubscribe();
-        subscriber.error(e);
-      };
-
-      const end = (finalize: () => void): void => {
-        if (!writer) return finalize();
-        ending = finalize;
-        writer.finish(() => {
-          ending = undefined;
-          finalize();
-        });
-      };
-
-      const mismatch = (carried: string, e: ResponseStreamEvent): void => {
-        writer?.stop(true);
-        writer = undefined;
-        durable = false;
-        upstream?.unsubscribe();
-        subscriber.error(new ResponseMismatchError(recordedId!, carried, e.type));
-      };
-
-      upstream = source.subscribe({
-        next(e) {
-          subscriber.next(e);
-          if (subscriber.closed) return;
-          const carried = responseIdOf(e);
-          // Another answer than the one recorded: not a failure of the log, so never carried on past.
-          if (carried !== undefined && recordedId !== undefined && carried !== recordedId) return mismatch(carried, e);
-          if (!durable) return;
-          if (!writer) {
-            if (recordedId === undefined && e.type === 'response.created') recordedId = carried;
-            if (recordedId === undefined) {
-              early.push(e);
-              if (early.length > maxPending) onWriteError(new EventLogError('limit', `more than ${maxPending} events before response.created (maxPending)`));
-              return;
-            }
-            const w = new LogWriter(log, { responseId: recordedId, owner: options.owner }, options, onWriteError);
-            writer = w;
-            w.acquire();
-            const before = early;
-            early = [];
-            for (const x of before) w.push(x);
-          }
-          writer?.push(e);
-        },
-        error: (err: unknown) => end(() => subscriber.error(err)),
-        complete: () => {
-          if (!writer && durable && recordedId === undefined) {
-            // Nothing could be recorded: completing would tell the subscriber that the stream is durable.
-            const n = early.length;
-            onWriteError(new EventLogError('invalid', `the stream ended after ${n} event${n === 1 ? '' : 's'} without response.created and without the responseId option: nothing was recorded`));
-            return subscriber.complete(); // 'continue' mode: told, then completed (after the error: nothing)
-          }
-          end(() => subscriber.complete());
-        },
-      });
-      // Downstream may have unsubscribed during a synchronous emission, before `upstream` was set.
-      if (subscriber.closed) upstream.unsubscribe();
-
-      return () => {
-        upstream?.unsubscribe();
-        writer?.stop(true);
-        writer = undefined;
-      };
+      const recording = new Recording(subscriber, log, options, carryOn, maxPending);
+      source.subscribe(recording);
+      // Downstream may have unsubscribed during a synchronous emission, before the teardown below is in place.
+      if (subscriber.closed) recording.stop();
+      return recording.teardown;
     });
+}
+
+/**
+ * One stream being recorded: the source's subscriber, a class (one object per stream, its handlers shared by every
+ * stream, where an observer object made a subscriber, its observer and three handler closures per stream, kept
+ * for as long as the stream is open).
+ */
+class Recording extends Subscriber<ResponseStreamEvent> {
+  private writer: LogWriter | undefined;
+  /** False once a write failed in 'continue' mode. */
+  private durable = true;
+  /** Events before response.created (without the responseId option). */
+  private early: ResponseStreamEvent[] = [];
+  /** The id the stream is recorded under, once known. */
+  private recordedId: string | undefined;
+  private ending: (() => void) | undefined;
+  /** The teardown the downstream subscription ends this one with: the source let go, the writer stopped. */
+  readonly teardown = (): void => this.stop();
+  private readonly onWriteError = (e: EventLogError): void => this.writeFailed(e);
+
+  constructor(
+    private readonly out: Subscriber<ResponseStreamEvent>,
+    private readonly log: EventLog,
+    private readonly options: PersistToOptions,
+    private readonly carryOn: boolean,
+    private readonly maxPending: number,
+  ) {
+    super();
+    this.recordedId = options.responseId;
+  }
+
+  /** Lets the source go and stops the writer (its lease released). */
+  stop(): void {
+    this.unsubscribe();
+    this.writer?.stop(true);
+    this.writer = undefined;
+  }
+
+  private writeFailed(e: EventLogError): void {
+    this.writer = undefined;
+    this.durable = false;
+    this.early = [];
+    this.options.onWriteFailed?.(e);
+    if (this.carryOn) {
+      const end = this.ending;
+      this.ending = undefined;
+      end?.();
+      return;
+    }
+    this.unsubscribe();
+    this.out.error(e);
+  }
+
+  private end(finalize: () => void): void {
+    if (!this.writer) return finalize();
+    this.ending = finalize;
+    this.writer.finish(() => {
+      this.ending = undefined;
+      finalize();
+    });
+  }
+
+  private mismatch(carried: string, e: ResponseStreamEvent): void {
+    this.writer?.stop(true);
+    this.writer = undefined;
+    this.durable = false;
+    this.unsubscribe();
+    this.out.error(new ResponseMismatchError(this.recordedId!, carried, e.type));
+  }
+
+  protected override _next(e: ResponseStreamEvent): void {
+    const out = this.out;
+    out.next(e);
+    if (out.closed) return;
+    const carried = responseIdOf(e);
+    // Another answer than the one recorded: not a failure of the log, so never carried on past.
+    if (carried !== undefined && this.recordedId !== undefined && carried !== this.recordedId) return this.mismatch(carried, e);
+    if (!this.durable) return;
+    if (!this.writer) {
+      if (this.recordedId === undefined && e.type === 'response.created') this.recordedId = carried;
+      if (this.recordedId === undefined) {
+        this.early.push(e);
+        if (this.early.length > this.maxPending) this.writeFailed(new EventLogError('limit', `more than ${this.maxPending} events before response.created (maxPending)`));
+        return;
+      }
+      const w = new LogWriter(this.log, { responseId: this.recordedId, owner: this.options.owner }, this.options, this.onWriteError);
+      this.writer = w;
+      w.acquire();
+      const before = this.early;
+      this.early = [];
+      for (const x of before) w.push(x);
+    }
+    this.writer?.push(e);
+  }
+
+  // The source is done: let go (its teardown runs) once its end is passed on; the downstream's waits for the last appends.
+  protected override _error(err: unknown): void {
+    try {
+      this.end(() => this.out.error(err));
+    } finally {
+      this.unsubscribe();
+    }
+  }
+
+  protected override _complete(): void {
+    try {
+      this.completed();
+    } finally {
+      this.unsubscribe();
+    }
+  }
+
+  private completed(): void {
+    if (!this.writer && this.durable && this.recordedId === undefined) {
+      // Nothing could be recorded: completing would tell the subscriber that the stream is durable.
+      const n = this.early.length;
+      this.writeFailed(new EventLogError('invalid', `the stream ended after ${n} event${n === 1 ? '' : 's'} without response.created and without the responseId option: nothing was recorded`));
+      return this.out.complete(); // 'continue' mode: told, then completed (after the error: nothing)
+    }
+    this.end(() => this.out.complete());
+  }
 }
