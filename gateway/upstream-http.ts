@@ -86,9 +86,8 @@ class MaskedBody {
       this.source.resume();
     }
     const chunk = parts.length === 1 ? parts[0]! : Buffer.concat(parts as unknown as Uint8Array[]);
-    const out = this.redactor.push(chunk.toString('latin1'));
-    // Most reads hold no secret and no held-back tail: their own bytes go on, not a copy of them.
-    return this.redactor.unchanged ? bytes(chunk) : bytes(Buffer.from(out, 'latin1'));
+    // Most reads hold no secret: their own bytes go on (or those after the tail held back from the last read).
+    return bytes(this.redactor.pushBytes(chunk));
   }
 
   private deliver(value: Uint8Array): void {

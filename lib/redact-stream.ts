@@ -2,7 +2,8 @@
 // whole, whatever the cuts between pieces, holding back only a bounded tail. A credential cut in two by a chunk
 // boundary is masked as one; a key-shaped token too long for that tail is masked, and what follows of it is
 // dropped, however long it runs.
-import { credentialRanges, escapeAround, MASK, PreparedSecrets, type Secrets } from './redact.js';
+import { mayHoldCredential } from './redact-bytes.js';
+import { credentialRanges, escapeAround, escapeAroundIn, MASK, MIN_RUN_CHARS, PreparedSecrets, type Secrets } from './redact.js';
 
 /**
  * Characters held back at the end of each piece, after its last line break: enough to see every bounded match
@@ -12,6 +13,15 @@ import { credentialRanges, escapeAround, MASK, PreparedSecrets, type Secrets } f
 const HOLD = 64;
 /** Characters already let out that are kept to look behind (a word's edge, `Bearer `, a key's run crossing the cut). */
 const CONTEXT = 64;
+
+/**
+ * Pieces of bytes at least this long are first tested on their bytes (`pushBytes`); shorter ones (a paced delta)
+ * go the string's way, where the test's fixed cost would not pay. More than HOLD and an escape: the cut then
+ * falls inside the piece.
+ */
+const BYTES_AT_LEAST = 1024;
+/** The junction of what is held and a piece: every match that crosses it ends within this many of the piece's characters. */
+const JUNCTION = 8;
 
 /** A character that may continue a credential token: `[A-Za-z0-9._~+/=*-]`. */
 function continuesToken(c: number): boolean {
@@ -83,6 +93,46 @@ export class StreamRedactor {
     return out;
   }
 
+  /**
+   * `push` for a body's bytes, one latin1 character each (a secret given as its UTF-8 bytes in latin1): the same
+   * text out, as bytes. A long piece that holds nothing to mask, nor does its junction with what is held (the test
+   * on bytes, lib/redact-bytes.ts), is cut as `push` would cut it without being made a string to scan; its bytes
+   * go out, no copy of them when nothing was held before.
+   */
+  pushBytes(piece: Buffer): Buffer {
+    if (piece.length < BYTES_AT_LEAST || this.inMask) return this.pushText(piece);
+    const context = this.context;
+    const pending = this.pending;
+    const start = context.length;
+    const head = context + pending;
+    const h = head.length;
+    // As `flush`: the secrets looked for from MIN_RUN before the new text, the shapes in all of it.
+    const junction = Buffer.from(head + piece.toString('latin1', 0, JUNCTION), 'latin1');
+    if (mayHoldCredential(junction, this.secrets, Math.max(0, start - MIN_RUN_CHARS)) || mayHoldCredential(piece, this.secrets, 0)) {
+      return this.pushText(piece);
+    }
+    // `flush(false)` with no range and nothing masked before: the cut, and what is let out and kept.
+    const len = h + piece.length;
+    const nl = piece.lastIndexOf(10);
+    let cut = Math.max(start, len - HOLD, (nl !== -1 ? h + nl : head.lastIndexOf('\n')) + 1);
+    cut = Math.max(start, escapeAroundIn((i) => (i < h ? head.charCodeAt(i) : piece[i - h]), cut) ?? cut);
+    // (No UTF-16 pair to keep whole: every code is a byte.) The piece is longer than HOLD and an escape: cut ≥ h.
+    const p = cut - h;
+    const out = pending === '' ? piece.subarray(0, p) : Buffer.concat([Buffer.from(pending, 'latin1'), piece.subarray(0, p)] as unknown as Uint8Array[]);
+    this.consumed += cut - start;
+    this.context = p >= CONTEXT ? piece.toString('latin1', p - CONTEXT, p) : head.slice(Math.max(0, cut - CONTEXT)) + piece.toString('latin1', 0, p);
+    this.pending = piece.toString('latin1', p);
+    this.masked = false;
+    this.unchanged = pending === '' && this.pending === '' && p === piece.length;
+    return out;
+  }
+
+  /** `push` of the piece's text: its own bytes out when they went out whole and as they were. */
+  private pushText(piece: Buffer): Buffer {
+    const out = this.push(piece.toString('latin1'));
+    return this.unchanged ? piece : latin1(out);
+  }
+
   /** The masked rest, once the text has ended. */
   end(): string {
     const out = this.flush(true);
@@ -147,3 +197,5 @@ export class StreamRedactor {
     return out;
   }
 }
+
+const latin1 = (text: string): Buffer => Buffer.from(text, 'latin1');

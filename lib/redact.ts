@@ -13,6 +13,10 @@ const MIN_SECRET = 8;
 const MIN_RUN = 8;
 /** A secret's first or last characters, this many or more, are masked where a word ends or begins with them. */
 const MIN_EDGE = 4;
+/** @internal MIN_RUN and MIN_EDGE, for the test on bytes. */
+export const MIN_RUN_CHARS = MIN_RUN;
+/** @internal */
+export const MIN_EDGE_CHARS = MIN_EDGE;
 
 /**
  * Where a credential shape may begin: not inside a longer word, but after a JSON escape (`\n`, `\t`) as after
@@ -55,7 +59,8 @@ export function headerSecrets(headers: Readonly<Record<string, unknown>> | undef
   return out;
 }
 
-const isWordChar = (c: number): boolean => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 45 || c === 95;
+/** @internal A character that continues a word, where a cut start or end of a secret does not count. */
+export const isWordChar = (c: number): boolean => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 45 || c === 95;
 
 const B = 131;
 const slot = (h: number): number => (h ^ (h >>> 16)) & 0xffff;
@@ -70,6 +75,19 @@ const QUAD = 4;
 const quadOf = (s: string, at: number): number =>
   (Math.imul(Math.imul(Math.imul(s.charCodeAt(at), 31) + s.charCodeAt(at + 1), 31) + s.charCodeAt(at + 2), 31) + s.charCodeAt(at + 3)) & 0xffff;
 
+// The same two hashes over bytes (a latin1 text's codes), for the test on a body's bytes (lib/redact-bytes.ts).
+/** @internal `slot(hashOf(text, at))` of the text whose codes `b` holds. */
+export const runSlotOfBytes = (b: ArrayLike<number>, at: number): number => {
+  let h = 0;
+  for (let i = 0; i < MIN_RUN; i++) h = (Math.imul(h, B) + b[at + i]!) | 0;
+  return slot(h);
+};
+/** A text's codes as bytes (a code past 255 keeps its low byte: a byte test then finds more, never less). */
+const latin1Codes = (s: string): Uint8Array => Uint8Array.from({ length: s.length }, (_, i) => s.charCodeAt(i) & 0xff);
+/** @internal `quadOf(text, at)` of the text whose codes `b` holds. */
+export const quadOfBytes = (b: ArrayLike<number>, at: number): number =>
+  (Math.imul(Math.imul(Math.imul(b[at]!, 31) + b[at + 1]!, 31) + b[at + 2]!, 31) + b[at + 3]!) & 0xffff;
+
 /**
  * A secret's MIN_RUN-grams, a 64 Ki-entry table of their hashes (a cheap first test at every position of a long
  * text), and its short cut ends. Made once per secret and shared (see `preparedSecret`): the table is 64 KB.
@@ -83,6 +101,8 @@ class PreparedSecret {
   readonly quads = new Uint8Array(1 << 16);
   /** The secret's first character, as a string (looked for with `indexOf`). */
   readonly first: string;
+  /** Its codes as bytes, for the test on a body's bytes (lib/redact-bytes.ts). */
+  readonly codes: Uint8Array;
   constructor(readonly secret: string) {
     for (let i = 0; i + MIN_RUN <= secret.length; i++) {
       this.grams.add(secret.slice(i, i + MIN_RUN));
@@ -94,6 +114,7 @@ class PreparedSecret {
     for (let l = Math.min(MIN_RUN - 1, m - 1); l >= MIN_EDGE; l--) ends.push(secret.slice(m - l));
     this.ends = ends;
     this.first = secret.charAt(0);
+    this.codes = latin1Codes(secret);
   }
 }
 
@@ -181,13 +202,18 @@ function markShapes(text: string, ranges: Array<[number, number]>, textStart: bo
  * whole escape or none of it, or a JSON text would no longer parse (`\[redacted]`).
  */
 export function escapeAround(text: string, pos: number): number | undefined {
+  return escapeAroundIn((i) => text.charCodeAt(i), pos);
+}
+
+/** @internal `escapeAround` of the text whose code at `i` is `code(i)` (any value past its end: not a backslash, not `u`). */
+export function escapeAroundIn(code: (i: number) => number | undefined, pos: number): number | undefined {
   for (let p = pos - 1; p >= 0 && p >= pos - 5; p--) {
-    if (text.charCodeAt(p) !== 92) continue;
+    if (code(p) !== 92) continue;
     let before = 0;
-    while (p - before - 1 >= 0 && text.charCodeAt(p - before - 1) === 92) before++;
+    while (p - before - 1 >= 0 && code(p - before - 1) === 92) before++;
     // An odd run before it: this backslash is the escaped one, its escape began (and ended) just before pos.
     if (before % 2 === 1) return undefined;
-    const len = text.charCodeAt(p + 1) === 117 /* u */ ? 6 : 2;
+    const len = code(p + 1) === 117 /* u */ ? 6 : 2;
     return pos < p + len ? p : undefined;
   }
   return undefined;

@@ -172,3 +172,61 @@ describe('StreamRedactor: nothing held past a line break', () => {
     expect(out).toBe('auth: Bearer\nxxx Bearer [redacted] tail\n');
   });
 });
+
+describe('StreamRedactor.pushBytes: a body\'s bytes masked as push masks their text', () => {
+  /** A body's bytes in pieces through pushBytes, and its text (latin1) in the same pieces through push: the same out. */
+  function both(text: string, cuts: number[], secrets: readonly string[]): { bytes: string; text: string } {
+    const body = Buffer.from(text, 'utf8');
+    const latin = secrets.map((s) => Buffer.from(s, 'utf8').toString('latin1'));
+    const a = new StreamRedactor(latin);
+    const b = new StreamRedactor(latin);
+    const at = [...new Set(cuts.map((c) => Math.min(c, body.length)))].sort((x, y) => x - y);
+    const outA: Buffer[] = [];
+    let outB = '';
+    let prev = 0;
+    for (const c of [...at, body.length]) {
+      const piece = body.subarray(prev, c);
+      outA.push(a.pushBytes(piece));
+      outB += b.push(piece.toString('latin1'));
+      prev = c;
+    }
+    outA.push(Buffer.from(a.end(), 'latin1'));
+    return { bytes: Buffer.concat(outA as unknown as Uint8Array[]).toString('latin1'), text: outB + b.end() };
+  }
+
+  // Long plain stretches (pieces past the bytes test's threshold) around keys, cut keys, shapes and escapes.
+  const filler = 'event: response.output_text.delta\ndata: {"type":"response.output_text.delta","item_id":"msg_bench","delta":"plain words "}\n\n';
+  const near = [...pieces, 'sk-bench', 'msg_bench', ' bench', 'k-bench', 'sk-b ', 'clé-sécrète-42', 'BeArEr ', 'basic understanding', '\\\\', 'yJ'];
+
+  test('any text, whole or cut anywhere (pieces of every size, secrets across their cuts): the same bytes out', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.oneof(fc.constantFrom(...near), fc.nat(30).map((n) => filler.repeat(n))), { maxLength: 14 }),
+        fc.array(fc.nat(9000), { maxLength: 10 }),
+        fc.subarray([KEY, CALLER, 'sk-bench', 'clé-sécrète-ünïcødé-42']),
+        (parts, cuts, secrets) => {
+          const text = parts.join('');
+          const whole = both(text, [], secrets);
+          expect(whole.bytes).toBe(whole.text);
+          const cut = both(text, cuts, secrets);
+          expect(cut.bytes).toBe(cut.text);
+        },
+      ),
+      params(400),
+    );
+  });
+
+  test('a secret cut at every position by the end of a long piece: masked as one', () => {
+    for (const secret of [KEY, 'sk-bench']) {
+      for (const item of [secret, secret.slice(0, 5), secret.slice(-5), `Bearer ${secret}`]) {
+        const text = `${filler.repeat(12)} ${item} ${filler.repeat(2)}`;
+        const at = Buffer.byteLength(`${filler.repeat(12)} `);
+        for (let c = at - 70; c <= at + item.length + 70; c++) {
+          const r = both(text, [c], [secret]);
+          expect(r.bytes).toBe(r.text);
+          expect(r.bytes).toBe(Buffer.from(redactString(text, [secret]), 'utf8').toString('latin1'));
+        }
+      }
+    }
+  });
+});
