@@ -59,8 +59,7 @@ export function headerSecrets(headers: Readonly<Record<string, unknown>> | undef
   return out;
 }
 
-/** @internal A character that continues a word, where a cut start or end of a secret does not count. */
-export const isWordChar = (c: number): boolean => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 45 || c === 95;
+const isWordChar = (c: number): boolean => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 45 || c === 95;
 
 const B = 131;
 const slot = (h: number): number => (h ^ (h >>> 16)) & 0xffff;
@@ -202,10 +201,22 @@ function markShapes(text: string, ranges: Array<[number, number]>, textStart: bo
  * whole escape or none of it, or a JSON text would no longer parse (`\[redacted]`).
  */
 export function escapeAround(text: string, pos: number): number | undefined {
-  return escapeAroundIn((i) => text.charCodeAt(i), pos);
+  for (let p = pos - 1; p >= 0 && p >= pos - 5; p--) {
+    if (text.charCodeAt(p) !== 92) continue;
+    let before = 0;
+    while (p - before - 1 >= 0 && text.charCodeAt(p - before - 1) === 92) before++;
+    // An odd run before it: this backslash is the escaped one, its escape began (and ended) just before pos.
+    if (before % 2 === 1) return undefined;
+    const len = text.charCodeAt(p + 1) === 117 /* u */ ? 6 : 2;
+    return pos < p + len ? p : undefined;
+  }
+  return undefined;
 }
 
-/** @internal `escapeAround` of the text whose code at `i` is `code(i)` (any value past its end: not a backslash, not `u`). */
+/**
+ * @internal `escapeAround` of the text whose code at `i` is `code(i)` (any value past its end: not a backslash, not
+ * `u`), for a text held as bytes. (The string's own stays a loop of its own: it runs on every piece of a stream.)
+ */
 export function escapeAroundIn(code: (i: number) => number | undefined, pos: number): number | undefined {
   for (let p = pos - 1; p >= 0 && p >= pos - 5; p--) {
     if (code(p) !== 92) continue;
