@@ -7,7 +7,8 @@
 //
 //   node scripts/build.mjs && node --expose-gc bench/gateway.mjs [--quick] [--check] [--only gateway,byte,...]
 //     [--streams 10] [--events 2000] [--rounds 3] [--rate1 200] [--rate 10] [--many 1000] [--paced-rounds 3] [--sections bulk,paced,idle]
-//     [--profile <contender>] (--cpu-prof of that proxy child; summarise with bench/profile.mjs)
+//     [--profile <contender>] (--cpu-prof of that proxy child; summarise with bench/profile.mjs) [--profile-interval µs] (its sampling interval; default 1000)
+//     [--proxy-flags '--trace-gc …'] (node flags of every proxy child)
 //     [--heap-snapshots DIR] (idle: each proxy's heap snapshot before and with --many streams open)
 //     [--idle-settle-ms 6000] (idle: how long each proxy is left idle, since a full GC, before its RSS is read)
 //     [--json bench-gateway.json]      (OPENAI_RX_DIST=/path/to/dist, REDIS_SERVER=/path/to/redis-server)
@@ -648,7 +649,7 @@ async function main() {
       if (c.skip) continue;
       const profDir = PROFILE && d.kind.includes(PROFILE) ? mkdtempSync(join(tmpdir(), 'gateway-prof-')) : undefined;
       c.profDir = profDir;
-      c.child = child('proxy', ['--kind', d.kind, '--upstream', upstreamURL, ...(d.kind === 'gateway-redis' ? ['--redis', redis.url] : [])], profDir ? ['--cpu-prof', '--cpu-prof-dir', profDir] : []);
+      c.child = child('proxy', ['--kind', d.kind, '--upstream', upstreamURL, ...(d.kind === 'gateway-redis' ? ['--redis', redis.url] : [])], [...(profDir ? ['--cpu-prof', '--cpu-prof-dir', profDir, ...(opt('--profile-interval') ? ['--cpu-prof-interval', opt('--profile-interval')] : [])] : []), ...(opt('--proxy-flags')?.split(' ').filter(Boolean) ?? [])]);
       c.port = (await c.child.wait((m) => m.port)).port;
       if (d.kind === 'gateway-redis') c.redis = redis;
     }
