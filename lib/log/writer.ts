@@ -1,4 +1,4 @@
-import { asapScheduler, asyncScheduler, type SchedulerLike, type Subscription } from 'rxjs';
+import { asyncScheduler, type SchedulerLike, type Subscription } from 'rxjs';
 import { EventLogError } from '../errors.js';
 import type { ResponseStreamEvent } from '../events/responses.js';
 import { durationMs, nonNegativeInt, positiveDurationMs, positiveInt } from '../options.js';
@@ -22,7 +22,7 @@ export interface LogWriterOptions {
   readonly maxBatchSize?: number;
   /** Most events queued (not yet sent) before the writer fails with `EventLogError('limit')`. Default 10 000. */
   readonly maxPending?: number;
-  /** Where the batch delay and lease renewals are timed. Default `asyncScheduler` (the end of a turn: `asapScheduler`). */
+  /** Where the batch delay and lease renewals are timed. Default `asyncScheduler` (the end of a turn: the microtask queue). */
   readonly scheduler?: SchedulerLike;
 }
 
@@ -87,6 +87,19 @@ export function unplaceable(e: ResponseStreamEvent, position: number, responseId
 }
 
 /**
+ * The writers whose send is due at the end of this turn: one microtask sends them all, in the order they became
+ * due (what `asapScheduler` did, without an action, a subscription and its bookkeeping per send: one send per
+ * event when events come one per turn, as a model's deltas do).
+ */
+let dueThisTurn: LogWriter[] = [];
+
+function sendDue(): void {
+  const writers = dueThisTurn;
+  dueThisTurn = [];
+  for (const w of writers) w.sendIfDue();
+}
+
+/**
  * Writes one stream's events to a log under a lease: acquires it, renews it every third of `leaseMs`,
  * appends in batches (while one append is in flight the next events queue and go together; a lone event
  * goes at the end of the turn, or after `maxBatchDelayMs` when set), and releases it at the end. Every failure goes once to `onError` as an
@@ -101,8 +114,8 @@ export class LogWriter {
   private readonly maxBatchSize: number;
   private readonly maxPending: number;
   private readonly scheduler: SchedulerLike;
-  /** Where "the end of the turn" is when `maxBatchDelayMs` is not set. */
-  private readonly turn: SchedulerLike;
+  /** Where "the end of the turn" is when `maxBatchDelayMs` is not set and a scheduler is given (else the microtask queue). */
+  private readonly turn: SchedulerLike | undefined;
   private readonly queue: ResponseStreamEvent[] = [];
   /** A log that takes its events encoded: they queue as their JSON (`jsons`) and marks, not in `queue`. */
   private readonly packed: PackedAppend | undefined;
@@ -111,6 +124,8 @@ export class LogWriter {
   private lease: Lease | undefined;
   private inFlight = false;
   private delayed: Subscription | undefined;
+  /** A send is due at the end of this turn (queued in `dueThisTurn`). */
+  private due = false;
   private renewal: Subscription | undefined;
   private onIdle: (() => void) | undefined;
   private stopped = false;
@@ -129,7 +144,7 @@ export class LogWriter {
     this.maxPending = options.maxPending ?? 10_000;
     this.scheduler = options.scheduler ?? asyncScheduler;
     // The microtask queue: every writer's send of one turn in one flush (and so, on Redis, in one script call).
-    this.turn = options.scheduler ?? asapScheduler;
+    this.turn = options.scheduler;
     this.packed = packedAppendOf(log);
   }
 
@@ -194,6 +209,7 @@ export class LogWriter {
     };
     this.delayed?.unsubscribe();
     this.delayed = undefined;
+    this.due = false;
     this.checkIdle();
     if (!this.stopped) this.send();
   }
@@ -202,6 +218,7 @@ export class LogWriter {
   stop(release: boolean): void {
     if (this.stopped) return;
     this.stopped = true;
+    this.due = false;
     this.delayed?.unsubscribe();
     this.renewal?.unsubscribe();
     if (this.renewTimer !== undefined) clearTimeout(this.renewTimer);
@@ -221,13 +238,25 @@ export class LogWriter {
   private pump(): void {
     if (this.stopped || !this.lease || this.inFlight || this.waiting === 0) return;
     if (this.onIdle) return this.send(); // finishing: no reason to wait
-    if (this.delayed) return;
+    if (this.delayed || this.due) return;
     if (this.maxBatchDelayMs !== undefined && this.maxBatchDelayMs <= 0) return this.send();
+    if (this.maxBatchDelayMs === undefined && this.turn === undefined) {
+      this.due = true;
+      if (dueThisTurn.push(this) === 1) queueMicrotask(sendDue);
+      return;
+    }
     const flush = (): void => {
       this.delayed = undefined;
       this.send();
     };
-    this.delayed = this.maxBatchDelayMs === undefined ? this.turn.schedule(flush) : this.scheduler.schedule(flush, this.maxBatchDelayMs);
+    this.delayed = this.maxBatchDelayMs === undefined ? this.turn!.schedule(flush) : this.scheduler.schedule(flush, this.maxBatchDelayMs);
+  }
+
+  /** @internal The end of the turn a send became due in (`sendDue`); nothing when it was sent or stopped meanwhile. */
+  sendIfDue(): void {
+    if (!this.due) return;
+    this.due = false;
+    this.send();
   }
 
   private send(): void {
