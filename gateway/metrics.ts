@@ -68,19 +68,20 @@ export class GatewayMetrics {
   /** The log, with its appends timed; with `follow` when `log` has it (else every reader would poll it). */
   measure(log: EventLog): EventLog {
     // A log of the user's that throws instead of rejecting is counted (and settled) like one that rejects.
-    const failed = <T>(call: () => Promise<T>): Promise<T> => {
-      let p: Promise<T>;
+    const called = <T>(call: () => Promise<T>): Promise<T> => {
       try {
-        p = call();
+        const p = call();
         if (typeof (p as Partial<Promise<T>> | undefined)?.catch !== 'function') throw new TypeError('the event log answered with something that is not a promise');
+        return p;
       } catch (e) {
-        p = Promise.reject(e);
+        return Promise.reject(e);
       }
-      return p.catch((e: unknown) => {
-        this.logErrors++;
-        throw e;
-      });
     };
+    const counted = (e: unknown): never => {
+      this.logErrors++;
+      throw e;
+    };
+    const failed = <T>(call: () => Promise<T>): Promise<T> => called(call).then(undefined, counted);
     return {
       acquire: (s, ms) => failed(() => log.acquire(s, ms)),
       renew: (s, t, ms) => failed(() => log.renew(s, t, ms)),
@@ -94,7 +95,14 @@ export class GatewayMetrics {
           this.appendLast = Date.now() - at;
           this.appendAvg = this.appendAvg === 0 ? this.appendLast : this.appendAvg * 0.95 + this.appendLast * 0.05;
         };
-        return failed(() => log.append(s, t, events)).finally(settle);
+        // One reaction per append (an append per event when events come one at a time), not a catch and a finally.
+        return called(() => log.append(s, t, events)).then(
+          () => settle(),
+          (e: unknown) => {
+            settle();
+            return counted(e);
+          },
+        );
       },
       read: (s, after, limit) => failed(() => log.read(s, after, limit)),
       wait: (s, after, ms, signal) => log.wait(s, after, ms, signal),

@@ -169,7 +169,7 @@ export function memoryEventLog(options: MemoryEventLogOptions = {}): EventLog {
       if (s.bytes + bytes > maxBytes) {
         throw new EventLogError('limit', `the stream would hold ${s.bytes + bytes} bytes (maxBytes ${maxBytes})`, scope.responseId);
       }
-      s.events.push(...fresh);
+      for (const e of fresh) s.events.push(e); // not a spread call: an append is often one event
       s.bytes += bytes;
       s.last = last;
       if (terminal) ended(key, s, 'completed');
