@@ -55,17 +55,22 @@ export function startPump(ctx: GatewayContext, o: Omit<PumpOptions, 'onDone' | '
   let done = false;
   let pump: Pump | undefined;
   // The access log's response id: a stream's own (its created event) when the route named none.
-  const open: PumpOptions['open'] = isLogged(o.res)
+  const logged = isLogged(o.res);
+  const open: PumpOptions['open'] = logged
     ? (after, attempt) => o.open(after, attempt).pipe(tap((e) => e.type === 'response.created' && noteResponseId(o.res, (e as { response?: { id?: string } }).response?.id)))
     : o.open;
+  const { metrics } = ctx;
   pump = pumpSSE({
     ...o,
     open,
     heartbeatMs: ctx.options.heartbeatMs,
-    onEvent: () => {
-      ctx.metrics.event();
-      countEvent(o.res);
-    },
+    // Per event: the access log's count only for a request it logs (else a WeakMap look-up that finds nothing).
+    onEvent: logged
+      ? () => {
+          metrics.event();
+          countEvent(o.res);
+        }
+      : () => metrics.event(),
     onDone: () => {
       done = true;
       ctx.metrics.clients--;

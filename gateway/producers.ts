@@ -1,13 +1,59 @@
 // The upstream streams this instance records: each runs on its own, apart from the client that started it,
 // so a client that leaves leaves it running (and recorded); `cancel` and `close` stop them.
-import { Subject, type Observable, type Subscription } from 'rxjs';
+import { Observable, Subscriber, type Subscription } from 'rxjs';
 import type { ResponseStreamEvent } from '../lib/events/responses.js';
+
+/**
+ * The starting client's live feed of a producer's events: a Subject's behaviour (each subscriber gets the events
+ * from its subscription on; after the end, the end) for the one subscriber it has in practice (the client's pump,
+ * until it lets go for the log), which gets each event handed over directly, not through a Subject's loop over a
+ * copy of its observers in an error context. More than one still works (a copy of the list per event).
+ */
+export class LiveFeed extends Observable<ResponseStreamEvent> {
+  private sinks: Subscriber<ResponseStreamEvent>[] = [];
+  private ended: { readonly error: unknown } | 'complete' | undefined;
+
+  constructor() {
+    super((subscriber) => {
+      const end = this.ended;
+      if (end === 'complete') return subscriber.complete();
+      if (end !== undefined) return subscriber.error(end.error);
+      this.sinks = [...this.sinks, subscriber];
+      return () => {
+        this.sinks = this.sinks.filter((x) => x !== subscriber);
+      };
+    });
+  }
+
+  next(e: ResponseStreamEvent): void {
+    if (this.ended !== undefined) return;
+    const sinks = this.sinks;
+    if (sinks.length === 1) sinks[0]!.next(e);
+    else for (const s of sinks) s.next(e);
+  }
+
+  error(err: unknown): void {
+    if (this.ended !== undefined) return;
+    this.ended = { error: err };
+    const sinks = this.sinks;
+    this.sinks = [];
+    for (const s of sinks) s.error(err);
+  }
+
+  complete(): void {
+    if (this.ended !== undefined) return;
+    this.ended = 'complete';
+    const sinks = this.sinks;
+    this.sinks = [];
+    for (const s of sinks) s.complete();
+  }
+}
 
 const keyOf = (owner: string, responseId: string): string => JSON.stringify([owner, responseId]);
 
 /** One upstream stream being recorded: its events go to `hub` (the starting client's live feed) as they pass. */
 export class Producer {
-  readonly hub = new Subject<ResponseStreamEvent>();
+  readonly hub = new LiveFeed();
   responseId: string | undefined;
   /** Whether the upstream runs the response in the background (from its `response.created`). */
   background = false;
@@ -25,28 +71,28 @@ export class Producer {
   ) {}
 
   start(source: Observable<ResponseStreamEvent>): void {
-    this.sub = source.subscribe({
-      next: (e) => {
-        if (this.responseId === undefined && e.type === 'response.created') {
-          const id = (e as { response?: { id?: unknown } }).response?.id;
-          if (typeof id === 'string') {
-            this.responseId = id;
-            this.background = (e as { response?: { background?: unknown } }).response?.background === true;
-            this.book.index(this);
-          }
-        }
-        this.hub.next(e);
-      },
-      error: (err: unknown) => {
-        this.end();
-        this.hub.error(err);
-      },
-      complete: () => {
-        this.end();
-        this.hub.complete();
-      },
-    });
+    this.sub = source.subscribe(new Recording(this));
     if (this.done) this.sub.unsubscribe();
+  }
+
+  /** @internal An event of the upstream stream, passing. */
+  passed(e: ResponseStreamEvent): void {
+    if (this.responseId === undefined && e.type === 'response.created') {
+      const id = (e as { response?: { id?: unknown } }).response?.id;
+      if (typeof id === 'string') {
+        this.responseId = id;
+        this.background = (e as { response?: { background?: unknown } }).response?.background === true;
+        this.book.index(this);
+      }
+    }
+    this.hub.next(e);
+  }
+
+  /** @internal The upstream stream ended (`err` when it failed). */
+  ended(err?: { readonly error: unknown }): void {
+    this.end();
+    if (err) this.hub.error(err.error);
+    else this.hub.complete();
   }
 
   /** Stops the upstream stream (its request is aborted) and ends the live feed. */
@@ -61,6 +107,33 @@ export class Producer {
     if (this.done) return;
     this.done = true;
     this.book.remove(this);
+  }
+}
+
+/** A producer's subscriber to its upstream stream: a Subscriber of its own, not an observer object that `subscribe` wraps in two more layers every event crosses. */
+class Recording extends Subscriber<ResponseStreamEvent> {
+  constructor(private readonly producer: Producer) {
+    super();
+  }
+
+  protected override _next(e: ResponseStreamEvent): void {
+    this.producer.passed(e);
+  }
+
+  protected override _error(err: unknown): void {
+    try {
+      this.producer.ended({ error: err });
+    } finally {
+      this.unsubscribe();
+    }
+  }
+
+  protected override _complete(): void {
+    try {
+      this.producer.ended();
+    } finally {
+      this.unsubscribe();
+    }
   }
 }
 

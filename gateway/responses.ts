@@ -2,7 +2,7 @@
 // any instance, taking a dead producer's stream over when the response runs in the background upstream),
 // and cancel.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { catchError, from, lastValueFrom, Observable, throwError, type MonoTypeOperatorFunction } from 'rxjs';
+import { catchError, from, lastValueFrom, Observable, throwError, type MonoTypeOperatorFunction, Subscriber } from 'rxjs';
 import type { ResponseStreamEvent } from '../lib/events/responses.js';
 import { checkResponseId, streamResponse, type ResponsesStreamConfig } from '../lib/http/transports.js';
 import { fromEventLog } from '../lib/log/from-event-log.js';
@@ -33,44 +33,67 @@ async function cancelledEnd(ctx: GatewayContext, scope: LogScope): Promise<Respo
  * The upstream stream's first event within `firstMs` (else a `FirstEventTimeout`), and every event numbered: one
  * the upstream sent without a `sequence_number` (some OpenAI-compatible servers omit it) gets the next one, the
  * SSE `id:` a reconnect resumes after and the log's order. One subscriber for both (each operator is a hop every
- * event crosses); the timer is cleared by the first event, the error, the end or the unsubscribe.
+ * event crosses; a Subscriber of its own, not an observer object that `subscribe` wraps in two more layers); the
+ * timer is cleared by the first event, the error, the end or the unsubscribe.
  */
 function numberedWithin(firstMs: number): MonoTypeOperatorFunction<ResponseStreamEvent> {
   return (source) =>
     new Observable<ResponseStreamEvent>((subscriber) => {
-      let next = 0;
-      let timer: ReturnType<typeof setTimeout> | undefined = setTimeout(() => {
-        timer = undefined;
-        subscriber.error(new FirstEventTimeout(`no event within ${firstMs} ms`));
-      }, firstMs);
-      const stopTimer = (): void => {
-        if (timer === undefined) return;
-        clearTimeout(timer);
-        timer = undefined;
-      };
-      const sub = source.subscribe({
-        next: (e) => {
-          if (timer !== undefined) stopTimer();
-          const seq = e.sequence_number;
-          if (typeof seq === 'number' && Number.isSafeInteger(seq) && seq >= 0) {
-            next = Math.max(next, seq + 1);
-            subscriber.next(e);
-          } else subscriber.next({ ...e, sequence_number: next++ } as ResponseStreamEvent);
-        },
-        error: (err: unknown) => {
-          stopTimer();
-          subscriber.error(err);
-        },
-        complete: () => {
-          stopTimer();
-          subscriber.complete();
-        },
-      });
-      return () => {
-        stopTimer();
-        sub.unsubscribe();
-      };
+      const numbered = new Numbered(subscriber, firstMs);
+      source.subscribe(numbered);
+      return numbered;
     });
+}
+
+class Numbered extends Subscriber<ResponseStreamEvent> {
+  private nextNumber = 0;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(
+    private readonly sink: Subscriber<ResponseStreamEvent>,
+    firstMs: number,
+  ) {
+    super();
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      sink.error(new FirstEventTimeout(`no event within ${firstMs} ms`));
+      this.unsubscribe();
+    }, firstMs);
+    this.add(() => this.stopTimer());
+  }
+
+  private stopTimer(): void {
+    if (this.timer === undefined) return;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  protected override _next(e: ResponseStreamEvent): void {
+    if (this.timer !== undefined) this.stopTimer();
+    const seq = e.sequence_number;
+    if (typeof seq === 'number' && Number.isSafeInteger(seq) && seq >= 0) {
+      this.nextNumber = Math.max(this.nextNumber, seq + 1);
+      this.sink.next(e);
+    } else this.sink.next({ ...e, sequence_number: this.nextNumber++ } as ResponseStreamEvent);
+  }
+
+  protected override _error(err: unknown): void {
+    this.stopTimer();
+    try {
+      this.sink.error(err);
+    } finally {
+      this.unsubscribe();
+    }
+  }
+
+  protected override _complete(): void {
+    this.stopTimer();
+    try {
+      this.sink.complete();
+    } finally {
+      this.unsubscribe();
+    }
+  }
 }
 
 /** The upstream config of a stream the gateway records: each event keeps its data: text, forwarded as it came. */
