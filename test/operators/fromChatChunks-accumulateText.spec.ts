@@ -8,11 +8,11 @@ import type { ChatCompletionChunk } from '../../lib/events/chat';
 import type { ResponseStreamEvent } from '../../lib/events/responses';
 import { accumulateText, type AccumulateTextOptions } from '../../operators/accumulateText';
 import { fromChatChunks } from '../../operators/fromChatChunks';
+import { ABSENT, changed, changeOf, type Json } from './chunk-changes';
 import { outputText } from '../../operators/outputText';
 
 const SEED = process.env['FC_SEED'] !== undefined ? Number(process.env['FC_SEED']) : 20261202;
 
-type Json = Record<string, unknown>;
 type After = (direct: boolean) => OperatorFunction<ResponseStreamEvent, unknown>;
 
 /** The events of fromChatChunks through `map` (another subscriber between the two operators): the event path. */
@@ -37,7 +37,6 @@ function run(chunks: unknown[], choiceIndex: number, after: After, direct: boole
 }
 
 const usage = { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 };
-const ABSENT = Symbol('absent');
 /** Values each field may take beside its commonest one: absent, null, empty, valid, of the wrong type. */
 const CHUNK: Record<string, unknown[]> = {
   id: [ABSENT, '', 5, 'chatcmpl_2'], model: [ABSENT, ''], choices: [ABSENT, [], 'x'], usage: [usage, 5],
@@ -52,15 +51,7 @@ const DELTA: Record<string, unknown[]> = {
   audio: [{ data: 'AA', transcript: 'a' }], annotations: [[{ type: 'url_citation', url_citation: { start_index: 0, end_index: 1, url: 'https://x.test', title: 'X' } }]],
   tool_calls: ['', [{ index: 0, id: 'call_1', type: 'function', function: { name: 'f', arguments: '{' } }], [{ index: 1, function: { arguments: '}' } }]],
 };
-type Level = 'chunk' | 'choice' | 'delta';
-const LEVELS: Record<Level, Record<string, unknown[]>> = { chunk: CHUNK, choice: CHOICE, delta: DELTA };
-const change = fc.constantFrom(...(Object.keys(LEVELS) as Level[])).chain((level) =>
-  fc.constantFrom(...Object.keys(LEVELS[level])).chain((key) => fc.constantFrom(...LEVELS[level][key]!).map((value) => ({ level, key, value }))),
-);
-const set = (o: Json, key: string, value: unknown): void => {
-  if (value === ABSENT) delete o[key];
-  else o[key] = value;
-};
+const change = changeOf({ chunk: CHUNK, choice: CHOICE, delta: DELTA });
 /** A content delta, most often the commonest chunk, else with one or two fields changed; a second choice sometimes. */
 const chunk = fc
   .tuple(fc.constantFrom('Hi', ' there', '', '!'), fc.oneof({ weight: 4, arbitrary: fc.constant([]) }, { weight: 1, arbitrary: fc.array(change, { minLength: 1, maxLength: 2 }) }), fc.integer({ min: 0, max: 9 }))
@@ -68,8 +59,7 @@ const chunk = fc
     const d: Json = { content };
     const c0: Json = { index: 0, delta: d, logprobs: null, finish_reason: null };
     const c: Json = { id: 'chatcmpl_1', object: 'chat.completion.chunk', created: 1, model: 'm', choices: two === 0 ? [c0, { ...c0, index: 1 }] : [c0], usage: null };
-    for (const { level, key, value } of changes) set(level === 'chunk' ? c : level === 'choice' ? c0 : d, key, value);
-    return c;
+    return changed(c, c0, d, changes);
   });
 const role = { id: 'chatcmpl_1', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }], usage: null };
 

@@ -6,10 +6,10 @@ import fc from 'fast-check';
 import { from, tap } from 'rxjs';
 import type { ChatCompletionChunk } from '../../lib/events/chat';
 import { fromChatChunks } from '../../operators/fromChatChunks';
+import { ABSENT, changed, changeOf, type Json } from './chunk-changes';
 
 const SEED = process.env['FC_SEED'] !== undefined ? Number(process.env['FC_SEED']) : 20261202;
 
-type Json = Record<string, unknown>;
 
 /** What fromChatChunks makes of `chunks`: its events, each chunk's after a '|', and how it ended, as JSON. */
 function run(chunks: unknown[], choiceIndex = 0): string {
@@ -27,7 +27,6 @@ function run(chunks: unknown[], choiceIndex = 0): string {
 const general = (c: unknown): unknown => (typeof c === 'object' && c !== null && !Array.isArray(c) ? Object.setPrototypeOf({ ...c }, Object.create(null) as object) : c);
 
 const usage = { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 };
-const ABSENT = Symbol('absent');
 /** Values each field may take beside its commonest one: absent, null, empty, valid, of the wrong type. */
 const CHUNK: Record<string, unknown[]> = {
   id: [ABSENT, '', 5], created: [ABSENT, 0, 'x'], model: [ABSENT, '', null],
@@ -44,22 +43,13 @@ const DELTA: Record<string, unknown[]> = {
   audio: [null, '', { data: 'AA', transcript: 'a' }], annotations: [null, '', [], [{ type: 'url_citation', url_citation: { start_index: 0, end_index: 1, url: 'https://x.test', title: 'X' } }]],
   function_call: [null, '', { name: 'f', arguments: '{}' }], tool_calls: [null, '', [], [{ index: 0, id: 'call_1', type: 'function', function: { name: 'f', arguments: '{' } }]],
 };
-type Level = 'chunk' | 'choice' | 'delta';
-const LEVELS: Record<Level, Record<string, unknown[]>> = { chunk: CHUNK, choice: CHOICE, delta: DELTA };
-const change = fc.constantFrom(...(Object.keys(LEVELS) as Level[])).chain((level) =>
-  fc.constantFrom(...Object.keys(LEVELS[level])).chain((key) => fc.constantFrom(...LEVELS[level][key]!).map((value) => ({ level, key, value }))),
-);
-const set = (o: Json, key: string, value: unknown): void => {
-  if (value === ABSENT) delete o[key];
-  else o[key] = value;
-};
+const change = changeOf({ chunk: CHUNK, choice: CHOICE, delta: DELTA });
 /** The commonest chunk (a content delta), with up to three of its fields changed; a second choice sometimes. */
 const chunk = fc.tuple(fc.constantFrom('Hi', ' there', ''), fc.array(change, { maxLength: 3 }), fc.boolean()).map(([content, changes, two]) => {
   const d: Json = { role: 'assistant', content };
   const c0: Json = { index: 0, delta: d, logprobs: null, finish_reason: null };
   const c: Json = { id: 'chatcmpl_1', object: 'chat.completion.chunk', created: 1, model: 'm', choices: two ? [c0, { ...c0, index: 1 }] : [c0], usage: null };
-  for (const { level, key, value } of changes) set(level === 'chunk' ? c : level === 'choice' ? c0 : d, key, value);
-  return c;
+  return changed(c, c0, d, changes);
 });
 
 describe('fromChatChunks: the fast path does what the general path does', () => {
