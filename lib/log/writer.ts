@@ -1,4 +1,4 @@
-import { asyncScheduler, type SchedulerLike, type Subscription } from 'rxjs';
+import { asapScheduler, asyncScheduler, type SchedulerLike, type Subscription } from 'rxjs';
 import { EventLogError } from '../errors.js';
 import type { ResponseStreamEvent } from '../events/responses.js';
 import { durationMs, nonNegativeInt, positiveDurationMs, positiveInt } from '../options.js';
@@ -22,7 +22,7 @@ export interface LogWriterOptions {
   readonly maxBatchSize?: number;
   /** Most events queued (not yet sent) before the writer fails with `EventLogError('limit')`. Default 10 000. */
   readonly maxPending?: number;
-  /** Where the batch delay and lease renewals are timed. Default `asyncScheduler` (the end of a turn: the microtask queue). */
+  /** Where the batch delay and lease renewals are timed. Default `asyncScheduler` (the end of a turn: `asapScheduler`). */
   readonly scheduler?: SchedulerLike;
 }
 
@@ -87,19 +87,6 @@ export function unplaceable(e: ResponseStreamEvent, position: number, responseId
 }
 
 /**
- * The writers whose send is due at the end of this turn: one microtask sends them all, in the order they became
- * due (what `asapScheduler` did, without an action, a subscription and its bookkeeping per send: one send per
- * event when events come one per turn, as a model's deltas do).
- */
-let dueThisTurn: LogWriter[] = [];
-
-function sendDue(): void {
-  const writers = dueThisTurn;
-  dueThisTurn = [];
-  for (const w of writers) w.sendIfDue();
-}
-
-/**
  * Writes one stream's events to a log under a lease: acquires it, renews it every third of `leaseMs`,
  * appends in batches (while one append is in flight the next events queue and go together; a lone event
  * goes at the end of the turn, or after `maxBatchDelayMs` when set), and releases it at the end. Every failure goes once to `onError` as an
@@ -114,8 +101,11 @@ export class LogWriter {
   private readonly maxBatchSize: number;
   private readonly maxPending: number;
   private readonly scheduler: SchedulerLike;
-  /** Where "the end of the turn" is when `maxBatchDelayMs` is not set and a scheduler is given (else the microtask queue). */
-  private readonly turn: SchedulerLike | undefined;
+  /**
+   * Where "the end of the turn" is when `maxBatchDelayMs` is not set: `asapScheduler` by default, an rxjs scheduler
+   * (not a bare microtask) so that `TestScheduler.run` times it as the marble specs pin it.
+   */
+  private readonly turn: SchedulerLike;
   private readonly queue: ResponseStreamEvent[] = [];
   /** A log that takes its events encoded: they queue as their JSON (`jsons`) and marks, not in `queue`. */
   private readonly packed: PackedAppend | undefined;
@@ -124,8 +114,6 @@ export class LogWriter {
   private lease: Lease | undefined;
   private inFlight = false;
   private delayed: Subscription | undefined;
-  /** A send is due at the end of this turn (queued in `dueThisTurn`). */
-  private due = false;
   private renewal: Subscription | undefined;
   private onIdle: (() => void) | undefined;
   private stopped = false;
@@ -144,7 +132,7 @@ export class LogWriter {
     this.maxPending = options.maxPending ?? 10_000;
     this.scheduler = options.scheduler ?? asyncScheduler;
     // The microtask queue: every writer's send of one turn in one flush (and so, on Redis, in one script call).
-    this.turn = options.scheduler;
+    this.turn = options.scheduler ?? asapScheduler;
     this.packed = packedAppendOf(log);
   }
 
@@ -209,7 +197,6 @@ export class LogWriter {
     };
     this.delayed?.unsubscribe();
     this.delayed = undefined;
-    this.due = false;
     this.checkIdle();
     if (!this.stopped) this.send();
   }
@@ -218,10 +205,8 @@ export class LogWriter {
   stop(release: boolean): void {
     if (this.stopped) return;
     this.stopped = true;
-    this.due = false;
     this.delayed?.unsubscribe();
     this.renewal?.unsubscribe();
-    if (this.renewTimer !== undefined) clearTimeout(this.renewTimer);
     this.queue.length = 0;
     this.marks.length = 0;
     this.jsons.length = 0;
@@ -238,25 +223,13 @@ export class LogWriter {
   private pump(): void {
     if (this.stopped || !this.lease || this.inFlight || this.waiting === 0) return;
     if (this.onIdle) return this.send(); // finishing: no reason to wait
-    if (this.delayed || this.due) return;
+    if (this.delayed) return;
     if (this.maxBatchDelayMs !== undefined && this.maxBatchDelayMs <= 0) return this.send();
-    if (this.maxBatchDelayMs === undefined && this.turn === undefined) {
-      this.due = true;
-      if (dueThisTurn.push(this) === 1) queueMicrotask(sendDue);
-      return;
-    }
     const flush = (): void => {
       this.delayed = undefined;
       this.send();
     };
-    this.delayed = this.maxBatchDelayMs === undefined ? this.turn!.schedule(flush) : this.scheduler.schedule(flush, this.maxBatchDelayMs);
-  }
-
-  /** @internal The end of the turn a send became due in (`sendDue`); nothing when it was sent or stopped meanwhile. */
-  sendIfDue(): void {
-    if (!this.due) return;
-    this.due = false;
-    this.send();
+    this.delayed = this.maxBatchDelayMs === undefined ? this.turn.schedule(flush) : this.scheduler.schedule(flush, this.maxBatchDelayMs);
   }
 
   private send(): void {
@@ -291,20 +264,9 @@ export class LogWriter {
 
   private scheduleRenewal(): void {
     const ms = Math.max(1, Math.floor(this.leaseMs / 3));
-    if (this.scheduler !== asyncScheduler) {
-      this.renewal = this.scheduler.schedule(() => this.renew(), ms);
-      return;
-    }
-    // On the default clock, one timer per writer, re-armed for each renewal: an rxjs action would make an
-    // action, an interval and a bound function per renewal (a fleet of idle streams renews hundreds a second)
-    // and keep them for as long as the stream is open.
-    const timer = this.renewTimer;
-    if (timer !== undefined && typeof timer === 'object' && typeof timer.refresh === 'function') timer.refresh();
-    else this.renewTimer = setTimeout(this.renewNow, ms);
+    // On the scheduler (not a bare Node timer), so that TestScheduler.run times the renewals too.
+    this.renewal = this.scheduler.schedule(() => this.renew(), ms);
   }
-
-  private renewTimer: ReturnType<typeof setTimeout> | undefined;
-  private readonly renewNow = (): void => this.renew();
 
   private renew(): void {
     const lease = this.lease;
