@@ -3,10 +3,7 @@
 // character is common: the 'e' of a key's end `…ench`, of `eyJ`); their bytes are tested in a third of that. A
 // "maybe" sends the read through the exact scan on the string (`credentialRanges`), so the masks are the same:
 // this test may answer "maybe" too often, never "no" where that scan finds something.
-import { MIN_EDGE_CHARS, MIN_RUN_CHARS, quadOfBytes, runSlotOfBytes, type PreparedSecrets } from './redact.js';
-
-/** redact.ts's word character (`[A-Za-z0-9_-]`): a cut start or end of a secret counts only at a word's edge. */
-const isWordChar = (c: number): boolean => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 45 || c === 95;
+import { isWordChar, MIN_EDGE_CHARS, MIN_RUN_CHARS, quadOfBytes, runSlotOfBytes, type PreparedSecrets } from './redact.js';
 
 /** How common a byte is in JSON and prose (higher: more): a needle is looked for from its rarest byte. */
 function commonness(c: number): number {

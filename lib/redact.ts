@@ -59,7 +59,8 @@ export function headerSecrets(headers: Readonly<Record<string, unknown>> | undef
   return out;
 }
 
-const isWordChar = (c: number): boolean => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 45 || c === 95;
+/** @internal A word character (`[A-Za-z0-9_-]`): a cut start or end of a secret counts only at a word's edge. */
+export const isWordChar = (c: number): boolean => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 45 || c === 95;
 
 const B = 131;
 const slot = (h: number): number => (h ^ (h >>> 16)) & 0xffff;
