@@ -1,6 +1,6 @@
 import { streamFailure } from './redis-corrupt.js';
 import type { RedisLogSettings } from './redis-options.js';
-import type { SendScript } from './redis-script-send.js';
+import type { ScriptCall, SendScript } from './redis-script-send.js';
 import { APPEND, APPEND_LIVE } from './redis-scripts.js';
 import { isolated, type Outcome } from './redis-slot-batch.js';
 import type { LogScope } from './types.js';
@@ -15,13 +15,16 @@ export interface PendingAppend {
   /** The stream's meta, events and end keys. */
   readonly keys: readonly string[];
   readonly token: number;
-  /** The events' sequence numbers as APPEND takes them ('4,5,6t'). */
+  /** The events' marks as APPEND takes them: their sequence numbers, -1 - seq for a terminal one ('4,5,-7'). */
   readonly seqs: string;
   /**
-   * Their JSON, joined by '\n'. Once a call carried it, a slice of that call's argument (the argument lives as
-   * long as the call anyway; the append's own string need not).
+   * Their JSON, joined by '\n' or one string per event (a packed append: joined only with the rest of its call's).
+   * Once a call carried it, a slice of that call's argument (the argument lives as long as the call anyway; the
+   * append's own strings need not).
    */
-  text: string;
+  text: string | readonly string[];
+  /** The length of `text` joined by '\n'. */
+  readonly size: number;
   /** How many events. */
   readonly events: number;
   /** The highest sequence number this log was told is stored on this stream ('' for none). */
@@ -44,27 +47,36 @@ export function appendSender(send: SendScript, settings: RedisLogSettings, live:
   const { liveTtlMs, ttlMs, maxEvents, maxBytes } = settings;
   const script = live ? APPEND_LIVE : APPEND;
 
-  const call = async (batch: readonly PendingAppend[]): Promise<Outcome<AppendReply>[]> => {
+  // Not in `call`: an async function keeps its locals through the await, and the call's list of JSON pieces
+  // would outlive their joined copy by a round trip (and be promoted by the collector).
+  const build = (batch: readonly PendingAppend[]): ScriptCall => {
     const keys: string[] = [];
+    // Every stream's JSON in one list, joined once into the call's argument.
     const texts: string[] = [];
     const args: (string | number)[] = [liveTtlMs, ttlMs, maxEvents, maxBytes, ''];
     for (const a of batch) {
       keys.push(a.keys[0]!, a.keys[1]!, a.keys[2]!);
-      if (a.events > 0) texts.push(a.text);
+      const t = a.text;
+      if (a.events === 0) {
+        // nothing to carry
+      } else if (typeof t === 'string') texts.push(t);
+      else for (let i = 0; i < t.length; i++) texts.push(t[i]!);
       args.push(`${a.token}:${a.acked}:${a.seqs}`);
     }
     const all = texts.length === 1 ? texts[0]! : texts.join('\n');
     args[4] = all;
-    if (texts.length > 1) {
-      let at = 0;
-      for (const a of batch) {
-        if (a.events === 0) continue;
-        const end = at + a.text.length;
-        a.text = all.slice(at, end);
-        at = end + 1;
-      }
+    let at = 0;
+    for (const a of batch) {
+      if (a.events === 0) continue;
+      const end = at + a.size;
+      if (typeof a.text !== 'string' || texts.length > 1) a.text = all.slice(at, end);
+      at = end + 1;
     }
-    const r = (await send({ script, keys, args, durable: true }, batch[0]!.scope)) as string[];
+    return { script, keys, args, durable: true };
+  };
+
+  const call = async (batch: readonly PendingAppend[]): Promise<Outcome<AppendReply>[]> => {
+    const r = (await send(build(batch), batch[0]!.scope)) as string[];
     // Only the appends that failed: position (from 1), then APPEND_ONE's reply.
     const outcomes: Outcome<AppendReply>[] = new Array<Outcome<AppendReply>>(batch.length).fill(DONE);
     for (let k = 0; k + 3 < r.length; k += 4) outcomes[Number(r[k]) - 1] = { ok: true, value: r.slice(k + 1, k + 4) };

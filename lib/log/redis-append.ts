@@ -24,6 +24,17 @@ import type { EventLog, LogScope } from './types.js';
 /** The sequence number an event is stored under; events without a non-negative integer one cannot be placed. */
 const placeable = (e: ResponseStreamEvent): boolean => Number.isSafeInteger(e.sequence_number) && (e.sequence_number as number) >= 0;
 
+/**
+ * An event's JSON as a writer of the log queues it (lib/log/packed.ts). JSON.stringify answers a tree of the
+ * pieces it wrote (a cons string: some nine heap objects for a text delta); read once, V8 flattens it into one
+ * string, and the pieces die young instead of waiting for the append with it (a round trip: promoted).
+ */
+export const encodeFlat = (e: ResponseStreamEvent): string => {
+  const json = JSON.stringify(e);
+  if (typeof json === 'string') json.charCodeAt(0);
+  return json;
+};
+
 export function redisAppend(
   conn: RedisConnections,
   send: SendScript,
@@ -82,7 +93,7 @@ export function redisAppend(
     const live = conn.publishes(c);
     const sendBatch = appendSender(send, settings, live);
     if (settings.replicas > 0) confirms ??= confirmBatcher(send, live, cluster ? slotFor : undefined);
-    return (appends ??= slotBatcher({ slot: cluster ? slotFor : undefined, cost: (a, totals) => void ((totals[0]! += a.events), (totals[1]! += a.text.length)), max: [MAX_EVENTS, MAX_BYTES], send: sendBatch }));
+    return (appends ??= slotBatcher({ slot: cluster ? slotFor : undefined, cost: (a, totals) => void ((totals[0]! += a.events), (totals[1]! += a.size)), max: [MAX_EVENTS, MAX_BYTES], send: sendBatch }));
   };
 
   /** What is left of an append once its call is built: its reply, its confirmation, what it acknowledges. */
@@ -125,11 +136,13 @@ export function redisAppend(
         const seq = e.sequence_number as number;
         const terminal = isTerminalEvent(e);
         const json = JSON.stringify(e);
+        // A terminal event's mark is -1 - seq (as the packed path's: APPEND takes the marks).
+        const mark = terminal ? -1 - seq : seq;
         if (n++ === 0) {
-          seqs = terminal ? `${seq}t` : String(seq);
+          seqs = String(mark);
           text = json;
         } else {
-          seqs += terminal ? `,${seq}t` : `,${seq}`;
+          seqs += `,${mark}`;
           text += `\n${json}`;
         }
         if (!ended && seq > bound) bound = seq;
@@ -139,31 +152,33 @@ export function redisAppend(
       return Promise.reject(e);
     }
     const known = knownOf(scope);
-    return settle(scope, token, known, { scope, keys: known.keys, token, seqs, text, events: n, acked: known.ackedArg }, bound);
+    return settle(scope, token, known, { scope, keys: known.keys, token, seqs, text, size: text.length, events: n, acked: known.ackedArg }, bound);
   };
 
   // A writer's events encoded as they were pushed (lib/log/packed.ts): the same append from their marks and JSON.
+  // The marks go as they are, joined once (APPEND reads a negative one as terminal); the JSON is joined only with
+  // the rest of its call's (lib/log/redis-append-batch.ts), not first into a string of its own.
   const appendPacked: PackedAppend['append'] = (scope, token, { marks, jsons }) => {
     try {
       conn.ensureOpen(scope);
     } catch (e) {
       return Promise.reject(e);
     }
-    let seqs = '';
     let bound = -1;
     let ended = false;
+    // The length of their JSON joined by '\n' (what the call's limit on bytes counts).
+    let size = Math.max(0, jsons.length - 1);
     for (let i = 0; i < marks.length; i++) {
       const m = marks[i]!;
-      const terminal = m < 0;
-      const seq = terminal ? -1 - m : m;
-      const s = terminal ? `${seq}t` : String(seq);
-      seqs = i === 0 ? s : `${seqs},${s}`;
-      if (!ended && seq > bound) bound = seq;
-      ended ||= terminal;
+      size += jsons[i]!.length;
+      if (ended) continue;
+      const seq = m < 0 ? -1 - m : m;
+      if (seq > bound) bound = seq;
+      ended = m < 0;
     }
-    const text = jsons.length === 1 ? jsons[0]! : jsons.join('\n');
+    const seqs = marks.length === 1 ? String(marks[0]) : marks.join(',');
     const known = knownOf(scope);
-    return settle(scope, token, known, { scope, keys: known.keys, token, seqs, text, events: jsons.length, acked: known.ackedArg }, bound);
+    return settle(scope, token, known, { scope, keys: known.keys, token, seqs, text: jsons, size, events: jsons.length, acked: known.ackedArg }, bound);
   };
 
   return { append, appendPacked };

@@ -27,9 +27,10 @@ local function key_trouble(r) return string.find(r.err, '^WRONGTYPE') ~= nil or 
 `;
 
 // Appends events to one stream (keys km, ke, kn: meta, events, end) for the holder of `token`. The events
-// come packed (few arguments for the client to write and for Redis to parse): `seqs`, their sequence numbers
-// joined by ',' with a 't' after a terminal one ('4,5,6t'), and their JSON, one after another from byte `pos`
-// of `jsons`, each ended by '\n' but the last of `jsons` (JSON.stringify never writes a raw newline).
+// come packed (few arguments for the client to write and for Redis to parse): `seqs`, their marks joined by ','
+// (the sequence number, or -1 - it for a terminal event: '4,5,-7' ends with sequence number 6, as a writer
+// queues them: lib/log/packed.ts), and their JSON, one after another from byte `pos` of `jsons`, each ended by
+// '\n' but the last of `jsons` (JSON.stringify never writes a raw newline).
 // `acked`: the highest sequence number this producer was told is stored ('' for none); a stream whose stored
 // last is below it lost acknowledged events (a master died before its replica had them): 'lost', rather
 // than storing past the gap. A key that is not what the log left there (another type, a stream with entries
@@ -53,15 +54,17 @@ local function append_one(km, ke, kn, token, seqs, acked, jsons, pos, now, live_
   local last = stored
   local picked = {}
   local n, added, terminal, at = 0, 0, false, nil
-  for s, t in string.gmatch(seqs, '(%d+)(t?)') do
+  for s in string.gmatch(seqs, '[^,]+') do
     local nl = string.find(jsons, '\\n', pos, true)
     local stop = nl and nl - 1 or #jsons
     if not terminal then
       local v = tonumber(s)
+      local t = v < 0
+      if t then v = -1 - v s = int(v) end
       if last == nil or v > last then
         n, added, last, at = n + 1, added + stop - pos + 1, v, s
         picked[3 * n - 2], picked[3 * n - 1], picked[3 * n] = s, pos, stop
-        terminal = t == 't'
+        terminal = t
       end
     end
     pos = stop + 2

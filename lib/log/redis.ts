@@ -1,6 +1,6 @@
 import type { FollowableEventLog } from './follow.js';
 import { takesPacked } from './packed.js';
-import { redisAppend } from './redis-append.js';
+import { encodeFlat, redisAppend } from './redis-append.js';
 import { redisConnections } from './redis-connection.js';
 import { evictionCheck } from './redis-eviction.js';
 import { redisFollow } from './redis-follow.js';
@@ -70,5 +70,5 @@ export function redisEventLog(options: RedisEventLogOptions = {}): EventLog & Fo
       flush(); // lease calls still waiting for their batch (a writer's release) go before the connection closes
       return conn.close();
     },
-  }, { encode: JSON.stringify, append: appendPacked });
+  }, { encode: encodeFlat, append: appendPacked });
 }
