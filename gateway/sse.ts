@@ -4,8 +4,8 @@
 // started a stream cannot be read again unless the log holds it: its events wait for the client in memory, up to
 // a bound; past it the source is let go for the log when the log records the stream, else the stream ends.
 import type { ServerResponse } from 'node:http';
-import type { Observable, Subscription } from 'rxjs';
-import { rawDataOf } from '../lib/decode/raw-data.js';
+import { config, Subscriber, type Observable, type Subscription } from 'rxjs';
+import { spacedRawDataOf } from '../lib/decode/raw-data.js';
 import { isTerminalType } from '../lib/events/guards.js';
 import type { ResponseStreamEvent } from '../lib/events/responses.js';
 import { responsesErrorFrame } from '../lib/sse/error-frame.js';
@@ -20,15 +20,29 @@ export const SSE_HEADERS = {
 
 /** One SSE event: `id:` (its sequence number, what `Last-Event-ID` brings back), `event:` and `data:`. */
 export function sseFrame(e: ResponseStreamEvent): string {
-  const type = e.type;
-  // A type with a line break would forge SSE fields: refused upstream by the decoder, checked again here.
-  const safeType = typeof type === 'string' && !/[\r\n]/.test(type) ? type : 'message';
   const seq = e.sequence_number;
-  // The upstream's own text when the decoder kept it (the same JSON, not serialised again); one with line
-  // breaks (multi-line `data:`) would need a `data:` per line: serialised instead.
-  const raw = rawDataOf(e);
-  const data = raw !== undefined && raw.indexOf('\n') === -1 ? raw : JSON.stringify(e);
-  return `${Number.isSafeInteger(seq) ? `id: ${seq as number}\n` : ''}event: ${safeType}\ndata: ${data}\n\n`;
+  // The upstream's own text when the decoder kept it (the same JSON, not serialised again), with the space that
+  // follows `data:`; one with line breaks (multi-line `data:`) would need a `data:` per line: serialised instead.
+  const raw = spacedRawDataOf(e);
+  const data = raw !== undefined && raw.indexOf('\n') === -1 ? raw : ` ${JSON.stringify(e)}`;
+  return `${Number.isSafeInteger(seq) ? `id: ${seq as number}\n` : ''}${frameHead(e.type)}${data}\n\n`;
+}
+
+/** `event: <type>\ndata:` of the types met (a few dozen: the documented ones), each checked once, not per event. */
+const heads = new Map<string, string>();
+/** More types than the API has: past this many (or past this length), a head is made per event (an upstream inventing types gets no cache). */
+const MAX_HEADS = 256;
+const MAX_CACHED_TYPE = 64;
+const MESSAGE_HEAD = 'event: message\ndata:';
+
+function frameHead(type: unknown): string {
+  if (typeof type !== 'string') return MESSAGE_HEAD;
+  const known = heads.get(type);
+  if (known !== undefined) return known;
+  // A type with a line break would forge SSE fields: refused upstream by the decoder, checked again here.
+  const head = /[\r\n]/.test(type) ? MESSAGE_HEAD : `event: ${type}\ndata:`;
+  if (heads.size < MAX_HEADS && type.length <= MAX_CACHED_TYPE) heads.set(type, head);
+  return head;
 }
 
 export interface PumpOptions {
@@ -198,20 +212,20 @@ export function pumpSSE(o: PumpOptions): Pump {
 
   const subscribe = (): void => {
     live = o.live !== undefined && attempt === 0;
-    const current = o.open(last, attempt++).subscribe({
-      next,
-      error: (err: unknown) => {
-        if (ended || paused) return;
-        if (!started) return failBeforeStart(err);
-        end({ error: err });
-      },
-      complete: () => {
-        if (ended || paused) return;
-        end();
-      },
-    });
+    const current = o.open(last, attempt++).subscribe(new PumpSubscriber(next, error, complete));
     sub = current;
     if (paused || ended) current.unsubscribe();
+  };
+
+  const error = (err: unknown): void => {
+    if (ended || paused) return;
+    if (!started) return failBeforeStart(err);
+    end({ error: err });
+  };
+
+  const complete = (): void => {
+    if (ended || paused) return;
+    end();
   };
 
   function resume(): void {
@@ -235,4 +249,57 @@ export function pumpSSE(o: PumpOptions): Pump {
       finish();
     },
   };
+}
+
+/**
+ * The pump's subscriber to its source: a Subscriber of its own, not an observer object that `subscribe()` wraps in
+ * two more layers every event crosses. As there, what its handlers throw stays with them (reported as rxjs reports
+ * an observer's error, on a timer), and never reaches the source: the live source is the producer's, which runs
+ * on for the log and other clients whatever one client's pump does.
+ */
+class PumpSubscriber extends Subscriber<ResponseStreamEvent> {
+  constructor(
+    private readonly onNext: (e: ResponseStreamEvent) => void,
+    private readonly onError: (err: unknown) => void,
+    private readonly onComplete: () => void,
+  ) {
+    super();
+  }
+
+  protected override _next(e: ResponseStreamEvent): void {
+    try {
+      this.onNext(e);
+    } catch (err) {
+      reportUnhandled(err);
+    }
+  }
+
+  protected override _error(err: unknown): void {
+    try {
+      this.onError(err);
+    } catch (e) {
+      reportUnhandled(e);
+    } finally {
+      this.unsubscribe();
+    }
+  }
+
+  protected override _complete(): void {
+    try {
+      this.onComplete();
+    } catch (e) {
+      reportUnhandled(e);
+    } finally {
+      this.unsubscribe();
+    }
+  }
+}
+
+/** What rxjs does with an error an observer's handler throws: `config.onUnhandledError`, else thrown on a timer. */
+function reportUnhandled(err: unknown): void {
+  setTimeout(() => {
+    const { onUnhandledError } = config;
+    if (onUnhandledError) onUnhandledError(err);
+    else throw err;
+  });
 }
