@@ -135,6 +135,24 @@ export class SSEScannerCore implements SSEScanner {
   }
 
   /**
+   * `line(text.slice(from, to))` without the line's own slice for the usual `data:` and `event:` lines: their
+   * field names are matched in `text` (a line ends before a CR or LF, which neither name holds, or at the text's
+   * end, so a match never runs past it) and only the value is cut out.
+   */
+  private lineAt(text: string, from: number, to: number): void {
+    if (text.startsWith('data:', from)) {
+      const v = from + 5;
+      return this.addData(v < to && text.charCodeAt(v) === SPACE ? text.slice(v + 1, to) : text.slice(v, to));
+    }
+    if (text.startsWith('event:', from)) {
+      const v = from + 6;
+      this.event = (v < to && text.charCodeAt(v) === SPACE ? text.slice(v + 1, to) : text.slice(v, to)) || undefined;
+      return;
+    }
+    this.line(text.slice(from, to));
+  }
+
+  /**
    * The end of the line being read, whose last piece is `text[from, to)`. Protected for `scanSSEText` (text.ts),
    * which reads a whole text in one feed and so sees every line here whole, with its place in the text.
    */
@@ -146,7 +164,7 @@ export class SSEScannerCore implements SSEScanner {
     if (length > this.maxLine) throw new LimitExceededError('maxLineLength', this.maxLine);
     if (pending === Line.Dropped) return;
     const parts = this.parts;
-    if (parts.length === 0) return this.line(text.slice(from, to));
+    if (parts.length === 0) return this.lineAt(text, from, to);
     parts.push(text.slice(from, to));
     const s = parts.join('');
     this.parts = [];
