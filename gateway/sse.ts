@@ -35,13 +35,22 @@ const MAX_HEADS = 256;
 const MAX_CACHED_TYPE = 64;
 const MESSAGE_HEAD = 'event: message\ndata:';
 
+/** The last type asked for and its head: a run of deltas asks for the same one (a comparison, not a hash of a fresh string). */
+let lastType: unknown = undefined;
+let lastHead = MESSAGE_HEAD;
+
 function frameHead(type: unknown): string {
+  if (type === lastType) return lastHead;
   if (typeof type !== 'string') return MESSAGE_HEAD;
-  const known = heads.get(type);
-  if (known !== undefined) return known;
-  // A type with a line break would forge SSE fields: refused upstream by the decoder, checked again here.
-  const head = /[\r\n]/.test(type) ? MESSAGE_HEAD : `event: ${type}\ndata:`;
-  if (heads.size < MAX_HEADS && type.length <= MAX_CACHED_TYPE) heads.set(type, head);
+  let head = heads.get(type);
+  if (head === undefined) {
+    // A type with a line break would forge SSE fields: refused upstream by the decoder, checked again here.
+    head = /[\r\n]/.test(type) ? MESSAGE_HEAD : `event: ${type}\ndata:`;
+    if (heads.size >= MAX_HEADS || type.length > MAX_CACHED_TYPE) return head;
+    heads.set(type, head);
+  }
+  lastType = type;
+  lastHead = head;
   return head;
 }
 

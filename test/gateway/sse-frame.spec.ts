@@ -16,3 +16,24 @@ test('a kept text is forwarded as it came; a multi-line one, or none, is seriali
   const copy = { ...values[0]! };
   expect(sseFrame(copy)).toBe(`id: 3\nevent: response.output_text.delta\ndata: ${JSON.stringify(copy)}\n\n`);
 });
+
+test("a frame's event: line is the event's type, or `message` for a type that would forge fields, every time", () => {
+  const frame = (type: unknown, seq = 1): string => sseFrame({ type, sequence_number: seq } as never);
+  for (let round = 0; round < 2; round++) {
+    // Each asked twice in a row and in turn: the heads are cached per type and the last one is reused.
+    for (const [type, line] of [
+      ['response.output_text.delta', 'event: response.output_text.delta'],
+      ['response.output_text.delta', 'event: response.output_text.delta'],
+      ['x\ndata: forged', 'event: message'],
+      ['x\ndata: forged', 'event: message'],
+      ['a\rb', 'event: message'],
+      ['', 'event: '],
+      ['', 'event: '],
+      [undefined, 'event: message'],
+      [7, 'event: message'],
+      ['t'.repeat(100), `event: ${'t'.repeat(100)}`],
+    ] as const) {
+      expect(frame(type)).toBe(`id: 1\n${line}\ndata: ${JSON.stringify({ type, sequence_number: 1 })}\n\n`);
+    }
+  }
+});
