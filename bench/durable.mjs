@@ -159,21 +159,21 @@ async function child() {
     },
   };
   // A log whose writers queue their events encoded (lib/log/packed.ts, builds from issue 28's third round on): the
-  // wrapper counts those appends too, so that persistTo writes to it as it would to the log itself.
+  // wrapper counts those appends too, so that persistTo writes to it as it would to the log itself. `forwardPacked`
+  // since the fourth round; the third round's builds are registered by hand.
+  const countingPacked = (p) => ({
+    encode: p.encode,
+    append(scope, token, events) {
+      const n = events.jsons.length;
+      return p.append(scope, token, events).then(() => {
+        acked += n;
+        ackWaiters();
+      });
+    },
+  });
   const packed = await import(new URL('esm/lib/log/packed.js', distRoot()).href).catch(() => undefined);
-  const p = packed?.packedAppendOf(base);
-  if (p !== undefined) {
-    packed.takesPacked(log, {
-      encode: p.encode,
-      append(scope, token, events) {
-        const n = events.jsons.length;
-        return p.append(scope, token, events).then(() => {
-          acked += n;
-          ackWaiters();
-        });
-      },
-    });
-  }
+  if (packed?.forwardPacked) packed.forwardPacked(log, base, countingPacked);
+  else if (packed?.packedAppendOf(base)) packed.takesPacked(log, countingPacked(packed.packedAppendOf(base)));
   await base.state({ responseId: 'warm' }); // connect, load nothing
   const subjects = ids.map(() => new Subject());
   const options = { maxBatchDelayMs: job.maxBatchDelayMs, maxPending: 1_000_000 };

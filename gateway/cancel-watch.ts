@@ -5,6 +5,7 @@
 import { EventLogError } from '../lib/errors.js';
 import type { ResponseStreamEvent } from '../lib/events/responses.js';
 import { canFollow, type FollowableEventLog } from '../lib/log/follow.js';
+import { forwardPacked } from '../lib/log/packed.js';
 import type { EventLog, FollowHandlers, Lease, LogScope, LogState } from '../lib/log/types.js';
 
 class CancelWatch implements EventLog {
@@ -41,7 +42,8 @@ class CancelWatch implements EventLog {
     return this.log.close();
   }
 
-  private check<T>(scope: LogScope, p: Promise<T>): Promise<T> {
+  /** `p`, a call of the log for `scope`, with a fence by a cancel watched for. */
+  check<T>(scope: LogScope, p: Promise<T>): Promise<T> {
     return p.catch((e: unknown) => this.fenced(scope, e));
   }
 
@@ -63,5 +65,7 @@ class FollowableCancelWatch extends CancelWatch implements FollowableEventLog {
 
 /** `log`, calling `onCancelled` when a renewal or an append is fenced off by a cancel of the stream. */
 export function watchCancel(log: EventLog, onCancelled: (scope: LogScope) => void): EventLog {
-  return canFollow(log) ? new FollowableCancelWatch(log, onCancelled) : new CancelWatch(log, onCancelled);
+  const watch = canFollow(log) ? new FollowableCancelWatch(log, onCancelled) : new CancelWatch(log, onCancelled);
+  // A log that takes its writers' events packed (redisEventLog) keeps taking them, watched the same way.
+  return forwardPacked(watch, log, (p) => ({ encode: p.encode, append: (s, token, events) => watch.check(s, p.append(s, token, events)) }));
 }

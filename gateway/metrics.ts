@@ -1,6 +1,7 @@
 // What `GET /metrics` reports: streams in flight, events per second, and how far the event log lags behind
 // (appends in flight, the age of the oldest, their latency).
 import { followOf } from '../lib/log/follow.js';
+import { forwardPacked } from '../lib/log/packed.js';
 import type { EventLog } from '../lib/log/types.js';
 
 export interface GatewayMetricsSnapshot {
@@ -82,28 +83,30 @@ export class GatewayMetrics {
       throw e;
     };
     const failed = <T>(call: () => Promise<T>): Promise<T> => called(call).then(undefined, counted);
-    return {
+    // An append timed and counted, whether the writer sends its events as objects or packed (lib/log/packed.ts).
+    const timed = (call: () => Promise<void>): Promise<void> => {
+      const id = this.nextAppend++;
+      const at = Date.now();
+      this.inFlight.set(id, at);
+      const settle = (): void => {
+        this.inFlight.delete(id);
+        this.appendLast = Date.now() - at;
+        this.appendAvg = this.appendAvg === 0 ? this.appendLast : this.appendAvg * 0.95 + this.appendLast * 0.05;
+      };
+      // One reaction per append (an append per event when events come one at a time), not a catch and a finally.
+      return called(call).then(
+        () => settle(),
+        (e: unknown) => {
+          settle();
+          return counted(e);
+        },
+      );
+    };
+    const measured: EventLog = {
       acquire: (s, ms) => failed(() => log.acquire(s, ms)),
       renew: (s, t, ms) => failed(() => log.renew(s, t, ms)),
       release: (s, t) => log.release(s, t),
-      append: (s, t, events) => {
-        const id = this.nextAppend++;
-        const at = Date.now();
-        this.inFlight.set(id, at);
-        const settle = (): void => {
-          this.inFlight.delete(id);
-          this.appendLast = Date.now() - at;
-          this.appendAvg = this.appendAvg === 0 ? this.appendLast : this.appendAvg * 0.95 + this.appendLast * 0.05;
-        };
-        // One reaction per append (an append per event when events come one at a time), not a catch and a finally.
-        return called(() => log.append(s, t, events)).then(
-          () => settle(),
-          (e: unknown) => {
-            settle();
-            return counted(e);
-          },
-        );
-      },
+      append: (s, t, events) => timed(() => log.append(s, t, events)),
       read: (s, after, limit) => failed(() => log.read(s, after, limit)),
       wait: (s, after, ms, signal) => log.wait(s, after, ms, signal),
       state: (s) => failed(() => log.state(s)),
@@ -117,6 +120,8 @@ export class GatewayMetrics {
         },
       })),
     };
+    // A log that takes its writers' events packed (redisEventLog) keeps taking them through this wrapper.
+    return forwardPacked(measured, log, (p) => ({ encode: p.encode, append: (s, t, events) => timed(() => p.append(s, t, events)) }));
   }
 
   snapshot(): GatewayMetricsSnapshot {

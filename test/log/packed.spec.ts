@@ -1,6 +1,7 @@
 // A log that takes packed appends (lib/log/packed.ts: redisEventLog) gets a writer's events as their JSON and
-// marks, encoded as they were pushed; a wrapper of that log (`{ ...log, append }`, as the gateway and the bench
-// make) is another object, and its own `append` keeps getting the events.
+// marks, encoded as they were pushed; a wrapper of that log (`{ ...log, append }`) is another object, and its own
+// `append` keeps getting the events unless it forwards the registration (`forwardPacked`, as the gateway's wrappers
+// do: test/gateway/packed-wrappers.spec.ts).
 import { from, lastValueFrom, toArray } from 'rxjs';
 import { EventLogError } from '../../lib/errors';
 import type { ResponseStreamEvent } from '../../lib/events/responses';
