@@ -4,16 +4,19 @@
 // one), so that every socket read holds one delta however starved the process is (a paced run's starved proxy reads
 // several at once and its CPU per delta falls). Prints each child's user and system CPU per delta over its windows.
 //   node --expose-gc bench/gateway-closed.mjs <rounds> <streams> <K> <variant>...
-//     variant: a dist directory (its esm/gateway, in-memory log) or `byte` (node:http piping the upstream body)
+//     variant: a dist directory (its esm/gateway, in-memory log), `redis:<dist directory>` (the same gateway with a
+//     Redis log: a redis-server of the run's own, REDIS_SERVER=/path/to/redis-server, shared by the Redis variants;
+//     its CPU is not counted) or `byte` (node:http piping the upstream body)
 //     PROF=<dir>: each child writes a CPU profile there (100 µs sampling; summarise with bench/profile.mjs)
-import { fork } from 'node:child_process';
+import { fork, spawn } from 'node:child_process';
 import { connect, createServer } from 'node:net';
 import http from 'node:http';
 import { once } from 'node:events';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 if (process.argv[2] === '--child') {
-  const [, , , up, d] = process.argv;
+  const [, , , up, variant, redisURL] = process.argv;
+  const d = variant.replace(/^redis:/, '');
   let handler;
   if (d === 'byte') {
     const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
@@ -30,7 +33,7 @@ if (process.argv[2] === '--child') {
     };
   } else {
     const { createGateway } = await import(pathToFileURL(resolve(d, 'esm/gateway/index.js')).href);
-    handler = createGateway({ upstream: { baseURL: up }, log: 'memory' });
+    handler = createGateway({ upstream: { baseURL: up }, log: variant.startsWith('redis:') ? redisURL : 'memory' });
   }
   const server = http.createServer({ keepAliveTimeout: 60_000 }, handler);
   server.listen(0, '127.0.0.1');
@@ -71,11 +74,24 @@ if (process.argv[2] === '--child') {
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   const upURL = `http://127.0.0.1:${server.address().port}/v1`;
+  let redis;
+  if (variants.some((d) => d.startsWith('redis:'))) {
+    const free = createServer().listen(0, '127.0.0.1');
+    await once(free, 'listening');
+    const port = free.address().port;
+    free.close();
+    redis = spawn(process.env.REDIS_SERVER ?? 'redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--loglevel', 'warning', '--maxclients', '10000'], { stdio: ['ignore', 'ignore', 'inherit'] });
+    for (let up = false; !up; ) {
+      await new Promise((r) => setTimeout(r, 50));
+      up = await new Promise((r) => connect(port, '127.0.0.1').on('connect', function () { this.destroy(); r(true); }).on('error', () => r(false)));
+    }
+    redis.url = `redis://127.0.0.1:${port}`;
+  }
   const V = [];
   for (const [v, d] of variants.entries()) {
-    const g = fork(new URL(import.meta.url).pathname, ['--child', upURL, d], { execArgv: ['--expose-gc', ...(process.env.PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.PROF, '--cpu-prof-interval', '100'] : [])] });
+    const g = fork(new URL(import.meta.url).pathname, ['--child', upURL, d, ...(redis ? [redis.url] : [])], { execArgv: ['--expose-gc', ...(process.env.PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.PROF, '--cpu-prof-interval', '100'] : [])] });
     const [{ port }] = await once(g, 'message');
-    const x = { v, name: d === 'byte' ? 'byte' : d.split('/').pop(), g, port, clients: [], user: 0, sys: 0, n: 0, runs: [] };
+    const x = { v, name: d === 'byte' ? 'byte' : `${d.startsWith('redis:') ? 'redis:' : ''}${d.replace(/^redis:/, '').split('/').filter((p) => p && p !== 'dist').pop()}`, g, port, clients: [], user: 0, sys: 0, n: 0, runs: [] };
     x.cpu = async () => { g.send('cpu'); const [m] = await once(g, 'message'); return m.cpu; };
     V.push(x);
     let opened = 0, resolveOpen;
@@ -120,5 +136,6 @@ if (process.argv[2] === '--child') {
     console.log(`${x.name.padEnd(12)} user ${(x.user / x.n).toFixed(1)} sys ${(x.sys / x.n).toFixed(1)} total ${((x.user + x.sys) / x.n).toFixed(1)} µs/delta (${x.n} deltas; windows: ${runs})`);
   }
   await Promise.all(V.map((x) => { const e = once(x.g, 'exit'); x.g.send('exit'); return e; }));
+  redis?.kill('SIGTERM');
   process.exit(0);
 }
