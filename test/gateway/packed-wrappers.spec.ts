@@ -2,11 +2,13 @@
 // writers' events packed (lib/log/packed.ts: redisEventLog) keeps taking them through both, and a packed append
 // goes through the same accounting as an object append: timed and counted by the metrics, a fence by a cancel
 // seen by the watch. Without the forwarding the writer falls back to the object path; with it but the wrapper's
-// work skipped, the metrics and the cancel go unseen: each is a failure here.
+// work skipped, the metrics and the cancel go unseen: each is a failure here. The recording's events keep the
+// upstream's `data:` text (keepRawData): the log stores it as is when it is one line.
 import { from, lastValueFrom, Subject, toArray } from 'rxjs';
 import { ownerOf } from '../../gateway/index';
 import { watchCancel } from '../../gateway/cancel-watch';
 import { GatewayMetrics } from '../../gateway/metrics';
+import { keepRawData } from '../../lib/decode/raw-data';
 import { EventLogError } from '../../lib/errors';
 import type { ResponseStreamEvent } from '../../lib/events/responses';
 import { memoryEventLog } from '../../lib/log/memory';
@@ -118,6 +120,22 @@ describe('the cancel watch on a log that takes packed appends', () => {
     expect(cancelled).toBe(true);
     expect(cancelledScopes.map((s) => s.responseId)).toEqual([ID]);
     expect(packed).toHaveLength(2);
+    await log.close();
+  });
+
+  it("stores a recorded event's one-line data: text as it came, and serialises an event without one", async () => {
+    const { log, packed } = packedMemoryLog();
+    const first = created(ID);
+    const spaced = JSON.stringify(first, null, 1).replace(/\n/g, ' '); // the same JSON, other bytes than JSON.stringify's
+    keepRawData(first, spaced);
+    const multiLine = delta(1, 'a');
+    keepRawData(multiLine, JSON.stringify(multiLine).replace(',', ',\n'));
+    const plain = delta(2, 'b');
+    const end = completed(ID, 3);
+    await lastValueFrom(from([first, multiLine, plain, end]).pipe(persistTo(watchCancel(log, () => undefined)), toArray()));
+    expect(packed.flatMap((p) => p.jsons)).toEqual([spaced, JSON.stringify(multiLine), JSON.stringify(plain), JSON.stringify(end)]);
+    const stored = await log.read({ responseId: ID }, undefined);
+    expect(stored).toEqual([first, multiLine, plain, end]);
     await log.close();
   });
 
