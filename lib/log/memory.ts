@@ -3,6 +3,7 @@ import { EventLogError } from '../errors.js';
 import { nonNegativeInt, nonNegativeNumber, optionalFunction, positiveDurationMs } from '../options.js';
 import { rawDataOf } from '../decode/raw-data.js';
 import type { ResponseStreamEvent } from '../events/responses.js';
+import { byteLength, StoredEvents } from './memory-events.js';
 import { isTerminalEvent, scopeKey } from './scope.js';
 import type { EventLog, Lease, LogEnd, LogScope, LogState } from './types.js';
 import { DEFAULT_MAX_EVENTS, DEFAULT_MAX_STREAM_BYTES, DEFAULT_TTL_MS } from './defaults.js';
@@ -24,8 +25,8 @@ export interface MemoryEventLogOptions {
 }
 
 interface Stream {
-  readonly events: ResponseStreamEvent[];
-  bytes: number;
+  /** The events, as their UTF-8 JSON (lib/log/memory-events.ts); their size in bytes is `events.bytes`. */
+  readonly events: StoredEvents;
   last: number | undefined;
   end: LogEnd | undefined;
   lease: Lease | undefined;
@@ -38,10 +39,8 @@ interface Stream {
 
 /** setTimeout's longest delay: a longer one fires at once (TimeoutOverflowWarning). */
 const MAX_DELAY = 2 ** 31 - 1;
-const encoder = new TextEncoder();
-const byteLength: (s: string) => number = typeof Buffer === 'function' ? (s) => Buffer.byteLength(s, 'utf8') : (s) => encoder.encode(s).length;
-/** An event's size: its UTF-8 JSON, the upstream's own text when the decoder kept it (not serialised again). */
-const sizeOf = (e: ResponseStreamEvent): number => byteLength(rawDataOf(e) ?? JSON.stringify(e));
+/** The text an event is stored as: its JSON, the upstream's own text when the decoder kept it (not serialised again). */
+const textOf = (e: ResponseStreamEvent): string => rawDataOf(e) ?? JSON.stringify(e);
 
 /**
  * The embedded event log: the streams live in this process's memory, so readers and writers must share
@@ -49,6 +48,8 @@ const sizeOf = (e: ResponseStreamEvent): number => byteLength(rawDataOf(e) ?? JS
  * leases with increasing fencing tokens, fenced all-or-none appends that skip replayed sequence numbers,
  * terminal events and `cancel` end a stream, which is then kept `ttlMs` (timers are `unref`'d and cleared
  * by `close()`); a stream that never ends is dropped `liveTtlMs` after its last write. Events without a numeric `sequence_number` cannot be placed and are not stored.
+ * Events are kept as their JSON (as the Redis log keeps them: few objects for the garbage collector, however many
+ * events are kept): a read gives new objects, parsed again, each with its stored text as {@link rawDataOf}.
  *
  * ```ts
  * const log = memoryEventLog({ ttlMs: 60 * 60 * 1000 });
@@ -97,12 +98,13 @@ export function memoryEventLog(options: MemoryEventLogOptions = {}): EventLog {
     arm(key, s);
   };
   const create = (key: string): Stream => {
-    const s: Stream = { events: [], bytes: 0, last: undefined, end: undefined, lease: undefined, expiresAt: 0, timer: undefined, timerAt: 0 };
+    const s: Stream = { events: new StoredEvents(), last: undefined, end: undefined, lease: undefined, expiresAt: 0, timer: undefined, timerAt: 0 };
     streams.set(key, s);
     return s;
   };
   const ended = (key: string, s: Stream, end: LogEnd): void => {
     s.end = end;
+    s.events.fit();
     expireIn(key, s, ttlMs);
     notify(key);
   };
@@ -147,30 +149,41 @@ export function memoryEventLog(options: MemoryEventLogOptions = {}): EventLog {
       const key = scopeKey(scope);
       const s = fencedStream(key, scope, token);
       if (s.end !== undefined) return; // after the terminal event nothing more belongs to the stream
-      const fresh: ResponseStreamEvent[] = [];
+      // Staged, all checked, then all stored (or none): what is past a limit is counted, not staged.
+      const stored = s.events;
       let last = s.last;
+      let count = 0;
       let bytes = 0;
       let terminal = false;
-      for (const e of events) {
-        const n = e.sequence_number;
-        if (typeof n !== 'number' || !Number.isFinite(n) || (last !== undefined && n <= last)) continue;
-        fresh.push(e);
-        bytes += sizeOf(e);
-        last = n;
-        if (isTerminalEvent(e)) {
-          terminal = true;
-          break;
+      try {
+        for (const e of events) {
+          const n = e.sequence_number;
+          if (typeof n !== 'number' || !Number.isFinite(n) || (last !== undefined && n <= last)) continue;
+          const text = textOf(e);
+          const size = byteLength(text);
+          count++;
+          bytes += size;
+          last = n;
+          if (stored.count + count <= maxEvents && stored.bytes + bytes <= maxBytes) stored.stage(n, text, size);
+          if (isTerminalEvent(e)) {
+            terminal = true;
+            break;
+          }
         }
+      } catch (e) {
+        stored.drop(); // an event JSON.stringify refuses
+        throw e;
       }
-      if (fresh.length === 0) return;
-      if (s.events.length + fresh.length > maxEvents) {
-        throw new EventLogError('limit', `the stream would hold ${s.events.length + fresh.length} events (maxEvents ${maxEvents})`, scope.responseId);
+      if (count === 0) return;
+      if (stored.count + count > maxEvents) {
+        stored.drop();
+        throw new EventLogError('limit', `the stream would hold ${stored.count + count} events (maxEvents ${maxEvents})`, scope.responseId);
       }
-      if (s.bytes + bytes > maxBytes) {
-        throw new EventLogError('limit', `the stream would hold ${s.bytes + bytes} bytes (maxBytes ${maxBytes})`, scope.responseId);
+      if (stored.bytes + bytes > maxBytes) {
+        stored.drop();
+        throw new EventLogError('limit', `the stream would hold ${stored.bytes + bytes} bytes (maxBytes ${maxBytes})`, scope.responseId);
       }
-      for (const e of fresh) s.events.push(e); // not a spread call: an append is often one event
-      s.bytes += bytes;
+      stored.commit();
       s.last = last;
       if (terminal) ended(key, s, 'completed');
       else {
@@ -184,17 +197,9 @@ export function memoryEventLog(options: MemoryEventLogOptions = {}): EventLog {
       checkAfter(after);
       const s = streams.get(scopeKey(scope));
       if (!s) return [];
-      let i = 0;
-      if (after !== undefined) {
-        // Binary search: stored sequence numbers increase.
-        let hi = s.events.length;
-        while (i < hi) {
-          const mid = (i + hi) >>> 1;
-          if ((s.events[mid]!.sequence_number as number) <= after) i = mid + 1;
-          else hi = mid;
-        }
-      }
-      return s.events.slice(i, limit === undefined ? undefined : i + Math.max(0, limit));
+      const stored = s.events;
+      const i = after === undefined ? 0 : stored.firstAfter(after);
+      return stored.read(i, limit === undefined ? stored.count : Math.min(stored.count, i + Math.max(0, limit)));
     },
 
     wait(scope, after, timeoutMs, signal) {
