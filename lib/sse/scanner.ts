@@ -116,30 +116,12 @@ export class SSEScannerCore implements SSEScanner {
     if (data.length > this.maxEvent) throw new LimitExceededError('maxEventSize', this.maxEvent);
   }
 
-  /** One complete line (terminator removed). */
-  private line(s: string): void {
-    if (s.length === 0) return this.dispatch();
-    const c = s.charCodeAt(0);
-    if (c === COLON) return;
-    // The usual lines first, without looking for the colon.
-    if (s.startsWith('data:')) return this.addData(s.charCodeAt(5) === SPACE ? s.slice(6) : s.slice(5));
-    if (s.startsWith('event:')) {
-      this.event = (s.charCodeAt(6) === SPACE ? s.slice(7) : s.slice(6)) || undefined;
-      return;
-    }
-    const colon = s.indexOf(':');
-    const name = colon === -1 ? s : s.slice(0, colon);
-    // `data` / `event` with no colon: the field with an empty value.
-    if (name === 'data') this.addData('');
-    else if (name === 'event') this.event = undefined;
-  }
-
   /**
-   * `line(text.slice(from, to))` without the line's own slice for the usual `data:` and `event:` lines: their
-   * field names are matched in `text` (a line ends before a CR or LF, which neither name holds, or at the text's
-   * end, so a match never runs past it) and only the value is cut out.
+   * The line `text[from, to)` (terminator removed). The usual `data:` and `event:` lines are matched in `text`
+   * without a slice of the whole line (a line ends before a CR or LF, which neither name holds, or at the text's
+   * end, so a match never runs past it): only the value is cut out.
    */
-  private lineAt(text: string, from: number, to: number): void {
+  private line(text: string, from: number, to: number): void {
     if (text.startsWith('data:', from)) {
       const v = from + 5;
       return this.addData(v < to && text.charCodeAt(v) === SPACE ? text.slice(v + 1, to) : text.slice(v, to));
@@ -149,7 +131,14 @@ export class SSEScannerCore implements SSEScanner {
       this.event = (v < to && text.charCodeAt(v) === SPACE ? text.slice(v + 1, to) : text.slice(v, to)) || undefined;
       return;
     }
-    this.line(text.slice(from, to));
+    if (from === to) return this.dispatch();
+    if (text.charCodeAt(from) === COLON) return;
+    const s = text.slice(from, to);
+    const colon = s.indexOf(':');
+    const name = colon === -1 ? s : s.slice(0, colon);
+    // `data` / `event` with no colon: the field with an empty value.
+    if (name === 'data') this.addData('');
+    else if (name === 'event') this.event = undefined;
   }
 
   /**
@@ -164,12 +153,12 @@ export class SSEScannerCore implements SSEScanner {
     if (length > this.maxLine) throw new LimitExceededError('maxLineLength', this.maxLine);
     if (pending === Line.Dropped) return;
     const parts = this.parts;
-    if (parts.length === 0) return this.lineAt(text, from, to);
+    if (parts.length === 0) return this.line(text, from, to);
     parts.push(text.slice(from, to));
     const s = parts.join('');
     this.parts = [];
     this.partsLength = 0;
-    this.line(s);
+    this.line(s, 0, s.length);
   }
 
   /** A piece of a line whose end has not arrived yet. */
