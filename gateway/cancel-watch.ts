@@ -2,7 +2,6 @@
 // stream was cancelled (by a cancel on any instance) calls `onCancelled`. `persistTo` records with
 // `onWriteError: 'continue'`, which would otherwise stream on to this instance's client as if nothing had happened.
 // A class: one per open stream, its methods shared (an object of ten closures was ~0.6 KB per idle stream).
-import { rawDataOf } from '../lib/decode/raw-data.js';
 import { EventLogError } from '../lib/errors.js';
 import type { ResponseStreamEvent } from '../lib/events/responses.js';
 import { canFollow, type FollowableEventLog } from '../lib/log/follow.js';
@@ -64,22 +63,9 @@ class FollowableCancelWatch extends CancelWatch implements FollowableEventLog {
   }
 }
 
-/**
- * What a log that takes packed appends stores for a recorded event: the upstream's `data:` text when the decoder
- * kept it and it is one line (as the SSE frame sends it, gateway/sse.ts), else the log's own encoding. The
- * recording's events are the decoder's own or copies (the numbering copies an event it renumbers, and a copy has
- * no kept text): that text is the event's JSON, not serialised a second time.
- */
-const encodeRecorded =
-  (encode: (e: ResponseStreamEvent) => string) =>
-  (e: ResponseStreamEvent): string => {
-    const raw = rawDataOf(e);
-    return raw !== undefined && raw.indexOf('\n') === -1 ? raw : encode(e);
-  };
-
 /** `log`, calling `onCancelled` when a renewal or an append is fenced off by a cancel of the stream. */
 export function watchCancel(log: EventLog, onCancelled: (scope: LogScope) => void): EventLog {
   const watch = canFollow(log) ? new FollowableCancelWatch(log, onCancelled) : new CancelWatch(log, onCancelled);
   // A log that takes its writers' events packed (redisEventLog) keeps taking them, watched the same way.
-  return forwardPacked(watch, log, (p) => ({ encode: encodeRecorded(p.encode), append: (s, token, events) => watch.check(s, p.append(s, token, events)) }));
+  return forwardPacked(watch, log, (p) => ({ encode: p.encode, append: (s, token, events) => watch.check(s, p.append(s, token, events)) }));
 }

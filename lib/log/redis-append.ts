@@ -1,4 +1,5 @@
 import { EventLogError } from '../errors.js';
+import { rawDataOf } from '../decode/raw-data.js';
 import type { ResponseStreamEvent } from '../events/responses.js';
 import { appendSender, MAX_BYTES, MAX_EVENTS, type AppendReply, type PendingAppend } from './redis-append-batch.js';
 import { confirmBatcher, type PendingConfirm } from './redis-confirm.js';
@@ -25,11 +26,15 @@ import type { EventLog, LogScope } from './types.js';
 const placeable = (e: ResponseStreamEvent): boolean => Number.isSafeInteger(e.sequence_number) && (e.sequence_number as number) >= 0;
 
 /**
- * An event's JSON as a writer of the log queues it (lib/log/packed.ts). JSON.stringify answers a tree of the
- * pieces it wrote (a cons string: some nine heap objects for a text delta); read once, V8 flattens it into one
- * string, and the pieces die young instead of waiting for the append with it (a round trip: promoted).
+ * An event's JSON as a writer of the log queues it (lib/log/packed.ts): the upstream's `data:` text when the
+ * decoder kept it (the same JSON, not serialised again; as the memory log stores it) and it is one line (the
+ * events' JSON is joined by '\n' in a call), else JSON.stringify's. That answers a tree of the pieces it wrote (a
+ * cons string: some nine heap objects for a text delta); read once, V8 flattens it into one string, and the
+ * pieces die young instead of waiting for the append with it (a round trip: promoted).
  */
 export const encodeFlat = (e: ResponseStreamEvent): string => {
+  const raw = rawDataOf(e);
+  if (raw !== undefined && raw.indexOf('\n') === -1) return raw;
   const json = JSON.stringify(e);
   if (typeof json === 'string') json.charCodeAt(0);
   return json;
@@ -135,7 +140,7 @@ export function redisAppend(
         if (!placeable(e)) continue;
         const seq = e.sequence_number as number;
         const terminal = isTerminalEvent(e);
-        const json = JSON.stringify(e);
+        const json = encodeFlat(e);
         // A terminal event's mark is -1 - seq (as the packed path's: APPEND takes the marks).
         const mark = terminal ? -1 - seq : seq;
         if (n++ === 0) {

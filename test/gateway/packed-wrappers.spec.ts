@@ -3,7 +3,8 @@
 // goes through the same accounting as an object append: timed and counted by the metrics, a fence by a cancel
 // seen by the watch. Without the forwarding the writer falls back to the object path; with it but the wrapper's
 // work skipped, the metrics and the cancel go unseen: each is a failure here. The recording's events keep the
-// upstream's `data:` text (keepRawData): the log stores it as is when it is one line.
+// upstream's `data:` text (keepRawData): the Redis log's encoding stores it as is when it is one line, and the
+// cancel watch keeps that encoding.
 import { from, lastValueFrom, Subject, toArray } from 'rxjs';
 import { ownerOf } from '../../gateway/index';
 import { watchCancel } from '../../gateway/cancel-watch';
@@ -12,6 +13,7 @@ import { keepRawData } from '../../lib/decode/raw-data';
 import { EventLogError } from '../../lib/errors';
 import type { ResponseStreamEvent } from '../../lib/events/responses';
 import { memoryEventLog } from '../../lib/log/memory';
+import { encodeFlat } from '../../lib/log/redis-append';
 import { packedAppendOf, takesPacked, type PackedAppend, type PackedEvents } from '../../lib/log/packed';
 import { redisEventLog } from '../../lib/log/redis';
 import type { EventLog, LogScope } from '../../lib/log/types';
@@ -26,12 +28,15 @@ jest.setTimeout(120_000);
 const ID = 'resp_packed_wrap';
 const events = (): ResponseStreamEvent[] => [created(ID), delta(1, 'a'), delta(2, 'b'), completed(ID, 3)];
 
-/** A memory log taking packed appends: each one decoded and appended as objects, after `gate` (when given). */
+/**
+ * A memory log taking packed appends as redisEventLog does (its encoding): each one decoded and appended as
+ * objects, after `gate` (when given).
+ */
 function packedMemoryLog(gate?: () => Promise<void>): { log: EventLog; packed: PackedEvents[]; objectAppends: jest.SpyInstance } {
   const log = memoryEventLog();
   const packed: PackedEvents[] = [];
   takesPacked(log, {
-    encode: (e) => JSON.stringify(e),
+    encode: encodeFlat,
     append: async (s, t, p) => {
       packed.push(p);
       await gate?.();
@@ -123,7 +128,7 @@ describe('the cancel watch on a log that takes packed appends', () => {
     await log.close();
   });
 
-  it("stores a recorded event's one-line data: text as it came, and serialises an event without one", async () => {
+  it("keeps the log's encoding: a recorded event's one-line data: text stored as it came, an event without one serialised", async () => {
     const { log, packed } = packedMemoryLog();
     const first = created(ID);
     const spaced = JSON.stringify(first, null, 1).replace(/\n/g, ' '); // the same JSON, other bytes than JSON.stringify's
