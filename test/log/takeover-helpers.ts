@@ -257,14 +257,21 @@ export async function untilStored(log: EventLog, s: LogScope, seq: number, p: Ch
 /**
  * The body of a script run by startChild (persist-producer.ts, takeover-reader.ts): runs `work` on a
  * redisEventLog of its own on `url`, prints `done`, or `error <describeError(e)>` if `work` failed, closes the log
- * and exits 0 (1 only if that fails).
+ * and exits 0 (1 only if that fails). A `work` that neither settles nor has anything left to wait for (an Observable
+ * that lost its end) prints `unsettled` and exits 1, instead of the process ending quietly after its last line.
  */
 export function runChildScript(url: string, work: (log: EventLog) => Promise<void>, describeError: (e: unknown) => string): void {
+  let settled = false;
+  process.once('beforeExit', () => {
+    if (settled) return;
+    process.stdout.write('unsettled\n');
+    exitAfterOutput(1);
+  });
   const main = async (): Promise<void> => {
     // Generous: a busy machine may delay a command long (a dead Redis still fails its commands at once).
     const log = redisEventLog({ url, commandTimeoutMs: 10_000 });
     try {
-      await work(log);
+      await work(log).finally(() => (settled = true));
       process.stdout.write('done\n');
     } catch (e) {
       process.stdout.write(`error ${describeError(e)}\n`);
@@ -273,10 +280,25 @@ export function runChildScript(url: string, work: (log: EventLog) => Promise<voi
     }
   };
   main().then(
-    () => process.exit(0),
+    () => exitAfterOutput(0),
     (e: unknown) => {
       console.error(e);
-      process.exit(1);
+      exitAfterOutput(1);
     },
   );
+}
+
+/**
+ * `process.exit(code)` once stdout and stderr have handed all that was printed to the test: process.exit drops
+ * what a pipe has not taken yet, and a burst of lines (a woken-up reader's buffered events) fills the pipe
+ * when the test is slow to read it (a loaded machine), so the last lines, `done` or `error …` among them, were lost.
+ * An empty write's callback runs once every write before it is out.
+ */
+export function exitAfterOutput(code: number): void {
+  let left = 2;
+  const flushed = (): void => {
+    if (--left === 0) process.exit(code);
+  };
+  process.stdout.write('', flushed);
+  process.stderr.write('', flushed);
 }
