@@ -43,31 +43,58 @@ local function key_trouble(r) return string.find(r.err, '^WRONGTYPE') ~= nil or 
 // (The error(...) calls share their line with the command, so that a refusal names it: lib/log/redis-refused.ts.)
 // `live` (APPEND_LIVE): the stored entries are published too, the message joined once by table.concat from the
 // ids and JSON the XADDs took (a string per line, and each JSON cut out again, were much of its Redis CPU per event).
+// An append of one event (a paced stream's: most of them) takes a path without the tables of several, and the
+// counts go to HSET as Lua numbers (Redis writes an integral one as its digits, as int() did): the script's own
+// work was more than half of its Redis CPU per event (docs/performance.md, the durable log's fifth round).
 const appendOne = (live: boolean): string => `
+-- The first XADD of an append checks the events key (another type, entries past the recorded last, gone once
+-- events were counted): a 'corrupt' reply, or nil.
+local function first_xadd(ke, count, id, json)
+  local r
+  if count > 0 then r = redis.pcall('XADD', ke, 'NOMKSTREAM', id, 'e', json) else r = redis.pcall('XADD', ke, id, 'e', json) end if broken(r) and not key_trouble(r) then error(r) end
+  if not r then return {'corrupt', ke, 'missing, though ' .. int(count) .. ' events were stored (evicted?)'} end
+  if broken(r) then return {'corrupt', ke, r.err} end
+  return nil
+end
 local function append_one(km, ke, kn, token, seqs, acked, jsons, pos, now, live_ttl, end_ttl, max_events, max_bytes)
-  local m = redis.pcall('HMGET', km, 'holder', 'until', 'end', 'last', 'count', 'bytes', 'exp') if broken(m) and not key_trouble(m) then error(m) end
+  local m = redis.pcall('HMGET', km, 'holder', 'until', 'end', 'last', 'count', 'bytes', 'exp') if m.err and not key_trouble(m) then error(m) end
   local bad = nil
-  if broken(m) then bad, m = m.err, {} end
-  -- Where this stream's events end in jsons, and which of them to store: those after the last stored, up to
-  -- a terminal one (their id, first and last byte, three to an event in one flat table).
+  if m.err then bad, m = m.err, {} end
   local stored = tonumber(m[4])
-  local last = stored
-  local picked = {}
   local n, added, terminal, at = 0, 0, false, nil
-  for s in string.gmatch(seqs, '[^,]+') do
+  -- Which events to store: those after the last stored, up to a terminal one. One event: its first and last
+  -- byte (p1, stop1); several: their id, first and last byte, three to an event in one flat table.
+  local p1, stop1, picked
+  if seqs == '' then
+    -- no events (and no JSON in jsons)
+  elseif not string.find(seqs, ',', 1, true) then
     local nl = string.find(jsons, '\\n', pos, true)
     local stop = nl and nl - 1 or #jsons
-    if not terminal then
-      local v = tonumber(s)
-      local t = v < 0
-      if t then v = -1 - v s = int(v) end
-      if last == nil or v > last then
-        n, added, last, at = n + 1, added + stop - pos + 1, v, s
-        picked[3 * n - 2], picked[3 * n - 1], picked[3 * n] = s, pos, stop
-        terminal = t
-      end
+    local v = tonumber(seqs)
+    local t = v < 0
+    if t then v = -1 - v end
+    if stored == nil or v > stored then
+      n, added, terminal, at, p1, stop1 = 1, stop - pos + 1, t, t and int(v) or seqs, pos, stop
     end
     pos = stop + 2
+  else
+    picked = {}
+    local last = stored
+    for s in string.gmatch(seqs, '[^,]+') do
+      local nl = string.find(jsons, '\\n', pos, true)
+      local stop = nl and nl - 1 or #jsons
+      if not terminal then
+        local v = tonumber(s)
+        local t = v < 0
+        if t then v = -1 - v s = int(v) end
+        if last == nil or v > last then
+          n, added, last, at = n + 1, added + stop - pos + 1, v, s
+          picked[3 * n - 2], picked[3 * n - 1], picked[3 * n] = s, pos, stop
+          terminal = t
+        end
+      end
+      pos = stop + 2
+    end
   end
   if bad then return {'corrupt', km, bad}, pos end
   if acked ~= '' and not m[3] and (stored == nil or stored < tonumber(acked)) then return {'lost', m[4] or '', acked}, pos end
@@ -83,24 +110,30 @@ local function append_one(km, ke, kn, token, seqs, acked, jsons, pos, now, live_
     if broken(r) then return {'corrupt', kn, r.err}, pos end
   end
   local whole = #jsons
-${live ? "  local lines, l = {}, 0" : ''}
-  for i = 1, 3 * n, 3 do
-    local p, stop = picked[i + 1], picked[i + 2]
-    local json = (p == 1 and stop == whole) and jsons or string.sub(jsons, p, stop)
-    local id = picked[i] .. '-1'
-    if i > 1 then
-      redis.call('XADD', ke, id, 'e', json)
-    else
-      local r
-      if count > 0 then r = redis.pcall('XADD', ke, 'NOMKSTREAM', id, 'e', json) else r = redis.pcall('XADD', ke, id, 'e', json) end if broken(r) and not key_trouble(r) then error(r) end
-      if not r then return {'corrupt', ke, 'missing, though ' .. int(count) .. ' events were stored (evicted?)'}, pos end
-      if broken(r) then return {'corrupt', ke, r.err}, pos end
+  if picked == nil then
+    local json = (p1 == 1 and stop1 == whole) and jsons or string.sub(jsons, p1, stop1)
+    local id = at .. '-1'
+    local c = first_xadd(ke, count, id, json)
+    if c then return c, pos end
+${live ? "    redis.call('SPUBLISH', string.sub(km, 1, -6) .. ':live', id .. ' e ' .. json)" : ''}
+  else
+${live ? '    local lines, l = {}, 0' : ''}
+    for i = 1, 3 * n, 3 do
+      local p, stop = picked[i + 1], picked[i + 2]
+      local json = (p == 1 and stop == whole) and jsons or string.sub(jsons, p, stop)
+      local id = picked[i] .. '-1'
+      if i > 1 then
+        redis.call('XADD', ke, id, 'e', json)
+      else
+        local c = first_xadd(ke, count, id, json)
+        if c then return c, pos end
+      end
+${live ? "      lines[l + 1], lines[l + 2], lines[l + 3], lines[l + 4] = id, ' e ', json, '\\n'\n      l = l + 4" : ''}
     end
-${live ? "    lines[l + 1], lines[l + 2], lines[l + 3], lines[l + 4] = id, ' e ', json, '\\n'\n    l = l + 4" : ''}
+${live ? "    redis.call('SPUBLISH', string.sub(km, 1, -6) .. ':live', table.concat(lines, '', 1, l - 1))" : ''}
   end
-${live ? "  redis.call('SPUBLISH', string.sub(km, 1, -6) .. ':live', table.concat(lines, '', 1, l - 1))" : ''}
   if terminal then
-    redis.call('HSET', km, 'last', at, 'count', int(count + n), 'bytes', int(bytes + added), 'end', 'completed')
+    redis.call('HSET', km, 'last', at, 'count', count + n, 'bytes', bytes + added, 'end', 'completed')
     local ttl = tonumber(end_ttl)
     redis.call('PEXPIRE', km, ttl)
     redis.call('PEXPIRE', ke, ttl)
@@ -110,11 +143,11 @@ ${live ? "  redis.call('SPUBLISH', string.sub(km, 1, -6) .. ':live', table.conca
   local ttl = tonumber(live_ttl)
   local exp = tonumber(m[7])
   if count == 0 or exp == nil or exp - now < ttl - math.min(1000, math.floor(ttl / 100)) then
-    redis.call('HSET', km, 'last', at, 'count', int(count + n), 'bytes', int(bytes + added), 'exp', int(now + ttl))
+    redis.call('HSET', km, 'last', at, 'count', count + n, 'bytes', bytes + added, 'exp', now + ttl)
     redis.call('PEXPIRE', km, ttl)
     redis.call('PEXPIRE', ke, ttl)
   else
-    redis.call('HSET', km, 'last', at, 'count', int(count + n), 'bytes', int(bytes + added))
+    redis.call('HSET', km, 'last', at, 'count', count + n, 'bytes', bytes + added)
   end
   return nil, pos
 end

@@ -103,3 +103,47 @@ test('the first events give the events key the live expiry; later appends push i
   }
   expect((await log.read(s, undefined)).map((e) => e.sequence_number)).toEqual([0, 1, 2, 3]);
 });
+
+test('an append of one event and one of several store the same meta (digits) and entries, and publish the same lines; an empty append leaves the JSON of the others of its call where they are', async () => {
+  const live = redisEventLog({ url: redis.server.url, keyPrefix: PREFIX, liveTtlMs: 60_000, ttlMs: 30_000, liveReads: 'subscribe' });
+  const sub = redis.admin.duplicate();
+  try {
+    for (const l of [log, live]) {
+      const [one, many, empty, after] = [scope(), scope(), scope(), scope()];
+      const channel = (s: LogScope): string => redisStreamKeys(PREFIX, s).meta.replace(/:meta$/, ':live');
+      const heard: string[] = [];
+      if (l === live) {
+        await sub.ssubscribe(channel(one), channel(many));
+        sub.on('smessage', (ch: string, m: string) => heard.push(`${ch === channel(one) ? 'one' : 'many'} ${m}`));
+      }
+      const t = await Promise.all([one, many, empty, after].map((s) => l.acquire(s, 10_000).then((x) => x.token)));
+      // One turn: one call, the empty append between two others.
+      await Promise.all([l.append(one, t[0]!, [created(one.responseId)]), l.append(many, t[1]!, [created(many.responseId), delta(1, 'a,b\nc')]), l.append(empty, t[2]!, []), l.append(after, t[3]!, [created(after.responseId)])]);
+      await Promise.all([l.append(one, t[0]!, [delta(1, 'a,b\nc')]), l.append(after, t[3]!, [delta(1, 'x')])]);
+      await Promise.all([l.append(one, t[0]!, [completed(one.responseId, 2)]), l.append(many, t[1]!, [completed(many.responseId, 2)])]);
+      for (const s of [one, many]) expect(await l.read(s, undefined)).toEqual([created(s.responseId), delta(1, 'a,b\nc'), completed(s.responseId, 2)]);
+      expect(await l.read(after, undefined)).toEqual([created(after.responseId), delta(1, 'x')]);
+      expect(await l.read(empty, undefined)).toEqual([]);
+      const meta = async (s: LogScope): Promise<Record<string, string>> => {
+        const { holder, until, fence, exp, claim, ...rest } = await redis.admin.hgetall(redisStreamKeys(PREFIX, s).meta);
+        for (const v of [holder, until, fence, exp]) expect(v ?? '0').toMatch(/^\d+$/);
+        expect(typeof claim).toBe('string');
+        return rest;
+      };
+      const bytes = (events: ResponseStreamEvent[]): string => String(events.reduce((k, e) => k + JSON.stringify(e).length, 0));
+      for (const s of [one, many]) expect(await meta(s)).toEqual({ last: '2', count: '3', end: 'completed', bytes: bytes([created(s.responseId), delta(1, 'a,b\nc'), completed(s.responseId, 2)]) });
+      expect(await meta(after)).toEqual({ last: '1', count: '2', bytes: bytes([created(after.responseId), delta(1, 'x')]) });
+      if (l === live) {
+        for (let i = 0; i < 100 && heard.length < 5; i++) await new Promise((r) => setTimeout(r, 10));
+        const lines = (who: string): string[] => heard.filter((h) => h.startsWith(`${who} `)).flatMap((h) => h.slice(who.length + 1).split('\n'));
+        const expected = (s: LogScope): string[] => [created(s.responseId), delta(1, 'a,b\nc'), completed(s.responseId, 2)].map((e, i) => `${i}-1 e ${JSON.stringify(e)}`);
+        expect(lines('one')).toEqual(expected(one));
+        expect(lines('many')).toEqual(expected(many));
+        await sub.sunsubscribe();
+      }
+    }
+  } finally {
+    sub.disconnect();
+    await live.close();
+  }
+});
