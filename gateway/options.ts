@@ -120,6 +120,13 @@ export interface ResolvedGatewayOptions {
   readonly closeUpstream: () => void;
   readonly log: EventLog;
   readonly ownsLog: boolean;
+  /**
+   * The recording's `maxBatchDelayMs`: 0 with the gateway's own in-memory log, whose append is acknowledged a few
+   * microtasks later without I/O, so an event goes to it as it comes (those that come while one is in flight go
+   * together on its acknowledgement) instead of waiting for the end of the turn, an rxjs action per delta when
+   * deltas come one per read; else the writer's default (a Redis log gains a call's events for the turn's wait).
+   */
+  readonly logBatchDelayMs: number | undefined;
   readonly background: boolean;
   readonly authorize: GatewayOptions['authorize'];
   readonly maxBodyBytes: number;
@@ -135,8 +142,8 @@ export interface ResolvedGatewayOptions {
   readonly accessLog: AccessLogOption;
 }
 
-function logOf(log: GatewayOptions['log']): { log: EventLog; owned: boolean } {
-  if (log === undefined || log === 'memory') return { log: memoryEventLog(), owned: true };
+function logOf(log: GatewayOptions['log']): { log: EventLog; owned: boolean; batchDelayMs?: number } {
+  if (log === undefined || log === 'memory') return { log: memoryEventLog(), owned: true, batchDelayMs: 0 };
   if (typeof log !== 'string') return { log, owned: false };
   if (/^rediss?:\/\//.test(log)) return { log: redisEventLog({ url: log }), owned: true };
   throw new InvalidOptionError('log', 'expected an EventLog, a redis:// or rediss:// URL, or "memory"');
@@ -184,13 +191,14 @@ export function resolveOptions(options: GatewayOptions): ResolvedGatewayOptions 
   };
   const leaseMs = positiveDurationMs('leaseMs', options.leaseMs, DEFAULT_LEASE_MS);
   // Opened last: every other option is checked before a Redis connection is made.
-  const { log, owned } = logOf(options.log);
+  const { log, owned, batchDelayMs } = logOf(options.log);
   return {
     baseURL,
     upstreamKey: upstream.apiKey ?? (options.authorize ? env('OPENAI_API_KEY') : undefined),
     ...upstreamOf(f),
     log,
     ownsLog: owned,
+    logBatchDelayMs: batchDelayMs,
     background: options.background === true,
     authorize: options.authorize,
     ...limits,

@@ -140,7 +140,7 @@ export function createResponse(ctx: GatewayContext, res: ServerResponse, caller:
       // The first-event timeout belongs to the upstream stream, not to the client: a producer whose client left
       // before anything came must not wait for an upstream that never answers.
       numberedWithin(options.upstreamTimeoutMs),
-      persistTo(recorded, { owner: caller.owner, leaseMs: options.leaseMs, onWriteError: 'continue', onWriteFailed: () => (producer.logFailed = true) }),
+      persistTo(recorded, { owner: caller.owner, leaseMs: options.leaseMs, maxBatchDelayMs: options.logBatchDelayMs, onWriteError: 'continue', onWriteFailed: () => (producer.logFailed = true) }),
     ),
   );
   const logFailed = (): boolean => producer.logFailed;
