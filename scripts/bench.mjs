@@ -1,4 +1,4 @@
-// npm run bench [-- --quick] [-- --only <section|contender|durable|durable-cluster|smooth|partial-json|gateway>] [-- --runs N] [-- --mode memory|http|both] [-- --gc-between] [-- --gc-column <workloads>|all|none] [-- --check]
+// npm run bench [-- --quick] [-- --only <section|contender|durable|durable-cluster|smooth|partial-json|gateway|durable-streams>] [-- --runs N] [-- --mode memory|http|both] [-- --gc-between] [-- --gc-column <workloads>|all|none] [-- --check]
 // --check: exit 1 when a benchmark target is missed (the default prints it and exits 0).
 // Builds dist first when any source is newer than it, then runs bench/run.mjs with --expose-gc, then the durable
 // section (bench/durable.mjs, its own redis-server; --only durable runs it alone), the same on a Redis Cluster
@@ -14,7 +14,7 @@ if (!process.env.OPENAI_RX_DIST) {
 const args = process.argv.slice(2);
 const only = args.includes('--only') ? args[args.indexOf('--only') + 1] : undefined;
 let status = 0;
-if (!['durable', 'durable-cluster', 'smooth', 'partial-json', 'gateway'].includes(only)) {
+if (!['durable', 'durable-cluster', 'smooth', 'partial-json', 'gateway', 'durable-streams'].includes(only)) {
   const r = spawnSync(process.execPath, ['--expose-gc', 'bench/run.mjs', ...args], { stdio: 'inherit' });
   status = r.status ?? 1;
 }
@@ -50,6 +50,12 @@ if (only === undefined || only === 'gateway') {
   const pass = ['--quick', '--check'].filter((f) => args.includes(f));
   if (args.includes('--profile')) pass.push('--profile', args[args.indexOf('--profile') + 1]);
   const r = spawnSync(process.execPath, ['--expose-gc', 'bench/gateway.mjs', ...pass], { stdio: 'inherit' });
+  status = Math.max(status, r.status ?? 1);
+}
+// The Durable Streams server (bench/durable-streams.mjs, issue 29) beside the protocol's reference server: appends/s,
+// catch-up MB/s, live SSE latency at 1,000 streams; alone with --only durable-streams.
+if (only === undefined || only === 'durable-streams') {
+  const r = spawnSync(process.execPath, ['bench/durable-streams.mjs', ...args.filter((f) => f === '--quick')], { stdio: 'inherit' });
   status = Math.max(status, r.status ?? 1);
 }
 process.exit(status);
