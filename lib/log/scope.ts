@@ -25,7 +25,11 @@ export function scopeKey(scope: LogScope): string {
   return key;
 }
 
-/** The events that end a Responses stream, and with it the stream in the log. */
+/**
+ * The events that end a stream in the log: a Responses stream's terminal events, and the close of a durable stream
+ * (lib/durable-streams/log-store-events.ts), so that a close is stored atomically with the last entries and ends the
+ * log stream for every reader at once.
+ */
 export function isTerminalEvent(e: { readonly type?: unknown }): boolean {
-  return isTerminalType(e.type);
+  return isTerminalType(e.type) || e.type === 'durable_stream.closed';
 }

@@ -1,0 +1,92 @@
+import { EventLogError, InvalidOptionError } from '../errors.js';
+import type { EventLog, Lease, LogScope } from '../log/types.js';
+import { durationMs, optionalFunction, positiveDurationMs } from '../options.js';
+
+export interface EventLogStreamStoreOptions {
+  /**
+   * The log `owner` every stream of this store is kept under (its directory, data and access streams): stores with
+   * different namespaces on one log never see each other's streams. Default `'durable-streams'`.
+   */
+  readonly namespace?: string;
+  /** How long a writer holds a stream's lease for one batch of appends (a create, a delete), in ms. Default 10 000. */
+  readonly leaseMs?: number;
+  /**
+   * How long a write waits for a lease another process holds (tried again with backoff) before it rejects with
+   * `EventLogError('lease_held')` (the handler answers 503), in ms. Default 5000.
+   */
+  readonly leaseWaitMs?: number;
+  /**
+   * The granularity of a sliding TTL's last access, in ms: a read or write records it in the log when the last
+   * record is older than this (or than a tenth of the stream's TTL, whichever is shorter). Default 1000.
+   */
+  readonly touchIntervalMs?: number;
+  /** The clock expiry is measured with, in epoch ms. Default `Date.now`. */
+  readonly now?: () => number;
+}
+
+export interface LogStoreSettings {
+  readonly owner: string;
+  readonly leaseMs: number;
+  readonly leaseWaitMs: number;
+  readonly touchIntervalMs: number;
+  readonly now: () => number;
+}
+
+export function logStoreSettings(log: EventLog, options: EventLogStreamStoreOptions): LogStoreSettings {
+  if (log === null || typeof log !== 'object' || typeof log.acquire !== 'function' || typeof log.state !== 'function') {
+    throw new InvalidOptionError('log', 'expected an EventLog (memoryEventLog, redisEventLog)');
+  }
+  if (options === null || typeof options !== 'object') throw new InvalidOptionError('options', 'expected an object');
+  const owner = options.namespace ?? 'durable-streams';
+  if (typeof owner !== 'string' || owner === '') throw new InvalidOptionError('namespace', 'expected a non-empty string');
+  return {
+    owner,
+    leaseMs: positiveDurationMs('leaseMs', options.leaseMs, 10_000),
+    leaseWaitMs: durationMs('leaseWaitMs', options.leaseWaitMs, 5000),
+    touchIntervalMs: positiveDurationMs('touchIntervalMs', options.touchIntervalMs, 1000),
+    now: optionalFunction('now', options.now) ?? Date.now,
+  };
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Runs `work` under the lease of `scope`: acquired (tried again with backoff while another process holds it, up to
+ * `leaseWaitMs`), released after, whatever happened. The log fences an append made after the lease lapsed.
+ */
+export async function withLease<T>(log: EventLog, scope: LogScope, s: LogStoreSettings, work: (lease: Lease) => Promise<T>): Promise<T> {
+  const deadline = Date.now() + s.leaseWaitMs;
+  let delay = 2;
+  let lease: Lease;
+  for (;;) {
+    try {
+      lease = await log.acquire(scope, s.leaseMs);
+      break;
+    } catch (e) {
+      if (!(e instanceof EventLogError) || e.reason !== 'lease_held' || Date.now() + delay > deadline) throw e;
+      await sleep(delay * (0.5 + Math.random()));
+      delay = Math.min(delay * 2, 100);
+    }
+  }
+  try {
+    return await work(lease);
+  } finally {
+    await log.release(scope, lease.token).catch(() => undefined);
+  }
+}
+
+/** Chains work per key in this process, so that its own writers do not fight over one lease. */
+export class KeyedQueue {
+  private readonly tails = new Map<string, Promise<unknown>>();
+
+  run<T>(key: string, work: () => Promise<T>): Promise<T> {
+    const prev = this.tails.get(key) ?? Promise.resolve();
+    const next = prev.then(work, work);
+    const tail = next.catch(() => undefined);
+    this.tails.set(key, tail);
+    void tail.then(() => {
+      if (this.tails.get(key) === tail) this.tails.delete(key);
+    });
+    return next;
+  }
+}

@@ -1,0 +1,1 @@
+export function describeLogStreamStoreForks(_name: string, _make: unknown): void {}
