@@ -6,10 +6,10 @@
 // each of ours unless scripts/conformance/known-failures.json lists it for that server with the reason. Prints a
 // table (server × passed / failed / skipped) and exits 1 on a regression.
 //
-//   node scripts/conformance.mjs [--only memory,redis,cluster] [--sequential] [--keep DIR]
+//   node scripts/conformance.mjs [--only memory,redis,cluster] [--sequential] [--keep DIR]   (DIR: the reports, summary.json)
 //   node scripts/conformance.mjs --self-test  the harness alone: a second reference server in place of ours
 //   node scripts/conformance.mjs --readme     print the README's list of known failures (from the JSON file)
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { compare, loadKnownFailures, readmeList, table } from './conformance/compare.mjs';
@@ -121,10 +121,14 @@ try {
   for (const s of stores) await s.stop();
 
   const { rows, regressions, fixed, referenceUnlisted } = compare(runs, known);
+  if (option('--keep')) writeFileSync(join(dir, 'summary.json'), `${JSON.stringify({ rows, regressions, fixed, referenceUnlisted }, null, 2)}\n`);
   console.log(`\n${table(rows, Object.fromEntries(runs.map((r) => [r.server, r.seconds])))}\n`);
   for (const t of referenceUnlisted) console.log(`note: the reference server failed "${t}", which known-failures.json gives no reason for`);
   for (const f of fixed) console.log(`note: ${f.server} now passes "${f.test}": remove it from known-failures.json (and the README: --readme)`);
-  for (const r of regressions) console.log(`REGRESSION on ${r.server}: ${r.test}\n    ${r.message}`);
+  // One line per test, the servers it regressed on beside it (the same cause shows on several).
+  const byTest = new Map();
+  for (const r of regressions) byTest.set(r.test, [...(byTest.get(r.test) ?? []), r]);
+  for (const [test, rs] of byTest) console.log(`REGRESSION on ${rs.map((r) => r.server).join(', ')}: ${test}\n    ${[...new Set(rs.map((r) => r.message))].join(' | ')}`);
   console.log(
     `conformance: ${regressions.length === 0 ? 'every test the reference passed passed on ours (known failures aside)' : `${regressions.length} regression(s)`}, ${((performance.now() - t0) / 1000).toFixed(1)} s`,
   );

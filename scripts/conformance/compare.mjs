@@ -87,7 +87,7 @@ export function readmeList(known) {
   const lines = [README_START];
   for (const [servers, entries] of groups) {
     lines.push('', `Not passed by ${servers === 'reference' ? 'the reference server' : `openai-rx on ${servers}`}:`, '');
-    for (const k of entries) lines.push(`- ${k.test}: ${k.reason}`);
+    for (const k of entries) lines.push(`- “${k.test}”: ${k.reason}`);
   }
   lines.push('', README_END);
   return lines.join('\n');
