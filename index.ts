@@ -111,6 +111,13 @@ export {
   type MemoryEventLogOptions, type RedisEventLogOptions, type FromEventLogOptions, type CancelResponseOptions,
 } from './lib/log/index.js';
 
+// Durable Streams: read any server's stream (catch-up, then live), resumable by offset
+export {
+  fromDurableStream,
+  type FromDurableStreamOptions, type DurableStreamBatch, type DurableStreamMessages, type DurableStreamBytes,
+  type DurableStreamRetryOptions, type DurableStreamRetryDelay,
+} from './lib/durable-streams/from-durable-stream.js';
+
 // The agent loop
 export {
   runAgent, defineTool, isAgentEvent, AGENT_EVENT_TYPES, MaxTurnsError, ClientToolError,
@@ -134,5 +141,6 @@ export { jsonSchemaFormat, type JsonSchemaFormatOptions, type JsonSchemaTextForm
 export {
   OpenAIRxError, isOpenAIRxError, DecodeError, LimitExceededError, SequenceGapError, StreamInterruptedError, IdleTimeoutError,
   ResponseStreamError, ResponseCancelledError, RefusalError, IncompleteResponseError, isCancellation, HTTPError, NotAnEventStreamError, NetworkError, AbortedError,
-  InvalidOptionError, ResponseMismatchError, EventLogError, MissingPeerDependencyError, JsonTextError,
+  InvalidOptionError, ResponseMismatchError, EventLogError, MissingPeerDependencyError, JsonTextError, DurableStreamError,
+  type DurableStreamErrorCode,
 } from './lib/errors.js';

@@ -199,6 +199,69 @@ export class HTTPError extends OpenAIRxError {
   }
 }
 
+/** What a Durable Streams server's answer means, as `DurableStreamError.code`. */
+export type DurableStreamErrorCode =
+  | 'bad_request'
+  | 'unauthorized'
+  | 'forbidden'
+  | 'not_found'
+  | 'conflict'
+  | 'gone'
+  | 'rate_limited'
+  | 'server_error'
+  | 'protocol_error'
+  | `http_${number}`;
+
+/**
+ * A Durable Streams server refused a read (`fromDurableStream`) or answered outside the protocol. `code` names the
+ * status (`not_found` 404, `gone` 410: deleted or before what the server retains, `forbidden` 403, `bad_request` 400:
+ * e.g. an offset it never minted, `conflict` 409, `rate_limited` 429, `server_error` 5xx) or `protocol_error` (a
+ * success without the headers the protocol requires). `url` is the stream's origin and path only: no query (where
+ * tokens travel), no credentials; no header value is ever kept. `message` may hold a short masked excerpt of the
+ * server's body. Retryable for 408, 429 and 5xx.
+ */
+export class DurableStreamError extends OpenAIRxError {
+  override readonly name = 'DurableStreamError';
+  readonly code: DurableStreamErrorCode;
+  override readonly retryable: boolean;
+  constructor(
+    /** The HTTP status (the success's own for a `protocol_error`). */
+    readonly status: number,
+    /** The stream's URL without its query, fragment or credentials. */
+    readonly url: string,
+    reason?: string,
+    /** How long the server asked to wait (`Retry-After`), in ms, when it said. */
+    readonly retryAfterMs?: number,
+    code?: DurableStreamErrorCode,
+  ) {
+    const c = code ?? durableStreamCode(status);
+    super(`${c} (HTTP ${status}) reading ${url}${reason ? `: ${reason}` : ''}`);
+    this.code = c;
+    this.retryable = c !== 'protocol_error' && (status === 408 || status === 429 || status >= 500);
+  }
+}
+
+function durableStreamCode(status: number): DurableStreamErrorCode {
+  switch (status) {
+    case 400:
+      return 'bad_request';
+    case 401:
+      return 'unauthorized';
+    case 403:
+      return 'forbidden';
+    case 404:
+      return 'not_found';
+    case 409:
+      return 'conflict';
+    case 410:
+      return 'gone';
+    case 429:
+      return 'rate_limited';
+    default:
+      return status >= 500 ? 'server_error' : `http_${status}`;
+  }
+}
+
 /**
  * The request could not be made or the connection broke (fetch rejected, socket reset). `cause` is the
  * underlying error; `errorCode` its system code (`ECONNREFUSED`, `ENOTFOUND`, …) when it has one.

@@ -1,0 +1,129 @@
+import { Observable, type Subscriber } from 'rxjs';
+import { DecodeError, DurableStreamError, NetworkError } from '../errors.js';
+import { readBounded, retryAfterOf } from '../http/request.js';
+import { redactThenCut } from '../redact.js';
+import { readSSE } from './from-durable-stream-sse.js';
+import { END, isJsonType, isTrue, messagesOf, PROGRESS, utf8, type Batch, type ExchangeContext, type ReadState, type Step } from './from-durable-stream-steps.js';
+
+// One HTTP exchange of `fromDurableStream` (a catch-up read, a long-poll, one SSE connection) as an Observable of
+// what it learnt, in order. The reader's state moves only as a step is delivered, so a retry starts exactly after
+// the last batch that went out: never a batch twice, never a gap.
+
+const ignore = (): undefined => undefined;
+const LEFT = new DOMException('the reader unsubscribed', 'AbortError');
+const MAX_REASON = 200;
+
+/** The request URL: the caller's query kept, the protocol's parameters set, keys in order (section 10.1). */
+function requestUrl(ctx: ExchangeContext, state: ReadState, live: 'sse' | 'long-poll' | undefined): string {
+  const u = new URL(ctx.url.href);
+  const q = u.searchParams;
+  q.set('offset', state.offset);
+  if (live !== undefined) q.set('live', live);
+  else q.delete('live');
+  if (live !== undefined && state.cursor !== undefined) q.set('cursor', state.cursor);
+  else q.delete('cursor');
+  q.sort();
+  return u.href;
+}
+
+/** The exchange the state calls for: a catch-up read until caught up (or when not live), then the live mode's. */
+export function exchange(ctx: ExchangeContext, state: ReadState): Observable<Step> {
+  const live = state.caughtUp && ctx.live !== false ? ctx.live : undefined;
+  return new Observable<Step>((subscriber) => {
+    const controller = new AbortController();
+    let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+    let done = false;
+    const url = requestUrl(ctx, state, live);
+    const fail = (e: unknown): void => {
+      if (!done) subscriber.error(e);
+    };
+    const run = async (): Promise<void> => {
+      let res: Response;
+      try {
+        res = await ctx.fetch(url, { method: 'GET', headers: ctx.headers, signal: controller.signal });
+      } catch (e) {
+        throw new NetworkError(`GET ${ctx.shownUrl} failed: ${redactThenCut(messageOf(e), MAX_REASON, ctx.secrets)}`, { cause: e });
+      }
+      if (done) {
+        res.body?.cancel().catch(ignore);
+        return;
+      }
+      if (res.status !== 200 && res.status !== 204) throw await errorOf(ctx, res);
+      if (res.body) reader = res.body.getReader();
+      if (live === 'sse') return readSSE(ctx, state, res, reader, subscriber);
+      const body = reader === undefined ? new Uint8Array(0) : await readAll(reader);
+      if (!done) deliverRead(ctx, state, res, body, live === 'long-poll', subscriber);
+    };
+    run().then(
+      () => {
+        if (!done) subscriber.complete();
+      },
+      (e: unknown) => fail(done ? e : e instanceof DurableStreamError || e instanceof DecodeError || e instanceof NetworkError ? e : new NetworkError(`reading ${ctx.shownUrl} failed: ${redactThenCut(messageOf(e), MAX_REASON, ctx.secrets)}`, { cause: e })),
+    );
+    return () => {
+      done = true;
+      // A reader the response's body was locked to: cancelling it ends the body (from(body) would leave it open).
+      reader?.cancel(LEFT).catch(ignore);
+      controller.abort(LEFT);
+    };
+  });
+}
+
+function messageOf(e: unknown): string {
+  const parts: string[] = [];
+  for (let x: unknown = e, depth = 0; typeof x === 'object' && x !== null && depth < 4; x = (x as { cause?: unknown }).cause, depth++) {
+    const m = (x as { message?: unknown }).message;
+    if (typeof m === 'string' && m !== '' && !parts.includes(m)) parts.push(m);
+  }
+  return parts.length > 0 ? parts.join(': ') : String(e);
+}
+
+async function errorOf(ctx: ExchangeContext, res: Response): Promise<DurableStreamError> {
+  const text = (await readBounded(res, 4096)).replace(/\s+/g, ' ').trim();
+  const reason = text === '' ? undefined : redactThenCut(text, MAX_REASON, ctx.secrets);
+  return new DurableStreamError(res.status, ctx.shownUrl, reason, retryAfterOf(res.headers));
+}
+
+async function readAll(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<Uint8Array> {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const r = await reader.read();
+    if (r.done) break;
+    chunks.push(r.value);
+    size += r.value.byteLength;
+  }
+  if (chunks.length === 1) return chunks[0]!;
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.byteLength;
+  }
+  return out;
+}
+
+/** A catch-up or long-poll answer: its batch, then where the reader stands. */
+function deliverRead(ctx: ExchangeContext, state: ReadState, res: Response, body: Uint8Array, longPoll: boolean, subscriber: Subscriber<Step>): void {
+  const h = res.headers;
+  const next = h.get('stream-next-offset');
+  if (next === null || next === '') throw new DurableStreamError(res.status, ctx.shownUrl, 'the answer has no Stream-Next-Offset', undefined, 'protocol_error');
+  const upToDate = isTrue(h.get('stream-up-to-date'));
+  const closed = isTrue(h.get('stream-closed'));
+  const cursor = h.get('stream-cursor');
+  if (res.status === 200 && h.get('content-type') !== null) state.json = isJsonType(h.get('content-type'));
+  const batch: Batch | undefined =
+    res.status === 204 ? undefined : state.json ? nonEmpty(next, messagesOf(utf8(body))) : body.byteLength > 0 ? { offset: next, bytes: body } : undefined;
+  // A partial chunk with no data that does not move on would be read again forever.
+  if (batch === undefined && !upToDate && !closed && next === state.offset && !longPoll)
+    throw new DurableStreamError(res.status, ctx.shownUrl, 'an empty chunk that is not up to date and does not move the offset', undefined, 'protocol_error');
+  state.offset = next;
+  if (cursor !== null && cursor !== '') state.cursor = cursor;
+  if (upToDate || closed) state.caughtUp = true;
+  subscriber.next(batch ?? PROGRESS);
+  if (closed || (upToDate && ctx.live === false)) subscriber.next(END);
+}
+
+function nonEmpty(offset: string, messages: unknown[]): Batch | undefined {
+  return messages.length > 0 ? { offset, messages } : undefined;
+}
