@@ -1,5 +1,6 @@
 import type { ResponseStreamEvent } from '../events/responses.js';
 import type { EventLog, LogScope } from '../log/types.js';
+import { BoundedMap } from './log-store-cache.js';
 import type { DataEvent } from './log-store-events.js';
 import type { Incarnation } from './log-store-directory.js';
 import { type LogStoreSettings, withLease } from './log-store-options.js';
@@ -22,12 +23,14 @@ const CATCH_UP = 1000;
 
 export class Appender {
   private readonly queues = new Map<string, Pending[]>();
-  private readonly states = new Map<string, WriterState>();
+  private readonly states: BoundedMap<string, WriterState>;
 
   constructor(
     private readonly log: EventLog,
     private readonly settings: LogStoreSettings,
-  ) {}
+  ) {
+    this.states = new BoundedMap(settings.cacheSize);
+  }
 
   private scope(inc: Incarnation): LogScope {
     return { owner: this.settings.owner, responseId: inc.data };

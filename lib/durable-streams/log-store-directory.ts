@@ -1,6 +1,7 @@
 import type { ResponseStreamEvent } from '../events/responses.js';
 import type { EventLog, LogScope } from '../log/types.js';
 import type { CreatedEvent, DirectoryChange, Segment } from './log-store-events.js';
+import { BoundedMap } from './log-store-cache.js';
 import type { LogStoreSettings } from './log-store-options.js';
 import { formatOffset } from './offsets.js';
 import type { StreamConfig } from './store.js';
@@ -100,12 +101,14 @@ export function fold(path: string, view: DirectoryView, events: readonly Respons
 }
 
 export class Directory {
-  private readonly views = new Map<string, DirectoryView>();
+  private readonly views: BoundedMap<string, DirectoryView>;
 
   constructor(
     private readonly log: EventLog,
     private readonly settings: LogStoreSettings,
-  ) {}
+  ) {
+    this.views = new BoundedMap(settings.cacheSize);
+  }
 
   scope(path: string): LogScope {
     return { owner: this.settings.owner, responseId: `d:${path}` };

@@ -1,6 +1,6 @@
 import { EventLogError, InvalidOptionError } from '../errors.js';
 import type { EventLog, Lease, LogScope } from '../log/types.js';
-import { durationMs, optionalFunction, positiveDurationMs } from '../options.js';
+import { durationMs, optionalFunction, positiveDurationMs, positiveInt } from '../options.js';
 
 export interface EventLogStreamStoreOptions {
   /**
@@ -20,6 +20,11 @@ export interface EventLogStreamStoreOptions {
    * record is older than this (or than a tenth of the stream's TTL, whichever is shorter). Default 1000.
    */
   readonly touchIntervalMs?: number;
+  /**
+   * How many streams' directory views and writer states one store instance caches (least recently used ones are
+   * forgotten, then read from the log again when used). Default 10 000.
+   */
+  readonly cacheSize?: number;
   /** The clock expiry is measured with, in epoch ms. Default `Date.now`. */
   readonly now?: () => number;
 }
@@ -29,6 +34,7 @@ export interface LogStoreSettings {
   readonly leaseMs: number;
   readonly leaseWaitMs: number;
   readonly touchIntervalMs: number;
+  readonly cacheSize: number;
   readonly now: () => number;
 }
 
@@ -44,6 +50,7 @@ export function logStoreSettings(log: EventLog, options: EventLogStreamStoreOpti
     leaseMs: positiveDurationMs('leaseMs', options.leaseMs, 10_000),
     leaseWaitMs: durationMs('leaseWaitMs', options.leaseWaitMs, 5000),
     touchIntervalMs: positiveDurationMs('touchIntervalMs', options.touchIntervalMs, 1000),
+    cacheSize: positiveInt('cacheSize', options.cacheSize, 10_000),
     now: optionalFunction('now', options.now) ?? Date.now,
   };
 }

@@ -20,7 +20,7 @@ const GONE = { status: 'gone' } as const;
  * its own data stream (an entry's sequence number is the offset after it; the close is a terminal event after the
  * last entry, stored with it in one append). Writes to a stream are serialized across processes by the log's lease
  * (and batched within a process); in-process caches (directory views, producer state) are validated against the
- * log's last sequence number on every use.
+ * log's last sequence number on every use. docs/durable-streams-store.md: the guarantees, the log's retention, the cost.
  *
  * ```ts
  * const store = eventLogStreamStore(redisEventLog({ url }), { namespace: 'streams' });

@@ -23,6 +23,7 @@ describe('eventLogStreamStore options', () => {
     ['leaseWaitMs', { leaseWaitMs: -1 }],
     ['touchIntervalMs', { touchIntervalMs: Number.NaN }],
     ['now', { now: 'soon' }],
+    ['cacheSize', { cacheSize: 0 }],
   ])('refuses a bad %s with an InvalidOptionError naming it', (option, options) => {
     const make = () => eventLogStreamStore(log, options as never);
     expect(make).toThrow(InvalidOptionError);

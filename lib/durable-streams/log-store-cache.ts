@@ -1,0 +1,28 @@
+// The store's in-process caches (directory views, writer states) are only shortcuts, validated against the log on
+// every use: bounded so that a process serving many streams keeps the most recently used ones, not every one.
+
+/** A Map that forgets its least recently used key past `max` entries. */
+export class BoundedMap<K, V> {
+  private readonly map = new Map<K, V>();
+
+  constructor(private readonly max: number) {}
+
+  get(key: K): V | undefined {
+    const v = this.map.get(key);
+    if (v !== undefined) {
+      this.map.delete(key);
+      this.map.set(key, v);
+    }
+    return v;
+  }
+
+  set(key: K, value: V): void {
+    this.map.delete(key);
+    this.map.set(key, value);
+    if (this.map.size > this.max) this.map.delete(this.map.keys().next().value as K);
+  }
+
+  delete(key: K): void {
+    this.map.delete(key);
+  }
+}

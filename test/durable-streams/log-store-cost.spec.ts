@@ -1,0 +1,68 @@
+// What eventLogStreamStore asks of the log: the calls per operation (a steady stream, caches warm), and that its
+// caches are only shortcuts (a store that keeps almost nothing gives the same answers).
+import { eventLogStreamStore } from '../../lib/durable-streams/log-store';
+import { memoryEventLog } from '../../lib/log/memory';
+import type { EventLog } from '../../lib/log/types';
+import { json, post, readAll, uniquePath } from './log-store-suite';
+
+/** `log` with a count of each method's calls. */
+function counted(log: EventLog): { log: EventLog; calls: Record<string, number>; reset: () => void } {
+  const calls: Record<string, number> = {};
+  const wrap = <K extends keyof EventLog>(k: K) =>
+    ((...args: unknown[]) => {
+      calls[k] = (calls[k] ?? 0) + 1;
+      return (log[k] as (...a: unknown[]) => unknown)(...args);
+    }) as EventLog[K];
+  const keys = ['acquire', 'renew', 'release', 'append', 'read', 'wait', 'state', 'cancel', 'close'] as const;
+  const out = Object.fromEntries(keys.map((k) => [k, wrap(k)])) as unknown as EventLog;
+  return { log: out, calls, reset: () => keys.forEach((k) => delete calls[k]) };
+}
+
+describe('eventLogStreamStore cost', () => {
+  const base = memoryEventLog();
+  afterAll(() => base.close());
+
+  it('an append: state(dir), acquire, state(data), append, release; a read: state(dir), state(data), read; HEAD: two states', async () => {
+    const { log, calls, reset } = counted(base);
+    const store = eventLogStreamStore(log);
+    const path = uniquePath('cost');
+    await store.create!(path, json(['1']));
+    await store.append!(path, post(['2'], { producer: { id: 'p', epoch: 0, seq: 0 } }));
+    reset();
+    await store.append!(path, post(['3'], { producer: { id: 'p', epoch: 0, seq: 1 } }));
+    expect(calls).toEqual({ state: 2, acquire: 1, append: 1, release: 1 });
+    reset();
+    await store.read(path, '0000000000000001', { maxBytes: 1000 });
+    expect(calls).toEqual({ state: 2, read: 1 });
+    reset();
+    await store.info(path, false);
+    expect(calls).toEqual({ state: 2 });
+  });
+
+  it("reads only the other instance's new events to bring its producer state up to date", async () => {
+    const { log, calls, reset } = counted(base);
+    const a = eventLogStreamStore(log);
+    const b = eventLogStreamStore(log);
+    const path = uniquePath('catch-up');
+    await a.create!(path, json());
+    await b.append!(path, post(['0'], { producer: { id: 'p', epoch: 0, seq: 0 } }));
+    for (let i = 1; i < 5; i++) await a.append!(path, post([`${i}`], { producer: { id: 'p', epoch: 0, seq: i } }));
+    reset();
+    expect(await b.append!(path, post(['5'], { producer: { id: 'p', epoch: 0, seq: 5 } }))).toMatchObject({ status: 'appended' });
+    expect(calls.read).toBe(1); // the directory's view is current (no read); the 4 entries after b's cached state: one read
+  });
+
+  it('gives the same answers with caches of one entry', async () => {
+    const a = eventLogStreamStore(base, { cacheSize: 1 });
+    const b = eventLogStreamStore(base, { cacheSize: 1 });
+    const paths = [uniquePath('x'), uniquePath('y')];
+    for (const p of paths) await a.create!(p, json());
+    for (let i = 0; i < 4; i++) {
+      for (const p of paths) {
+        expect(await (i % 2 ? a : b).append!(p, post([`${i}`], { producer: { id: 'p', epoch: 0, seq: i } }))).toMatchObject({ status: 'appended' });
+        expect(await (i % 2 ? b : a).append!(p, post([`${i}`], { producer: { id: 'p', epoch: 0, seq: i } }))).toMatchObject({ status: 'duplicate' });
+      }
+    }
+    for (const p of paths) expect((await readAll(b, p)).entries).toEqual(['0', '1', '2', '3']);
+  });
+});
