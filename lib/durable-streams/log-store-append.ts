@@ -65,10 +65,9 @@ export class Appender {
             events.push(...d.events);
             return d.result;
           });
-          if (events.length > 0) {
-            this.states.delete(inc.data); // until the append is known stored
-            await this.log.append(this.scope(inc), lease.token, events as ResponseStreamEvent[]);
-          }
+          // On failure the cached state stays as the log was before: if the append was stored after all (a lost
+          // reply), the next writer's catch-up reads it like any other process's append.
+          if (events.length > 0) await this.log.append(this.scope(inc), lease.token, events as ResponseStreamEvent[]);
           this.states.set(inc.data, state);
           return decided;
         });

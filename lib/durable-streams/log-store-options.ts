@@ -8,11 +8,15 @@ export interface EventLogStreamStoreOptions {
    * different namespaces on one log never see each other's streams. Default `'durable-streams'`.
    */
   readonly namespace?: string;
-  /** How long a writer holds a stream's lease for one batch of appends (a create, a delete), in ms. Default 10 000. */
+  /**
+   * How long a writer holds a stream's lease for one batch of appends (a create, a delete), in ms: a process that dies
+   * holding it blocks the stream's writes that long. Default 4000.
+   */
   readonly leaseMs?: number;
   /**
    * How long a write waits for a lease another process holds (tried again with backoff) before it rejects with
-   * `EventLogError('lease_held')` (the handler answers 503), in ms. Default 5000.
+   * `EventLogError('lease_held')` (the handler answers 503), in ms: longer than `leaseMs`, so that a dead holder's
+   * lease lapses while its waiters still wait. Default 6000.
    */
   readonly leaseWaitMs?: number;
   /**
@@ -47,8 +51,8 @@ export function logStoreSettings(log: EventLog, options: EventLogStreamStoreOpti
   if (typeof owner !== 'string' || owner === '') throw new InvalidOptionError('namespace', 'expected a non-empty string');
   return {
     owner,
-    leaseMs: positiveDurationMs('leaseMs', options.leaseMs, 10_000),
-    leaseWaitMs: durationMs('leaseWaitMs', options.leaseWaitMs, 5000),
+    leaseMs: positiveDurationMs('leaseMs', options.leaseMs, 4000),
+    leaseWaitMs: durationMs('leaseWaitMs', options.leaseWaitMs, 6000),
     touchIntervalMs: positiveDurationMs('touchIntervalMs', options.touchIntervalMs, 1000),
     cacheSize: positiveInt('cacheSize', options.cacheSize, 10_000),
     now: optionalFunction('now', options.now) ?? Date.now,

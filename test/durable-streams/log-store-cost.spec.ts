@@ -66,3 +66,24 @@ describe('eventLogStreamStore cost', () => {
     for (const p of paths) expect((await readAll(b, p)).entries).toEqual(['0', '1', '2', '3']);
   });
 });
+
+describe('eventLogStreamStore entries', () => {
+  it('round-trips bytes through base64 with Node Buffer and without (a browser)', () => {
+    const bytes = new Uint8Array(70_000).map((_, i) => (i * 7) % 256);
+    const b64 = Buffer.from(bytes).toString('base64');
+    const check = (m: typeof import('../../lib/durable-streams/log-store-events')) => {
+      const e = m.entryEvent(1, bytes);
+      expect(e.b64).toBe(b64);
+      expect(m.entryOf(e)).toEqual(bytes);
+      expect(m.entryOf(m.entryEvent(2, 'text'))).toBe('text');
+    };
+    check(jest.requireActual('../../lib/durable-streams/log-store-events'));
+    const saved = globalThis.Buffer;
+    try {
+      (globalThis as { Buffer?: unknown }).Buffer = undefined;
+      jest.isolateModules(() => check(jest.requireActual('../../lib/durable-streams/log-store-events')));
+    } finally {
+      globalThis.Buffer = saved;
+    }
+  });
+});
