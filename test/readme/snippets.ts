@@ -9,7 +9,7 @@ import { Component } from '@angular/core';
 import * as t from 'io-ts';
 import { animationFrameScheduler, filter, from, lastValueFrom, map } from 'rxjs';
 import {
-  accumulateResponse, collectToolCalls, connectResponsesSocket, defineTool, fanOut, fromEventLog, isAgentEvent, isLaneError, jsonSchemaFormat, laneMux,
+  accumulateResponse, collectToolCalls, connectResponsesSocket, defineTool, fanOut, fromDurableStream, fromEventLog, isAgentEvent, isLaneError, jsonSchemaFormat, laneMux,
   memoryEventLog, outputObject, outputText, persistTo, redisEventLog, resumeFrom, resumeFromCursor, retrieveResponseStream, runAgent, smoothText,
   streamResponse, toChatChunks, toChatSSE, withDescription, type ResponseCreateParams, type ResumeCursor,
 } from '../../index.js';
@@ -42,6 +42,9 @@ declare function userOfSession(sessionId: string | undefined): Promise<string | 
 declare function serveApp(req: IncomingMessage, res: ServerResponse): void; // the Angular build, the sign-in page
 declare function userOfSession(token: string | undefined): Promise<string | undefined>;
 declare const body: string;
+declare const lastOffset: string | undefined; // the resume point you saved, if any
+declare function saveOffset(offset: string): void;
+declare const token: string;
 
 // README.md, "Example"
 {
@@ -268,4 +271,13 @@ process.on('SIGTERM', () => void gateway.close());
 })
 export class OneAnswer {
   readonly answer = responseSignals(streamResponse({ model: 'gpt-5.4-nano', input: 'Hi' }, { baseURL: `${location.origin}/api/v1` }), { smooth: true });
+}
+
+// docs/durable-streams-client.md
+{
+fromDurableStream<{ type: string }>('https://example.com/v1/stream/chat-42', { offset: lastOffset, live: 'sse', headers: { authorization: `Bearer ${token}` } })
+  .subscribe((batch) => {
+    if ('messages' in batch) for (const m of batch.messages) render(m);
+    saveOffset(batch.offset); // the resume point: after this batch
+  });
 }
