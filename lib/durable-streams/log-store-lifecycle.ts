@@ -45,7 +45,7 @@ function sameConfig(inc: Incarnation, req: CreateRequest, closed: boolean): bool
     a.expiresAt === b.expiresAt &&
     closed === req.closed &&
     a.forkedFrom === b.forkedFrom &&
-    (b.forkOffset === undefined || b.forkOffset === a.forkOffset) &&
+    (b.forkOffset === undefined || (a.forkOffset !== undefined && parseOffset(b.forkOffset) === parseOffset(a.forkOffset))) &&
     inc.forkSubOffset === req.forkSubOffset
   );
 }
@@ -75,6 +75,7 @@ async function planFork(c: Lifecycle, req: CreateRequest, forkedFrom: string): P
     if (at > tail) return { status: 'bad_request', reason: "Stream-Fork-Offset is past the source's tail" };
     let prefix: Entry[] = [];
     const sub = req.forkSubOffset;
+    if (sub > 0 && req.config.forkOffset === undefined) return { status: 'bad_request', reason: 'Stream-Fork-Sub-Offset needs Stream-Fork-Offset' };
     if (sub > 0) {
       const json = mediaType(srcType) === JSON_TYPE;
       const entries = await readEntries(c.log, c.settings, segmentsOf(source, tail), at, Infinity, json ? sub : 1);

@@ -12,8 +12,15 @@ export function formatOffset(count: number): Offset {
   return String(count).padStart(WIDTH, '0');
 }
 
+/**
+ * The reference server's start of a stream (its offsets are `<read seq>_<byte offset>`): the protocol's conformance
+ * suite and clients written against that server send it as a literal (e.g. `Stream-Fork-Offset`), so it names ours too.
+ */
+const REFERENCE_ZERO = '0000000000000000_0000000000000000';
+
 /** The count an offset names, `undefined` for text no store of this package minted (the caller answers 400). */
 export function parseOffset(offset: string): number | undefined {
+  if (offset === REFERENCE_ZERO) return 0;
   if (!DIGITS.test(offset)) return undefined;
   const n = Number(offset);
   return Number.isSafeInteger(n) ? n : undefined;

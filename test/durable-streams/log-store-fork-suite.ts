@@ -46,6 +46,12 @@ export function describeLogStreamStoreForks(name: string, makeLogs: () => Promis
       expect(await A.create!(tailFork, fork(src))).toMatchObject({ status: 'created', info: { forkOffset: '0000000000000004' } });
       expect(await B.create!(tailFork, fork(src))).toMatchObject({ status: 'exists' });
       expect(await B.create!(tailFork, fork(src, { forkOffset: '0000000000000001' }))).toMatchObject({ status: 'conflict' });
+      // The reference server's literal start offset (the conformance suite sends it) names the start here too.
+      const zero = uniquePath('zero-fork');
+      expect(await A.create!(zero, fork(src, { forkOffset: '0000000000000000_0000000000000000' }))).toMatchObject({ status: 'created', info: { tail: '0000000000000000' } });
+      expect(await B.create!(zero, fork(src, { forkOffset: '0000000000000000' }))).toMatchObject({ status: 'exists' });
+      expect(await B.create!(uniquePath('f'), fork(src, { forkOffset: '9999999999999999_9999999999999999' }))).toMatchObject({ status: 'bad_request' });
+      expect(await B.create!(uniquePath('f'), fork(src, {}, 1))).toMatchObject({ status: 'bad_request' });
     });
 
     it('refuses a fork of a missing source, past its tail, of another content type', async () => {
