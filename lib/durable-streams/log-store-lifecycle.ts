@@ -1,5 +1,6 @@
 import type { EventLog } from '../log/types.js';
 import type { Access } from './log-store-access.js';
+import type { KeepAlive } from './log-store-keepalive.js';
 import { writeInitial } from './log-store-append.js';
 import { type Directory, incarnationOf, type Incarnation } from './log-store-directory.js';
 import { type CreatedEvent, entryBytes, type Segment } from './log-store-events.js';
@@ -21,6 +22,7 @@ export interface Lifecycle {
   readonly settings: LogStoreSettings;
   readonly dir: Directory;
   readonly access: Access;
+  readonly keepAlive: KeepAlive;
 }
 
 export async function infoOf(c: Lifecycle, inc: Incarnation): Promise<StreamInfo> {
@@ -32,8 +34,11 @@ export async function infoOf(c: Lifecycle, inc: Incarnation): Promise<StreamInfo
 export async function liveAt(c: Lifecycle, path: string, touch: boolean): Promise<Incarnation | 'not_found' | 'gone'> {
   const view = await c.dir.view(path);
   if (view.status === 'soft') return 'gone';
-  if (view.status !== 'live' || view.current === undefined) return 'not_found';
-  return (await c.access.expired(view.current, touch)) ? 'not_found' : view.current;
+  const inc = view.current;
+  if (view.status !== 'live' || inc === undefined) return 'not_found';
+  if (await c.access.expired(inc, touch)) return 'not_found';
+  if (touch) c.keepAlive.touch(inc.data, [c.dir.scope(path), { owner: c.settings.owner, responseId: inc.data }]);
+  return inc;
 }
 
 function sameConfig(inc: Incarnation, req: CreateRequest, closed: boolean): boolean {

@@ -25,6 +25,12 @@ export interface EventLogStreamStoreOptions {
    */
   readonly touchIntervalMs?: number;
   /**
+   * How often (at most) a read or write of a stream also pushes back the log's expiry of its directory and data streams
+   * (which the log drops `liveTtlMs` after their last write), in ms. Must be well below the log's `liveTtlMs`. Default
+   * 1 h (the logs' default `liveTtlMs` is 24 h).
+   */
+  readonly keepAliveMs?: number;
+  /**
    * How many streams' directory views and writer states one store instance caches (least recently used ones are
    * forgotten, then read from the log again when used). Default 10 000.
    */
@@ -39,6 +45,7 @@ export interface LogStoreSettings {
   readonly leaseWaitMs: number;
   readonly touchIntervalMs: number;
   readonly cacheSize: number;
+  readonly keepAliveMs: number;
   readonly now: () => number;
 }
 
@@ -54,6 +61,7 @@ export function logStoreSettings(log: EventLog, options: EventLogStreamStoreOpti
     leaseMs: positiveDurationMs('leaseMs', options.leaseMs, 4000),
     leaseWaitMs: durationMs('leaseWaitMs', options.leaseWaitMs, 6000),
     touchIntervalMs: positiveDurationMs('touchIntervalMs', options.touchIntervalMs, 1000),
+    keepAliveMs: positiveDurationMs('keepAliveMs', options.keepAliveMs, 3_600_000),
     cacheSize: positiveInt('cacheSize', options.cacheSize, 10_000),
     now: optionalFunction('now', options.now) ?? Date.now,
   };

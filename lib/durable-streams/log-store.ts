@@ -2,6 +2,7 @@ import type { EventLog } from '../log/types.js';
 import { Access } from './log-store-access.js';
 import { Appender } from './log-store-append.js';
 import { Directory } from './log-store-directory.js';
+import { KeepAlive } from './log-store-keepalive.js';
 import { createStream, deleteStream, infoOf, type Lifecycle, liveAt } from './log-store-lifecycle.js';
 import { type EventLogStreamStoreOptions, logStoreSettings } from './log-store-options.js';
 import { dataState, readEntries, segmentsOf } from './log-store-read.js';
@@ -28,7 +29,7 @@ const GONE = { status: 'gone' } as const;
  */
 export function eventLogStreamStore(log: EventLog, options: EventLogStreamStoreOptions = {}): DurableStreamStore {
   const settings = logStoreSettings(log, options);
-  const c: Lifecycle = { log, settings, dir: new Directory(log, settings), access: new Access(log, settings) };
+  const c: Lifecycle = { log, settings, dir: new Directory(log, settings), access: new Access(log, settings), keepAlive: new KeepAlive(log, settings) };
   const appender = new Appender(log, settings);
 
   return {

@@ -87,3 +87,23 @@ describe('eventLogStreamStore entries', () => {
     }
   });
 });
+
+describe('eventLogStreamStore and the log retention', () => {
+  it("keeps a stream that is read alive past the log's liveTtlMs; one nobody touches is dropped by the log", async () => {
+    const log = memoryEventLog({ liveTtlMs: 400 });
+    try {
+      const store = eventLogStreamStore(log, { keepAliveMs: 50, leaseMs: 100 });
+      const read = uniquePath('read');
+      const idle = uniquePath('idle');
+      await store.create!(read, json(['1']));
+      await store.create!(idle, json(['1']));
+      for (let i = 0; i < 10; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        expect(await store.read(read, '-1', { maxBytes: 100 })).toMatchObject({ entries: ['1'] });
+      }
+      expect(await store.info(idle, false)).toEqual({ status: 'not_found' });
+    } finally {
+      await log.close();
+    }
+  });
+});

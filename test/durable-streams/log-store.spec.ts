@@ -24,6 +24,7 @@ describe('eventLogStreamStore options', () => {
     ['touchIntervalMs', { touchIntervalMs: Number.NaN }],
     ['now', { now: 'soon' }],
     ['cacheSize', { cacheSize: 0 }],
+    ['keepAliveMs', { keepAliveMs: 0 }],
   ])('refuses a bad %s with an InvalidOptionError naming it', (option, options) => {
     const make = () => eventLogStreamStore(log, options as never);
     expect(make).toThrow(InvalidOptionError);
