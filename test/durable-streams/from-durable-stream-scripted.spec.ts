@@ -1,6 +1,6 @@
 import { firstValueFrom, lastValueFrom, toArray } from 'rxjs';
 import { fromDurableStream, type FromDurableStreamOptions } from '../../lib/durable-streams/from-durable-stream';
-import { DecodeError, DurableStreamError, InvalidOptionError, NetworkError } from '../../lib/errors';
+import { AbortedError, DecodeError, DurableStreamError, InvalidOptionError, NetworkError } from '../../lib/errors';
 
 // fromDurableStream against scripted answers: what no real server here does on demand (catch-up in several chunks,
 // SSE connections the server closes, 503s and 429s, a 403, answers outside the protocol), and exactly what it asks.
@@ -168,6 +168,23 @@ describe('fromDurableStream (scripted answers)', () => {
     await new Promise((r) => setTimeout(r, 10));
     sub.unsubscribe();
     expect(s.requests).toHaveLength(1);
+  });
+
+  test('a signal already aborted: AbortedError, nothing sent', async () => {
+    const s = scripted();
+    const ac = new AbortController();
+    ac.abort();
+    await expect(firstValueFrom(read(s.fetch, { signal: ac.signal }))).rejects.toBeInstanceOf(AbortedError);
+    expect(s.requests).toHaveLength(0);
+  });
+
+  test('offset now over SSE: the catch-up answer gives the tail and the type, then only what comes', async () => {
+    const s = scripted(
+      json([], { 'stream-next-offset': 'o9', 'stream-up-to-date': 'true' }),
+      sse('event: control\ndata: {"streamNextOffset":"o9","streamCursor":"c","upToDate":true}\n\nevent: data\ndata: [{"late":true}]\n\nevent: control\ndata: {"streamNextOffset":"o10","streamClosed":true}\n\n'),
+    );
+    expect(await collect(read(s.fetch, { offset: 'now', live: 'sse' }))).toEqual([{ offset: 'o10', messages: [{ late: true }] }]);
+    expect(s.params()).toEqual([{ offset: 'now' }, { offset: 'o9', live: 'sse' }]);
   });
 
   test.each<[string, string | URL, FromDurableStreamOptions]>([
