@@ -92,14 +92,15 @@ test('the index page is the README', () => {
 
 test('the modules are named by import path', () => {
   const modules = readdirSync(join(out, 'modules')).map((f) => /<title>([^|<]+)/.exec(read('modules', f))?.[1]?.trim());
-  expect(modules.sort()).toEqual(['openai-rx', 'openai-rx/angular', 'openai-rx/codecs', 'openai-rx/gateway', 'openai-rx/operators', 'openai-rx/testing']);
+  expect(modules.sort()).toEqual(['openai-rx', 'openai-rx/angular', 'openai-rx/codecs', 'openai-rx/gateway', 'openai-rx/operators', 'openai-rx/streams', 'openai-rx/testing']);
   const list = textOf(read('modules.html'));
-  for (const name of ['openai-rx', 'openai-rx/angular', 'openai-rx/codecs', 'openai-rx/gateway', 'openai-rx/operators', 'openai-rx/testing']) expect(list).toContain(name);
+  for (const name of ['openai-rx', 'openai-rx/angular', 'openai-rx/codecs', 'openai-rx/gateway', 'openai-rx/operators', 'openai-rx/streams', 'openai-rx/testing']) expect(list).toContain(name);
   expect(textOf(read('modules', 'openai-rx_operators.html'))).toContain('ofType');
   expect(textOf(read('modules', 'openai-rx_codecs.html'))).toContain('ResponseStreamTracker');
   expect(textOf(read('modules', 'openai-rx_testing.html'))).toContain('startTestServer');
   expect(textOf(read('modules', 'openai-rx_gateway.html'))).toContain('createGateway');
   expect(textOf(read('modules', 'openai-rx_angular.html'))).toContain('injectResponse');
+  expect(textOf(read('modules', 'openai-rx_streams.html'))).toContain('createDurableStreamsHandler');
 });
 
 test('every Responses event (SSE and WebSocket) has a page listing the fields of its codec', () => {

@@ -7,6 +7,7 @@ import { codecs } from './codecs';
 import { gateway } from './gateway';
 import { operators } from './operators';
 import { root } from './root';
+import { streams } from './streams';
 import { testing } from './testing';
 
 export interface EntryExports {
@@ -21,4 +22,5 @@ export const EXPORTS: Readonly<Record<string, EntryExports>> = {
   'openai-rx/testing': testing,
   'openai-rx/gateway': gateway,
   'openai-rx/angular': angular,
+  'openai-rx/streams': streams,
 };
