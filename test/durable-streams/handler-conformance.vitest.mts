@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { runConformanceTests } from '@durable-streams/server-conformance-tests';
 import { afterAll, beforeAll } from 'vitest';
 import { createDurableStreamsHandler } from '../../lib/durable-streams/handler.js';
+import { memoryEventLog } from '../../lib/log/memory.js';
 import { testStore } from './handler-test-store.js';
 
 const LONG_POLL_MS = 2000;
@@ -13,7 +14,8 @@ const options = { baseUrl: '', longPollTimeoutMs: LONG_POLL_MS };
 let server: Server;
 
 beforeAll(async () => {
-  server = createServer(createDurableStreamsHandler({ store: testStore(), longPollTimeoutMs: LONG_POLL_MS }));
+  const where = process.env['DS_STORE'] === 'test' ? { store: testStore() } : { log: memoryEventLog() };
+  server = createServer(createDurableStreamsHandler({ ...where, longPollTimeoutMs: LONG_POLL_MS }));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   options.baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
