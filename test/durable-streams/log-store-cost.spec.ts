@@ -1,5 +1,5 @@
-// What eventLogStreamStore asks of the log: the calls per operation (a steady stream, caches warm), and that its
-// caches are only shortcuts (a store that keeps almost nothing gives the same answers).
+// eventLogStreamStore and its log: the calls per operation (a steady stream, caches warm), caches that are only
+// shortcuts, entries through base64, the log's retention and the keep-alive, a writer that died holding a lease.
 import { eventLogStreamStore } from '../../lib/durable-streams/log-store';
 import { memoryEventLog } from '../../lib/log/memory';
 import type { EventLog } from '../../lib/log/types';
@@ -102,6 +102,26 @@ describe('eventLogStreamStore and the log retention', () => {
         expect(await store.read(read, '-1', { maxBytes: 100 })).toMatchObject({ entries: ['1'] });
       }
       expect(await store.info(idle, false)).toEqual({ status: 'not_found' });
+    } finally {
+      await log.close();
+    }
+  });
+});
+
+describe('eventLogStreamStore and a writer that died holding the lease', () => {
+  it('waits for the lease to lapse within leaseWaitMs, and rejects with lease_held past it (the handler: 503)', async () => {
+    const log = memoryEventLog();
+    try {
+      const path = uniquePath('dead-holder');
+      const created = await eventLogStreamStore(log).create!(path, json(['1']));
+      if (created.status !== 'created') throw new Error(created.status);
+      const data = { owner: 'durable-streams', responseId: `g:${created.info.id.split('.')[0]}:${path}` };
+      await log.acquire(data, 300); // a writer that dies now
+      const impatient = eventLogStreamStore(log, { leaseWaitMs: 50 });
+      await expect(impatient.append!(path, post(['2']))).rejects.toMatchObject({ name: 'EventLogError', reason: 'lease_held' });
+      const patient = eventLogStreamStore(log, { leaseWaitMs: 2000 });
+      expect(await patient.append!(path, post(['2']))).toMatchObject({ status: 'appended', tail: '0000000000000002' });
+      expect((await readAll(patient, path)).entries).toEqual(['1', '2']);
     } finally {
       await log.close();
     }
