@@ -102,6 +102,8 @@ export interface CuttingProxy {
   readonly url: string;
   /** Connections from the client still open. */
   open(): number;
+  /** The last request line of each open client connection that carried one. */
+  openRequests(): string[];
   /** Connections accepted so far. */
   accepted(): number;
   cut(): void;
@@ -112,6 +114,8 @@ export interface CuttingProxy {
 export async function cuttingProxy(target: string): Promise<CuttingProxy> {
   const t = new URL(target);
   const sockets = new Set<Socket>();
+  // The last request line each client connection carried.
+  const requests = new Map<Socket, string>();
   let accepted = 0;
   let budget: number | undefined;
   const { connect } = await import('node:net');
@@ -127,10 +131,15 @@ export async function cuttingProxy(target: string): Promise<CuttingProxy> {
       upstream.destroy();
       sockets.delete(client);
       sockets.delete(upstream);
+      requests.delete(client);
     };
     client.on('close', end).on('error', end);
     upstream.on('close', end).on('error', end);
-    client.on('data', (d: Uint8Array) => upstream.write(d));
+    client.on('data', (d: Uint8Array) => {
+      const line = Buffer.from(d).toString('latin1').split('\r\n')[0]!;
+      if (/^[A-Z]+ \S+ HTTP\/1\.1$/.test(line)) requests.set(client, line);
+      upstream.write(d);
+    });
     upstream.on('data', (d: Uint8Array) => {
       if (left === undefined) return void client.write(d);
       if (d.length >= left) {
@@ -148,6 +157,7 @@ export async function cuttingProxy(target: string): Promise<CuttingProxy> {
     url: `http://127.0.0.1:${port}`,
     open: () => [...sockets].filter((s) => s.remotePort !== Number(t.port)).length,
     accepted: () => accepted,
+    openRequests: () => [...requests.values()],
     cut: () => {
       for (const s of sockets) s.destroy();
       sockets.clear();
