@@ -95,10 +95,11 @@ export async function servePost(req: IncomingMessage, res: ServerResponse, ctx: 
     ...(streamSeq !== undefined && { streamSeq }),
     ...(producer !== undefined && { producer }),
   });
-  sendAppendResult(res, ctx, result);
+  sendAppendResult(res, ctx, result, empty);
 }
 
-function sendAppendResult(res: ServerResponse, ctx: ServeContext, result: AppendResult): void {
+/** `closeOnly`: nothing was appended, so a producer's accepted close is a 204 (200 means new data, section 5.2.1). */
+function sendAppendResult(res: ServerResponse, ctx: ServeContext, result: AppendResult, closeOnly: boolean): void {
   const { policy } = ctx;
   const done = (status: number, tail: string, closed: boolean, producer?: { epoch: number; seq: number }): void => {
     const headers: OutgoingHttpHeaders = { [H.nextOffset]: tail };
@@ -111,7 +112,7 @@ function sendAppendResult(res: ServerResponse, ctx: ServeContext, result: Append
   };
   switch (result.status) {
     case 'appended':
-      return done(result.producer !== undefined ? 200 : 204, result.tail, result.closed, result.producer);
+      return done(result.producer !== undefined && !closeOnly ? 200 : 204, result.tail, result.closed, result.producer);
     case 'duplicate':
       return done(204, result.tail, result.closed, result.producer);
     case 'closed':

@@ -101,7 +101,11 @@ describe('POST', () => {
     const stale = await s.send('POST', P, prod('0', '0'), 'x');
     expect(stale.status).toBe(403);
     expect(stale.headers['producer-epoch']).toBe('1');
-    const gap = await s.send('POST', P, prod('1', '5'), 'x');
+    const closeOnly = await s.send('POST', P, { ...prod('1', '1'), 'Stream-Closed': 'true' });
+    expect([closeOnly.status, closeOnly.headers['producer-seq'], closeOnly.headers['stream-closed']]).toEqual([204, '1', 'true']);
+    expect((await s.send('POST', P, { ...prod('1', '1'), 'Stream-Closed': 'true' })).status).toBe(204);
+    await s.send('PUT', '/v1/stream/g', text);
+    const gap = await s.send('POST', '/v1/stream/g', { ...prod('1', '0'), 'Content-Type': 'text/plain' }, 'x').then(() => s.send('POST', '/v1/stream/g', prod('1', '5'), 'x'));
     expect(gap.status).toBe(409);
     expect([gap.headers['producer-expected-seq'], gap.headers['producer-received-seq']]).toEqual(['1', '5']);
   });
