@@ -12,6 +12,7 @@ import { checkBody, checkOwner, checkQuery } from './ownership.js';
 import { forwardRecorded } from './recorded-forward.js';
 import { cancelResponse, createResponse, resumeResponse } from './responses.js';
 import type { MatchedRoute } from './routes.js';
+import { serveRecordedStream } from './stream-route.js';
 
 const encoder = new TextEncoder();
 
@@ -55,6 +56,8 @@ export async function dispatch(ctx: GatewayContext, req: IncomingMessage, res: S
     case 'responses.retrieve':
       if (route.query.get('stream') === 'true') return resumeResponse(ctx, req, res, caller, id!, route.query);
       break;
+    case 'streams.response':
+      return serveRecordedStream(ctx, req, res, caller, id!);
     case 'responses.cancel':
       await body(req);
       return cancelResponse(ctx, req, res, caller, id!);

@@ -13,7 +13,8 @@ export type RouteName =
   | 'responses.input_tokens' | 'responses.compact'
   | 'chat.create' | 'models.list' | 'models.retrieve'
   | 'conversations.create' | 'conversations.retrieve' | 'conversations.update' | 'conversations.delete'
-  | 'conversations.items.list' | 'conversations.items.create' | 'conversations.items.retrieve' | 'conversations.items.delete';
+  | 'conversations.items.list' | 'conversations.items.create' | 'conversations.items.retrieve' | 'conversations.items.delete'
+  | 'streams.response';
 
 /** What an id in a path names: the caller must own it (with `authorize`). */
 export type OwnedKind = 'response' | 'conversation';
@@ -41,12 +42,16 @@ const TABLE: ReadonlyArray<readonly [RouteName, string]> = [
   ['conversations.items.create', 'POST /v1/conversations/{conversation_id}/items'],
   ['conversations.items.retrieve', 'GET /v1/conversations/{conversation_id}/items/{item_id}'],
   ['conversations.items.delete', 'DELETE /v1/conversations/{conversation_id}/items/{item_id}'],
+  // A recorded response as a read-only Durable Stream: every other method is matched too, to be answered 405.
+  ['streams.response', 'GET /v1/stream/responses/{response_id}'],
+  ['streams.response', 'HEAD /v1/stream/responses/{response_id}'],
+  ['streams.response', '* /v1/stream/responses/{response_id}'],
 ];
 
 const OWNED: Readonly<Record<string, OwnedKind>> = { response_id: 'response', conversation_id: 'conversation' };
 
-/** Paths whose ids the gateway checks ownership of: never passed through, whatever a pattern says. */
-const OWNED_ROOTS = new Set(['responses', 'conversations']);
+/** Paths whose ids the gateway checks ownership of (and its own streams): never passed through, whatever a pattern says. */
+const OWNED_ROOTS = new Set(['responses', 'conversations', 'stream']);
 
 interface Pattern {
   readonly method: string;
@@ -137,7 +142,7 @@ export function parsePassThrough(given: readonly string[] | undefined): PassThro
     });
     if (p.segments.length < 2) bad('name a resource under /v1/ (e.g. /v1/files)');
     // `/v1/*` and `/v1/**` are allowed: they never match these, checked again on every request.
-    if (OWNED_ROOTS.has(p.segments[1]!)) bad('/v1/responses and /v1/conversations are the gateway\'s own (with ownership checks), never passed through');
+    if (OWNED_ROOTS.has(p.segments[1]!)) bad('/v1/responses, /v1/conversations and /v1/stream are the gateway\'s own (with ownership checks), never passed through');
     return p;
   });
 }

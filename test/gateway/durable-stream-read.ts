@@ -1,0 +1,57 @@
+// Reading a gateway's recorded-response stream with the protocol's own client (@durable-streams/client), for the
+// durable-stream specs: every batch (items, offset, flags) until the stream says it is closed, or until `stopAt`
+// items were delivered (then the reader's offset is where to resume).
+import { stream, type JsonBatch, type LiveMode } from '@durable-streams/client';
+
+export type Item = Record<string, unknown>;
+
+export interface ReadResult {
+  readonly items: Item[];
+  readonly batches: Array<JsonBatch<Item>>;
+  /** Where to resume: the offset after the last item delivered. */
+  readonly offset: string;
+  readonly closed: boolean;
+}
+
+export interface ReadOptions {
+  readonly offset?: string;
+  readonly live: LiveMode;
+  readonly key: string;
+  /** Stop (cancel the session) once this many items were delivered. */
+  readonly stopAt?: number;
+  /** Called with each batch as it is delivered. */
+  readonly onBatch?: (batch: JsonBatch<Item>) => void;
+}
+
+/** The recorded response's stream URL on a gateway whose SDK base URL is `baseURL` (`…/v1`). */
+export const streamUrl = (baseURL: string, id: string): string => `${baseURL}/stream/responses/${encodeURIComponent(id)}`;
+
+/** Reads `url` with the protocol's client until closed (or `stopAt` items, or up to date with `live: false`). */
+export async function readStream(url: string, o: ReadOptions): Promise<ReadResult> {
+  const items: Item[] = [];
+  const batches: Array<JsonBatch<Item>> = [];
+  const session = await stream<Item>({
+    url, offset: o.offset ?? '-1', live: o.live, headers: { Authorization: `Bearer ${o.key}` }, warnOnHttp: false,
+    // A test's reader never falls back from SSE by itself: what it reads is what it asked for.
+    sseResilience: { logWarnings: false, maxShortConnections: 1_000_000 },
+  });
+  let offset = o.offset ?? '-1';
+  let closed = false;
+  await new Promise<void>((resolve, reject) => {
+    session.subscribeJson<Item>((b) => {
+      batches.push(b);
+      items.push(...b.items);
+      offset = b.offset;
+      o.onBatch?.(b);
+      if (b.streamClosed) {
+        closed = true;
+        resolve();
+      } else if ((o.stopAt !== undefined && items.length >= o.stopAt) || (o.live === false && b.upToDate)) resolve();
+    });
+    // The session may say it closed before its last batch reached the subscriber: that batch settles it first.
+    session.closed.then(() => setTimeout(resolve, 50), reject);
+  });
+  session.cancel();
+  await session.closed.catch(() => undefined);
+  return { items, batches, offset, closed };
+}
