@@ -19,6 +19,25 @@ const READ_METHODS = 'GET, HEAD';
 /** The path a recorded response's stream is served at (its id encoded as one segment). */
 export const recordedStreamPath = (id: string): string => pathOf(['v1', 'stream', 'responses', id]);
 
+/**
+ * Whether the stream is in the log, waiting up to `timeouts.notFoundMs` for one not there yet (as a resume does): a
+ * client that read the id from a create's first event may ask before the recording of that event reached the log.
+ * The wait ends early when the client leaves.
+ */
+async function inLog(ctx: GatewayContext, scope: LogScope, res: ServerResponse): Promise<boolean> {
+  if ((await ctx.log.state(scope)) !== undefined) return true;
+  const gone = new AbortController();
+  const onClose = (): void => gone.abort();
+  res.once('close', onClose);
+  try {
+    // A rejection (the abort, or the log failing) leaves the answer to the state read below.
+    await ctx.log.wait(scope, undefined, ctx.options.notFoundTimeoutMs, gone.signal).catch(() => false);
+  } finally {
+    res.off('close', onClose);
+  }
+  return (await ctx.log.state(scope)) !== undefined;
+}
+
 /** Serves the caller's recorded response `id` as a read-only JSON-mode Durable Stream. */
 export async function serveRecordedStream(ctx: GatewayContext, req: IncomingMessage, res: ServerResponse, caller: Caller, id: string): Promise<void> {
   const method = req.method ?? 'GET';
@@ -30,7 +49,7 @@ export async function serveRecordedStream(ctx: GatewayContext, req: IncomingMess
   if (checkResponseId(id)) throw notOwned('response', id, 'response_id');
   const scope: LogScope = { responseId: id, owner: caller.owner };
   // The gateway's own 404 (as for every route naming an id); the store answers the same for a stream gone since.
-  if ((await orLogUnavailable(() => ctx.log.state(scope))) === undefined) throw notOwned('response', id, 'response_id');
+  if (!(await orLogUnavailable(() => inLog(ctx, scope, res)))) throw notOwned('response', id, 'response_id');
   admit(ctx);
   // Counted as a client stream (the concurrency limit, the metrics), and ended by the gateway's close().
   const pump: Pump = { stop: () => res.destroy() };

@@ -3,6 +3,7 @@
 // readers that see the events as they are recorded and complete at the terminal event, a cancelled response,
 // another owner's 404, write methods' 405, normalised paths, and no key in any answer.
 import OpenAI from 'openai';
+import { ownerOf } from '../../gateway/index';
 import { formatOffset } from '../../lib/durable-streams/offsets';
 import { startHarness, words, type Harness } from './helpers';
 import { readStream, streamUrl, type Item } from './durable-stream-read';
@@ -15,7 +16,8 @@ const OTHER = 'sk-test-dstream-1111-bbbb';
 let h: Harness;
 let slow: Harness;
 beforeAll(async () => {
-  h = await startHarness({ provider: { answer: words(30) } });
+  // An unknown stream is waited for (as a resume waits: the recording of a create's first event may lag it) this long.
+  h = await startHarness({ provider: { answer: words(30) }, gateway: { timeouts: { notFoundMs: 300 } } });
   // Long enough (about 2 s at 10 ms an event) that readers started at its first event see it being recorded.
   slow = await startHarness({ provider: { answer: words(200), eventDelayMs: 10 } });
 });
@@ -127,6 +129,18 @@ describe('the route\'s rules', () => {
     expect((await get(`${streamUrl(h.baseURL, id)}?offset=-1&live=sse`, {}, OTHER)).status).toBe(404);
     // The protocol's client sees a 404 as well.
     await expect(readStream(streamUrl(h.baseURL, id), { live: false, key: OTHER })).rejects.toMatchObject({ status: 404 });
+  });
+
+  test('a stream not in the log yet is waited for (timeouts.notFoundMs), then read', async () => {
+    const { id, sent } = await recorded(h);
+    const late = 'resp_dstream_late';
+    const reading = readStream(streamUrl(h.baseURL, late), { live: 'sse', key: KEY });
+    await new Promise((r) => setTimeout(r, 50));
+    const scope = { responseId: late, owner: ownerOf(`Bearer ${KEY}`) };
+    const { token } = await h.gateway.log.acquire(scope, 60_000);
+    const events = await h.gateway.log.read({ responseId: id, owner: ownerOf(`Bearer ${KEY}`) }, undefined);
+    await h.gateway.log.append(scope, token, events);
+    expect((await reading).items).toEqual(sent);
   });
 
   test('no credentials: 401', async () => {

@@ -1,0 +1,186 @@
+// A recorded response's Durable Stream resumed after a kill of the gateway process that recorded it: two gateway
+// processes A and B (the CLI from source with tsx, `--redis … --background`) share one real Redis; the fake provider
+// runs in this process. A records a response; a reader (the protocol's own client) reads A's stream up to some
+// offset; A is killed with SIGKILL (after the response ended, or mid-stream); B serves the stream from that offset.
+// Together, every event exactly once, equal to what the upstream sent, and the stream closes at the terminal event.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { join } from 'node:path';
+import OpenAI from 'openai';
+import { ownerOf } from '../../gateway/index';
+import { formatOffset } from '../../lib/durable-streams/offsets';
+import { redisEventLog } from '../../lib/log/redis';
+import type { EventLog, LogScope } from '../../lib/log/types';
+import { startFakeProvider, type FakeProvider } from '../../testing/index';
+import { type RedisServer, startRedisServer } from '../log/redis-server';
+import { lapseSoon } from '../log/takeover-helpers';
+import { readStream, streamUrl } from './durable-stream-read';
+import { seqs, words } from './helpers';
+
+jest.setTimeout(120_000);
+
+const KEY = 'sk-test-dsfleet-0000-aaaa';
+const OWNER = ownerOf(`Bearer ${KEY}`);
+/** The instances' lease: long, so that no pause of a busy machine lapses it while its holder lives. */
+const LEASE_MS = 30_000;
+/** How long a killed instance's lease outlives it: its last renewal, made by the test once it is dead. */
+const LAPSE_MS = 1000;
+
+let redis: RedisServer;
+let provider: FakeProvider;
+let log: EventLog; // this process's view of the shared log, to watch A's progress
+const children = new Set<ChildProcess>();
+
+interface Instance {
+  readonly child: ChildProcess;
+  readonly baseURL: string;
+  stderr(): string;
+}
+
+/** One gateway process: the CLI from source, on a free port; resolves once it listens. */
+function startInstance(name: string): Promise<Instance> {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', join(__dirname, '..', '..', 'cli', 'main.ts'), 'gateway', '--port', '0', '--upstream', provider.baseURL, '--redis', redis.url, '--background', '--lease-ms', String(LEASE_MS)],
+    { cwd: join(__dirname, '..', '..'), stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1', OPENAI_API_KEY: '' } },
+  );
+  children.add(child);
+  child.on('exit', () => children.delete(child));
+  let out = '';
+  let err = '';
+  child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+  return new Promise((resolve, reject) => {
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /at (http:\/\/127\.0\.0\.1:\d+\/v1)/.exec(out);
+      if (m) resolve({ child, baseURL: m[1]!, stderr: () => err });
+    });
+    child.on('exit', (code) => reject(new Error(`gateway ${name} exited (${code}) before listening: ${err}`)));
+  });
+}
+
+const killed = (c: ChildProcess): Promise<void> =>
+  new Promise((resolve) => {
+    if (c.exitCode !== null || c.signalCode !== null) return resolve();
+    c.once('exit', () => resolve());
+    c.kill('SIGKILL');
+  });
+
+const sdk = (baseURL: string) => new OpenAI({ apiKey: KEY, baseURL, maxRetries: 0, timeout: 60_000 });
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Until the log holds the stream's events up to `seq`. */
+async function storedUpTo(scope: LogScope, seq: number): Promise<void> {
+  while (((await log.state(scope))?.lastSequenceNumber ?? -1) < seq) await sleep(10);
+}
+
+beforeAll(async () => {
+  redis = await startRedisServer();
+  provider = await startFakeProvider({ answer: words(160), eventDelayMs: 15 });
+  log = redisEventLog({ url: redis.url, commandTimeoutMs: 30_000 }); // a busy machine may delay a command long
+});
+afterAll(async () => {
+  await Promise.all([...children].map(killed));
+  await log?.close();
+  await provider?.close();
+  await redis?.stop();
+});
+
+describe('a recorded response\'s Durable Stream, resumed on another instance after a SIGKILL', () => {
+  test.each(['sse', 'long-poll'] as const)('A killed after the response ended: B serves the rest from the reader\'s offset (live %s)', async (live) => {
+    const [a, b] = await Promise.all([startInstance('A'), startInstance('B')]);
+    try {
+      // A reader follows A's stream live while A records the response, and stops at 40 events; the response ends.
+      const created = await sdk(a.baseURL).responses.create({ model: 'fake-model', input: 'Hi', stream: true });
+      let id = '';
+      const client = (async () => {
+        for await (const e of created) id ||= (e as { response?: { id: string } }).response?.id ?? '';
+      })();
+      while (id === '') await sleep(5);
+      const first = await readStream(streamUrl(a.baseURL, id), { live, key: KEY, stopAt: 40 });
+      await client;
+      const sent = provider.responses.get(id)!.events;
+      expect(first.closed).toBe(false);
+      expect(first.items.length).toBeLessThan(sent.length);
+      expect(first.offset).toBe(formatOffset(first.items.length));
+      expect((await log.state({ responseId: id, owner: OWNER }))?.end).toBe('completed');
+      await killed(a.child);
+
+      const rest = await readStream(streamUrl(b.baseURL, id), { offset: first.offset, live, key: KEY });
+      expect(rest.closed).toBe(true);
+      expect([...first.items, ...rest.items]).toEqual(sent);
+      // And from the start, on B, with a catch-up read.
+      expect((await readStream(streamUrl(b.baseURL, id), { live: false, key: KEY })).items).toEqual(sent);
+    } finally {
+      await killed(a.child);
+      await killed(b.child);
+    }
+    expect(b.stderr()).toBe('');
+  });
+
+  test.each(['sse', 'long-poll'] as const)('A killed mid-stream: B serves what A recorded from the reader\'s offset, then the rest as the response is continued, closing at response.completed (live %s)', async (live) => {
+    const [a, b] = await Promise.all([startInstance('A'), startInstance('B')]);
+    try {
+      // The response streams through A; its client reads nothing more once it has the id (A records on its own).
+      const created = await sdk(a.baseURL).responses.create({ model: 'fake-model', input: 'Hi', stream: true });
+      let id = '';
+      const client = (async () => {
+        try {
+          for await (const e of created) {
+            id ||= (e as { response?: { id: string } }).response?.id ?? '';
+          }
+        } catch {
+          // A's connection dies with it.
+        }
+      })();
+      while (id === '') await sleep(5);
+      const scope: LogScope = { responseId: id, owner: OWNER };
+      // A reader follows A's stream live, and has 12 events when A dies (its recording of them reached Redis).
+      const first = await readStream(streamUrl(a.baseURL, id), { live, key: KEY, stopAt: 12 });
+      expect(first.closed).toBe(false);
+      await storedUpTo(scope, 20);
+      await killed(a.child);
+      await lapseSoon(log, scope, LAPSE_MS);
+      await client;
+      const stored = (await log.state(scope))!;
+      expect(stored.end).toBeUndefined();
+
+      // The reader resumes on B from its offset: what A recorded, then (once B continues the response from the
+      // upstream, taking A's lease over: a streamed GET of the response on B) the rest, live.
+      const resumed = readStream(streamUrl(b.baseURL, id), { offset: first.offset, live, key: KEY });
+      await sleep(200);
+      const continued: Array<Record<string, unknown>> = [];
+      for await (const e of await sdk(b.baseURL).responses.retrieve(id, { stream: true, starting_after: stored.lastSequenceNumber! })) continued.push(e as unknown as Record<string, unknown>);
+      expect(continued[continued.length - 1]!['type']).toBe('response.completed');
+      const rest = await resumed;
+
+      const sent = provider.responses.get(id)!.events;
+      const all = [...first.items, ...rest.items];
+      expect(rest.closed).toBe(true);
+      expect(seqs(all)).toEqual(sent.map((_, i) => i));
+      expect(all).toEqual(sent);
+      // The resumed reader got events recorded by A (before the kill) and by B (after it).
+      expect(rest.items.length).toBeGreaterThan(stored.lastSequenceNumber! + 1 - first.items.length);
+      expect(provider.requests.some((r) => r.method === 'GET' && r.url.startsWith(`/v1/responses/${id}?stream=true`))).toBe(true);
+    } finally {
+      await killed(a.child);
+      await killed(b.child);
+    }
+    expect(b.stderr()).toBe('');
+  });
+
+  test('another owner gets a 404 on B too, and write methods a 405', async () => {
+    const b = await startInstance('B');
+    try {
+      let id = '';
+      for await (const e of await sdk(b.baseURL).responses.create({ model: 'fake-model', input: 'Hi', stream: true })) id ||= (e as { response?: { id: string } }).response?.id ?? '';
+      const url = streamUrl(b.baseURL, id);
+      const other = await fetch(url, { headers: { Authorization: 'Bearer sk-test-dsfleet-someone-else' } });
+      expect(other.status).toBe(404);
+      expect(await other.text()).not.toContain('someone-else');
+      for (const method of ['PUT', 'POST', 'DELETE']) expect((await fetch(url, { method, headers: { Authorization: `Bearer ${KEY}` } })).status).toBe(405);
+      expect((await readStream(url, { live: false, key: KEY })).items).toEqual(provider.responses.get(id)!.events);
+    } finally {
+      await killed(b.child);
+    }
+  });
+});
