@@ -17,6 +17,7 @@ import { ofType } from '../../operators/index.js';
 import { chatRequestToResponses, createGateway, GatewayHttpError } from '../../gateway/index.js';
 import { injectResponse, responseSignals } from '../../angular/index.js';
 import { startScriptedProvider, startTestServer } from '../../testing/index.js';
+import { stream } from '@durable-streams/client';
 
 // The reader's own code.
 declare function render(x: unknown): void;
@@ -45,6 +46,8 @@ declare const body: string;
 declare const lastOffset: string | undefined; // the resume point you saved, if any
 declare function saveOffset(offset: string): void;
 declare const token: string;
+declare const apiKey: string; // the credentials the response was created with: its owner
+declare function loadOffset(): string | undefined;
 
 // README.md, "Example"
 {
@@ -226,6 +229,18 @@ if (mapped.ok) {
 } else {
   console.error(mapped.error.status, mapped.error.body);   // 400 { error: { message, type, param, code } }
 }
+}
+export async function durableStreamReader() {
+const res = await stream({
+  url: `http://localhost:8080/v1/stream/responses/${responseId}`,
+  headers: { Authorization: `Bearer ${apiKey}` },
+  offset: loadOffset() ?? '-1', // where this reader stopped, on any instance of the fleet
+  live: 'sse',
+});
+res.subscribeJson(({ items, offset }) => {
+  for (const event of items) render(event); // response.created, the deltas, …, the terminal event
+  saveOffset(offset);
+});
 }
 
 // docs/angular.md: the chat box, its gateway (test/angular/gateway-pair.spec.ts runs the two together), one answer
