@@ -13,7 +13,7 @@ import type { EventLog, LogScope } from '../../lib/log/types';
 import { startFakeProvider, type FakeProvider } from '../../testing/index';
 import { type RedisServer, startRedisServer } from '../log/redis-server';
 import { lapseSoon } from '../log/takeover-helpers';
-import { readStream, streamUrl } from './durable-stream-read';
+import { readStream, readWithRx, streamUrl, type ReadOptions, type ReadResult } from './durable-stream-read';
 import { seqs, words } from './helpers';
 
 jest.setTimeout(120_000);
@@ -65,6 +65,13 @@ const killed = (c: ChildProcess): Promise<void> =>
     c.kill('SIGKILL');
   });
 
+/** Both readers: the protocol's own client, and openai-rx's fromDurableStream. */
+const CASES = [
+  ['the protocol\'s client', 'sse'], ['the protocol\'s client', 'long-poll'], ['fromDurableStream', 'sse'], ['fromDurableStream', 'long-poll'],
+] as const;
+type Client = (typeof CASES)[number][0];
+const reader = (client: Client) => (url: string, o: ReadOptions): Promise<ReadResult> => (client === 'fromDurableStream' ? readWithRx(url, o) : readStream(url, o));
+
 const sdk = (baseURL: string) => new OpenAI({ apiKey: KEY, baseURL, maxRetries: 0, timeout: 60_000 });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -86,7 +93,8 @@ afterAll(async () => {
 });
 
 describe('a recorded response\'s Durable Stream, resumed on another instance after a SIGKILL', () => {
-  test.each(['sse', 'long-poll'] as const)('A killed after the response ended: B serves the rest from the reader\'s offset (live %s)', async (live) => {
+  test.each(CASES)('A killed after the response ended: B serves the rest from the reader\'s offset (%s, live %s)', async (client, live) => {
+    const read = reader(client);
     const [a, b] = await Promise.all([startInstance('A'), startInstance('B')]);
     try {
       // A reader follows A's stream live while A records the response, and stops at 40 events; the response ends.
@@ -96,7 +104,7 @@ describe('a recorded response\'s Durable Stream, resumed on another instance aft
         for await (const e of created) id ||= (e as { response?: { id: string } }).response?.id ?? '';
       })();
       while (id === '') await sleep(5);
-      const first = await readStream(streamUrl(a.baseURL, id), { live, key: KEY, stopAt: 40 });
+      const first = await read(streamUrl(a.baseURL, id), { live, key: KEY, stopAt: 40 });
       await client;
       const sent = provider.responses.get(id)!.events;
       expect(first.closed).toBe(false);
@@ -105,11 +113,11 @@ describe('a recorded response\'s Durable Stream, resumed on another instance aft
       expect((await log.state({ responseId: id, owner: OWNER }))?.end).toBe('completed');
       await killed(a.child);
 
-      const rest = await readStream(streamUrl(b.baseURL, id), { offset: first.offset, live, key: KEY });
+      const rest = await read(streamUrl(b.baseURL, id), { offset: first.offset, live, key: KEY });
       expect(rest.closed).toBe(true);
       expect([...first.items, ...rest.items]).toEqual(sent);
       // And from the start, on B, with a catch-up read.
-      expect((await readStream(streamUrl(b.baseURL, id), { live: false, key: KEY })).items).toEqual(sent);
+      expect((await read(streamUrl(b.baseURL, id), { live: false, key: KEY })).items).toEqual(sent);
     } finally {
       await killed(a.child);
       await killed(b.child);
@@ -117,7 +125,8 @@ describe('a recorded response\'s Durable Stream, resumed on another instance aft
     expect(b.stderr()).toBe('');
   });
 
-  test.each(['sse', 'long-poll'] as const)('A killed mid-stream: B serves what A recorded from the reader\'s offset, then the rest as the response is continued, closing at response.completed (live %s)', async (live) => {
+  test.each(CASES)('A killed mid-stream: B serves what A recorded from the reader\'s offset, then the rest as the response is continued, closing at response.completed (%s, live %s)', async (client, live) => {
+    const read = reader(client);
     const [a, b] = await Promise.all([startInstance('A'), startInstance('B')]);
     try {
       // The response streams through A; its client reads nothing more once it has the id (A records on its own).
@@ -135,7 +144,7 @@ describe('a recorded response\'s Durable Stream, resumed on another instance aft
       while (id === '') await sleep(5);
       const scope: LogScope = { responseId: id, owner: OWNER };
       // A reader follows A's stream live, and has 12 events when A dies (its recording of them reached Redis).
-      const first = await readStream(streamUrl(a.baseURL, id), { live, key: KEY, stopAt: 12 });
+      const first = await read(streamUrl(a.baseURL, id), { live, key: KEY, stopAt: 12 });
       expect(first.closed).toBe(false);
       await storedUpTo(scope, 20);
       await killed(a.child);
@@ -146,7 +155,7 @@ describe('a recorded response\'s Durable Stream, resumed on another instance aft
 
       // The reader resumes on B from its offset: what A recorded, then (once B continues the response from the
       // upstream, taking A's lease over: a streamed GET of the response on B) the rest, live.
-      const resumed = readStream(streamUrl(b.baseURL, id), { offset: first.offset, live, key: KEY });
+      const resumed = read(streamUrl(b.baseURL, id), { offset: first.offset, live, key: KEY });
       await sleep(200);
       const continued: Array<Record<string, unknown>> = [];
       for await (const e of await sdk(b.baseURL).responses.retrieve(id, { stream: true, starting_after: stored.lastSequenceNumber! })) continued.push(e as unknown as Record<string, unknown>);

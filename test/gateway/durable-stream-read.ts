@@ -1,7 +1,9 @@
-// Reading a gateway's recorded-response stream with the protocol's own client (@durable-streams/client), for the
-// durable-stream specs: every batch (items, offset, flags) until the stream says it is closed, or until `stopAt`
+// Reading a gateway's recorded-response stream with the protocol's own client (@durable-streams/client), and with
+// openai-rx's fromDurableStream, for the durable-stream specs: every batch (items, offset, flags) until the stream says it is closed, or until `stopAt`
 // items were delivered (then the reader's offset is where to resume).
 import { stream, type JsonBatch, type LiveMode } from '@durable-streams/client';
+import type { Subscription } from 'rxjs';
+import { fromDurableStream, type DurableStreamMessages } from '../../lib/durable-streams/from-durable-stream';
 
 export type Item = Record<string, unknown>;
 
@@ -54,4 +56,38 @@ export async function readStream(url: string, o: ReadOptions): Promise<ReadResul
   session.cancel();
   await session.closed.catch(() => undefined);
   return { items, batches, offset, closed };
+}
+
+/**
+ * The same with openai-rx's own `fromDurableStream`: its batches until it completes (the stream closed, or caught
+ * up with `live: false`), or until `stopAt` messages (then unsubscribed: the request aborted).
+ */
+export async function readWithRx(url: string, o: ReadOptions): Promise<ReadResult & { rxBatches: Array<DurableStreamMessages<Item>> }> {
+  const items: Item[] = [];
+  const rxBatches: Array<DurableStreamMessages<Item>> = [];
+  let offset = o.offset ?? '-1';
+  let completed = false;
+  const live = o.live === true ? 'long-poll' : o.live;
+  await new Promise<void>((resolve, reject) => {
+    const sub: Subscription = fromDurableStream<Item>(url, { offset, live, headers: { authorization: `Bearer ${o.key}` } }).subscribe({
+      next: (b) => {
+        if (!('messages' in b)) return reject(new Error('expected a JSON-mode stream'));
+        rxBatches.push(b);
+        items.push(...b.messages);
+        offset = b.offset;
+        if (b.messages.length > 0) o.onBatch?.({ items: b.messages, offset: b.offset, upToDate: false, streamClosed: false });
+        if (o.stopAt !== undefined && items.length >= o.stopAt) {
+          queueMicrotask(() => sub.unsubscribe());
+          resolve();
+        }
+      },
+      error: reject,
+      complete: () => {
+        completed = true;
+        resolve();
+      },
+    });
+  });
+  // `closed`: completed in a live mode (a closed stream's end); with `live: false` a completion says only "caught up".
+  return { items, batches: [], rxBatches, offset, closed: completed && live !== false };
 }

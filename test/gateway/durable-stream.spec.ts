@@ -6,7 +6,8 @@ import OpenAI from 'openai';
 import { ownerOf } from '../../gateway/index';
 import { formatOffset } from '../../lib/durable-streams/offsets';
 import { startHarness, words, type Harness } from './helpers';
-import { readStream, streamUrl, type Item } from './durable-stream-read';
+import { DurableStreamError } from '../../lib/errors';
+import { readStream, readWithRx, streamUrl, type Item } from './durable-stream-read';
 
 jest.setTimeout(60_000);
 
@@ -52,7 +53,7 @@ describe('a recorded response as a Durable Stream', () => {
     expect(res.headers.get('access-control-allow-origin')).toBeNull();
   });
 
-  test('catch-up with the protocol\'s client: every event once, in order, from every offset', async () => {
+  test('catch-up with the protocol\'s client and fromDurableStream: every event once, in order, from every offset', async () => {
     const { id, sent } = await recorded(h);
     const url = streamUrl(h.baseURL, id);
     const all = await readStream(url, { live: false, key: KEY });
@@ -62,6 +63,14 @@ describe('a recorded response as a Durable Stream', () => {
       const rest = await readStream(url, { offset: formatOffset(k), live: false, key: KEY });
       expect(rest.items).toEqual(sent.slice(k));
     }
+    // openai-rx's fromDurableStream: the same, and resumed from every offset it emitted.
+    const rx = await readWithRx(url, { live: false, key: KEY });
+    expect(rx.items).toEqual(sent);
+    for (const b of rx.rxBatches) {
+      const rest = await readWithRx(url, { offset: b.offset, live: false, key: KEY });
+      expect(rest.items).toEqual(sent.slice(Number(b.offset)));
+    }
+    for (const k of [0, 1, sent.length - 1, sent.length]) expect((await readWithRx(url, { offset: formatOffset(k), live: 'sse', key: KEY })).items).toEqual(sent.slice(k));
     // Raw: one JSON array of the events, the headers of a closed stream's end.
     const raw = await get(`${url}?offset=${formatOffset(sent.length - 2)}`);
     expect(raw.status).toBe(200);
@@ -71,7 +80,9 @@ describe('a recorded response as a Durable Stream', () => {
     expect(raw.headers.get('cache-control')).toBe('no-store');
   });
 
-  test.each(['sse', 'long-poll'] as const)('a live %s reader sees the events as they are recorded and completes at the terminal event', async (live) => {
+  test.each([
+    ['the protocol\'s client', 'sse'], ['the protocol\'s client', 'long-poll'], ['fromDurableStream', 'sse'], ['fromDurableStream', 'long-poll'],
+  ] as const)('%s, live %s: sees the events as they are recorded and completes at the terminal event', async (client, live) => {
     const created = await sdk(slow.baseURL).responses.create({ model: 'fake-model', input: 'Hi', stream: true });
     let id = '';
     let producerDone = false;
@@ -81,9 +92,10 @@ describe('a recorded response as a Durable Stream', () => {
     })();
     while (id === '') await new Promise((r) => setTimeout(r, 5));
     let whileRecording = 0;
-    const read = await readStream(streamUrl(slow.baseURL, id), {
-      live, key: KEY, onBatch: (b) => void (b.items.length > 0 && !producerDone && whileRecording++),
-    });
+    const url = streamUrl(slow.baseURL, id);
+    const read = client === 'fromDurableStream'
+      ? await readWithRx(url, { live, key: KEY, onBatch: () => void (!producerDone && whileRecording++) })
+      : await readStream(url, { live, key: KEY, onBatch: (b) => void (b.items.length > 0 && !producerDone && whileRecording++) });
     await producing;
     const sent = slow.provider.responses.get(id)!.events;
     expect(read.closed).toBe(true);
@@ -129,6 +141,11 @@ describe('the route\'s rules', () => {
     expect((await get(`${streamUrl(h.baseURL, id)}?offset=-1&live=sse`, {}, OTHER)).status).toBe(404);
     // The protocol's client sees a 404 as well.
     await expect(readStream(streamUrl(h.baseURL, id), { live: false, key: OTHER })).rejects.toMatchObject({ status: 404 });
+    // And fromDurableStream its typed error, with no key in it.
+    const e = await readWithRx(streamUrl(h.baseURL, id), { live: 'sse', key: OTHER }).catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(DurableStreamError);
+    expect(e).toMatchObject({ status: 404, code: 'not_found' });
+    expect(JSON.stringify({ ...(e as object), message: (e as Error).message })).not.toContain(OTHER);
   });
 
   test('a stream not in the log yet is waited for (timeouts.notFoundMs), then read', async () => {
