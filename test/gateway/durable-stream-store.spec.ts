@@ -1,22 +1,35 @@
 // The read side of a recorded response as a Durable Stream (gateway/durable-stream.ts), driven directly over the
-// memory log: offsets resumed from every position, the up-to-date and closed flags, the byte budget, a cancelled
+// memory log and a real Redis: offsets resumed from every position, the up-to-date and closed flags, the byte budget, a cancelled
 // stream, another owner's stream not found, and waits that wake on an event or the end.
 import { formatOffset } from '../../lib/durable-streams/offsets';
 import type { DurableStreamStore, ReadBatch } from '../../lib/durable-streams/store';
 import type { ResponseStreamEvent } from '../../lib/events/responses';
 import { memoryEventLog } from '../../lib/log/memory';
+import { redisEventLog } from '../../lib/log/redis';
 import type { EventLog, LogScope } from '../../lib/log/types';
+import { startRedisServer, type RedisServer } from '../log/redis-server';
 import { completed, created, delta } from '../log/contract';
 import { recordedResponseStore } from '../../gateway/durable-stream';
 
 const PATH = '/v1/stream/responses/resp_ds';
 const BIG = { maxBytes: 1 << 20 };
 
+jest.setTimeout(30_000);
+
+let redis: RedisServer | undefined;
+let tests = 0;
+afterAll(async () => redis?.stop());
+
+/** The logs the store runs over: each test gets a log of its own (on Redis, its own key prefix). */
+const LOGS: ReadonlyArray<readonly [string, () => Promise<EventLog>]> = [
+  ['memoryEventLog', async () => memoryEventLog()],
+  ['redisEventLog', async () => {
+    redis ??= await startRedisServer();
+    return redisEventLog({ url: redis.url, keyPrefix: `ds${process.pid}t${++tests}:`, commandTimeoutMs: 20_000 });
+  }],
+];
+
 let log: EventLog;
-beforeEach(() => {
-  log = memoryEventLog();
-});
-afterEach(() => log.close());
 
 const scope = (responseId = 'resp_ds', owner = 'alice'): LogScope => ({ responseId, owner });
 
@@ -37,7 +50,12 @@ async function batch(store: DurableStreamStore, offset: string, maxBytes = BIG.m
 
 const parsed = (b: ReadBatch): unknown[] => b.entries.map((e) => JSON.parse(e as string) as unknown);
 
-describe('recordedResponseStore', () => {
+describe.each(LOGS)('recordedResponseStore over %s', (_, makeLog) => {
+  beforeEach(async () => {
+    log = await makeLog();
+  });
+  afterEach(() => log.close());
+
   test('a completed response: one JSON message per stored event, closed, from every offset', async () => {
     const events = response(5); // sequence numbers 0..6
     await record(scope(), events);
