@@ -93,19 +93,3 @@ export async function withLease<T>(log: EventLog, scope: LogScope, s: LogStoreSe
     await log.release(scope, lease.token).catch(() => undefined);
   }
 }
-
-/** Chains work per key in this process, so that its own writers do not fight over one lease. */
-export class KeyedQueue {
-  private readonly tails = new Map<string, Promise<unknown>>();
-
-  run<T>(key: string, work: () => Promise<T>): Promise<T> {
-    const prev = this.tails.get(key) ?? Promise.resolve();
-    const next = prev.then(work, work);
-    const tail = next.catch(() => undefined);
-    this.tails.set(key, tail);
-    void tail.then(() => {
-      if (this.tails.get(key) === tail) this.tails.delete(key);
-    });
-    return next;
-  }
-}

@@ -127,3 +127,32 @@ describe('eventLogStreamStore and a writer that died holding the lease', () => {
     }
   });
 });
+
+describe('eventLogStreamStore and a lease that lapses mid-write', () => {
+  it('is fenced by the log: the append rejects, nothing of it is stored, the next one goes through', async () => {
+    const base = memoryEventLog();
+    let slow = false;
+    const log: EventLog = {
+      ...base,
+      state: async (scope) => {
+        if (slow && scope.responseId.startsWith('g:')) await new Promise((r) => setTimeout(r, 120));
+        return base.state(scope);
+      },
+    };
+    try {
+      const store = eventLogStreamStore(log, { leaseMs: 40 });
+      const path = uniquePath('fenced');
+      await store.create!(path, json(['1']));
+      slow = true;
+      const lapsing = store.append!(path, post(['2']));
+      await new Promise((r) => setTimeout(r, 60));
+      expect(await eventLogStreamStore(base).append!(path, post(['3']))).toMatchObject({ status: 'appended', tail: '0000000000000002' });
+      await expect(lapsing).rejects.toMatchObject({ name: 'EventLogError', reason: 'fenced' });
+      slow = false;
+      expect(await store.append!(path, post(['4']))).toMatchObject({ status: 'appended', tail: '0000000000000003' });
+      expect((await readAll(store, path)).entries).toEqual(['1', '3', '4']);
+    } finally {
+      await base.close();
+    }
+  });
+});
