@@ -12,18 +12,24 @@ import { absoluteUrl, GONE, infoHeaders, NOT_FOUND, send } from './responses.js'
 import type { ServeContext } from './serve-context.js';
 import type { AppendResult, Entry, StreamConfig } from './store.js';
 
-type Body = { readonly entries: readonly Entry[] } | { readonly error: number; readonly reason?: string };
+type Body = { readonly entries: readonly Entry[] } | { readonly error: number; readonly reason?: string; readonly close?: boolean };
 
 /** The body as entries: JSON flattened one level, anything else one entry of bytes (none when empty). */
 async function bodyEntries(req: IncomingMessage, ctx: ServeContext, contentType: string | undefined, isCreate: boolean): Promise<Body> {
   const read = await readBody(req, ctx.maxAppendBytes);
-  if (!read.ok) return read.reason === 'too_large' ? { error: 413, reason: 'request body too large' } : { error: 0 };
+  if (!read.ok) return read.reason === 'too_large' ? { error: 413, reason: 'request body too large', close: read.closeConnection } : { error: 0 };
   if (read.body.length === 0) return { entries: [] };
   if (contentType !== undefined && isJsonType(contentType)) {
     const flat = flattenJson(read.body.toString('utf8'), isCreate);
     return flat.ok ? { entries: flat.messages } : { error: 400, reason: flat.reason };
   }
   return { entries: [new Uint8Array(read.body.buffer, read.body.byteOffset, read.body.byteLength)] };
+}
+
+/** The body could not be read: the client went away (nothing to answer), or 413/400. */
+function sendBodyError(res: ServerResponse, ctx: ServeContext, body: { readonly error: number; readonly reason?: string; readonly close?: boolean }): void {
+  if (body.error === 0) return void res.destroy();
+  send(res, ctx.policy, body.error, body.close === true ? { Connection: 'close' } : {}, body.reason);
 }
 
 export async function servePut(req: IncomingMessage, res: ServerResponse, ctx: ServeContext): Promise<void> {
@@ -51,7 +57,7 @@ export async function servePut(req: IncomingMessage, res: ServerResponse, ctx: S
     if (!('status' in source)) contentType = source.contentType;
   }
   const body = await bodyEntries(req, ctx, contentType, true);
-  if ('error' in body) return void (body.error === 0 ? res.destroy() : send(res, policy, body.error, {}, body.reason));
+  if ('error' in body) return sendBodyError(res, ctx, body);
   const config: StreamConfig = {
     contentType: contentType ?? DEFAULT_CONTENT_TYPE,
     ...(ttl !== undefined && { ttlSeconds: ttl }),
@@ -83,7 +89,7 @@ export async function servePost(req: IncomingMessage, res: ServerResponse, ctx: 
   if (isParseError(producer)) return void send(res, policy, 400, {}, producer.error);
   const contentType = headerText(h['content-type']);
   const body = await bodyEntries(req, ctx, contentType, false);
-  if ('error' in body) return void (body.error === 0 ? res.destroy() : send(res, policy, body.error, {}, body.reason));
+  if ('error' in body) return sendBodyError(res, ctx, body);
   const empty = body.entries.length === 0;
   if (empty && !close) return void send(res, policy, 400, {}, 'an append needs a body (or Stream-Closed: true)');
   if (!empty && (contentType === undefined || contentType.trim() === '')) return void send(res, policy, 400, {}, 'Content-Type is required');

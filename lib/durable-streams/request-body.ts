@@ -1,25 +1,31 @@
-// A request body read whole, up to a byte limit. Over the limit the rest is drained unread (so the client, still
-// sending, sees the 413 instead of a reset connection) and nothing past the limit is kept.
+// A request body read whole, up to a byte limit. Over the limit, up to DRAIN_BYTES more are drained unread (so a
+// client still sending sees the 413 rather than a reset connection); past that the 413 goes at once and closes the
+// connection, so a client sending without end cannot hold the server reading. Nothing past the limit is kept.
 
 import type { IncomingMessage } from 'node:http';
 
-export type BodyResult = { readonly ok: true; readonly body: Buffer } | { readonly ok: false; readonly reason: 'too_large' | 'aborted' };
+export type BodyResult =
+  | { readonly ok: true; readonly body: Buffer }
+  /** `closeConnection`: the rest of the body was left unread; the answer must close the connection. */
+  | { readonly ok: false; readonly reason: 'too_large'; readonly closeConnection: boolean }
+  | { readonly ok: false; readonly reason: 'aborted' };
+
+const DRAIN_BYTES = 1024 * 1024;
 
 export function readBody(req: IncomingMessage, limit: number): Promise<BodyResult> {
   return new Promise((resolve) => {
     const declared = Number(req.headers['content-length']);
+    if (Number.isFinite(declared) && declared > limit + DRAIN_BYTES) {
+      resolve({ ok: false, reason: 'too_large', closeConnection: true });
+      return;
+    }
     let size = 0;
-    let over = Number.isFinite(declared) && declared > limit;
     const chunks: Buffer[] = [];
     const onData = (chunk: Buffer): void => {
-      if (over) return;
       size += chunk.length;
-      if (size > limit) {
-        over = true;
-        chunks.length = 0;
-        return;
-      }
-      chunks.push(chunk);
+      if (size <= limit) chunks.push(chunk);
+      else if (size > limit + DRAIN_BYTES) finish({ ok: false, reason: 'too_large', closeConnection: true });
+      else chunks.length = 0;
     };
     const finish = (result: BodyResult): void => {
       req.off('data', onData);
@@ -28,7 +34,12 @@ export function readBody(req: IncomingMessage, limit: number): Promise<BodyResul
       req.off('close', onClose);
       resolve(result);
     };
-    const onEnd = (): void => finish(over ? { ok: false, reason: 'too_large' } : { ok: true, body: chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks as unknown as readonly Uint8Array[], size) });
+    const onEnd = (): void =>
+      finish(
+        size > limit
+          ? { ok: false, reason: 'too_large', closeConnection: false }
+          : { ok: true, body: chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks as unknown as readonly Uint8Array[], size) },
+      );
     const onAbort = (): void => finish({ ok: false, reason: 'aborted' });
     const onClose = (): void => {
       if (!req.complete) onAbort();

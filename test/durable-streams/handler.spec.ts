@@ -1,5 +1,6 @@
 // createDurableStreamsHandler over a loopback socket: create, append, read, HEAD, DELETE and the headers every
 // response carries, each protocol rule the handler owns (the store's rules are its own tests').
+import { request } from 'node:http';
 import { createDurableStreamsHandler, serveDurableStream } from '../../lib/durable-streams/index';
 import type { DurableStreamStore } from '../../lib/durable-streams/store';
 import { serve, type Served } from './handler-helpers';
@@ -114,6 +115,18 @@ describe('POST', () => {
     expect((await s.send('POST', P, { ...text, 'Stream-Seq': '10' }, 'x')).status).toBe(409);
     expect((await s.send('POST', P, json, '1')).status).toBe(409);
     expect((await s.send('POST', '/v1/stream/none', text, 'x')).status).toBe(404);
+  });
+  test('a body declared far over maxAppendBytes is refused at once, the connection closed, before it is sent', async () => {
+    const status = await new Promise<[number | undefined, string | undefined]>((resolve, reject) => {
+      const req = request(`${s.url}${P}`, { method: 'POST', agent: false, headers: { ...text, 'Content-Length': String(100 * 1024 * 1024) } }, (res) => {
+        resolve([res.statusCode, res.headers['connection']]);
+        res.resume();
+        req.destroy();
+      });
+      req.on('error', reject);
+      req.write('x'.repeat(10));
+    });
+    expect(status).toEqual([413, 'close']);
   });
   test('a body over maxAppendBytes is 413 (and nothing is stored)', async () => {
     const r = await s.send('POST', P, text, 'x'.repeat(4096));
