@@ -1,5 +1,5 @@
 import { Observable, type Subscriber } from 'rxjs';
-import { DecodeError, DurableStreamError, NetworkError } from '../errors.js';
+import { DurableStreamError, NetworkError, OpenAIRxError } from '../errors.js';
 import { readBounded, retryAfterOf } from '../http/request.js';
 import { redactThenCut } from '../redact.js';
 import { readSSE } from './from-durable-stream-sse.js';
@@ -42,7 +42,7 @@ export function exchange(ctx: ExchangeContext, state: ReadState): Observable<Ste
       try {
         res = await ctx.fetch(url, { method: 'GET', headers: ctx.headers, signal: controller.signal });
       } catch (e) {
-        throw new NetworkError(`GET ${ctx.shownUrl} failed: ${redactThenCut(messageOf(e), MAX_REASON, ctx.secrets)}`, { cause: e });
+        throw networkError(ctx, `GET ${ctx.shownUrl} failed`, e);
       }
       if (done) {
         res.body?.cancel().catch(ignore);
@@ -58,7 +58,8 @@ export function exchange(ctx: ExchangeContext, state: ReadState): Observable<Ste
       () => {
         if (!done) subscriber.complete();
       },
-      (e: unknown) => fail(done ? e : e instanceof DurableStreamError || e instanceof DecodeError || e instanceof NetworkError ? e : new NetworkError(`reading ${ctx.shownUrl} failed: ${redactThenCut(messageOf(e), MAX_REASON, ctx.secrets)}`, { cause: e })),
+      // The package's own errors as they are; anything else is the body breaking off (undici's `terminated`, a reset).
+      (e: unknown) => fail(e instanceof OpenAIRxError ? e : networkError(ctx, `reading ${ctx.shownUrl} failed`, e)),
     );
     return () => {
       done = true;
@@ -67,6 +68,19 @@ export function exchange(ctx: ExchangeContext, state: ReadState): Observable<Ste
       controller.abort(LEFT);
     };
   });
+}
+
+function networkError(ctx: ExchangeContext, what: string, e: unknown): NetworkError {
+  const errorCode = systemCode(e);
+  return new NetworkError(`${what}: ${redactThenCut(messageOf(e), MAX_REASON, ctx.secrets)}`, errorCode === undefined ? { cause: e } : { cause: e, errorCode });
+}
+
+function systemCode(e: unknown): string | undefined {
+  for (let x: unknown = e, depth = 0; typeof x === 'object' && x !== null && depth < 4; x = (x as { cause?: unknown }).cause, depth++) {
+    const code = (x as { code?: unknown }).code;
+    if (typeof code === 'string') return code;
+  }
+  return undefined;
 }
 
 function messageOf(e: unknown): string {

@@ -110,6 +110,16 @@ describe('fromDurableStream (scripted answers)', () => {
     expect(asked).toEqual([undefined, 2000, undefined]);
   });
 
+  test("a fetch that rejects: a NetworkError with the system's code, its message masked", async () => {
+    const reset = Object.assign(new TypeError('fetch failed'), { cause: Object.assign(new Error('read ECONNRESET near sk-proj-abcdefghijklmnopqrstuvwx'), { code: 'ECONNRESET' }) });
+    const s = scripted(reset);
+    const e = await firstValueFrom(read(s.fetch, { retry: { maxAttempts: 0 } })).catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(NetworkError);
+    expect(e).toMatchObject({ errorCode: 'ECONNRESET', retryable: true });
+    expect((e as Error).message).toContain('ECONNRESET');
+    expect((e as Error).message).not.toContain('sk-proj-abcdefghijklmnopqrstuvwx');
+  });
+
   test('the budget spent: the last error passes (server_error, retryable)', async () => {
     const s = scripted(new Response('', { status: 500 }), new Response('', { status: 502 }), new Response('', { status: 503 }));
     const e = await firstValueFrom(read(s.fetch, { retry: { maxAttempts: 2, delayMs: 1 } })).catch((x: unknown) => x);
