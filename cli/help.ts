@@ -59,6 +59,17 @@ export const COMMAND_HELP = {
     --access-log            one JSON line per request on stdout (never a key or a body)
 `,
   },
+  streams: {
+    synopsis: 'streams [--port N] [--host H] [--redis URL [--cluster]]',
+    lines: `  streams                   a Durable Streams server (the open protocol: append-only streams read
+                            and resumed by offset, live by long-poll or SSE) under /v1/stream/
+                            (until Ctrl-C)
+    --port N  --host H      where to listen (default 127.0.0.1:4437; --port 0 picks a free port)
+    --redis URL             keep the streams in Redis (redis://…), shared by every instance
+                            (default: in memory, this process only)
+    --cluster               the --redis URL is one node of a Redis Cluster (the others are found)
+`,
+  },
 } as const satisfies Record<string, CommandHelp>;
 
 export type CommandName = keyof typeof COMMAND_HELP;

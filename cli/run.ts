@@ -1,4 +1,4 @@
-// The `openai-rx` commands: demo, replay, serve, gateway. Every failure is a CLIError (one line) or an unexpected Error.
+// The `openai-rx` commands: demo, replay, serve, gateway, streams. Every failure is a CLIError (one line) or an unexpected Error.
 import { runDemo } from './demo.js';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -7,6 +7,7 @@ import { COMMAND_HELP, commandUsage, isCommand, USAGE } from './help.js';
 import { runReplay } from './replay.js';
 import { runServe } from './serve.js';
 import { runGateway } from './gateway.js';
+import { runStreams } from './streams.js';
 import { outFor } from './style.js';
 
 export { USAGE } from './help.js';
@@ -91,11 +92,13 @@ export async function run(argv: readonly string[], io: IO): Promise<number> {
       return runServe(rest, io);
     case 'gateway':
       return runGateway(rest, io);
+    case 'streams':
+      return runStreams(rest, io);
     default:
       throw usage(
         command.startsWith('-')
           ? `unknown option ${JSON.stringify(command)} before a command (try --help)`
-          : `unknown command ${JSON.stringify(command)} (commands: demo, replay, serve, gateway; try --help)`,
+          : `unknown command ${JSON.stringify(command)} (commands: demo, replay, serve, gateway, streams; try --help)`,
       );
   }
 }

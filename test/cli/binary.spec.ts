@@ -69,7 +69,7 @@ describe('the built binary', () => {
     expect(await exec(['replay', '/nonexistent/capture.sse'])).toEqual({ code: 1, stdout: '', stderr: 'openai-rx: /nonexistent/capture.sse: no such file\n' });
     const usage: Array<[string[], RegExp]> = [
       [[], /^usage: openai-rx/],
-      [['frobnicate'], /^openai-rx: unknown command "frobnicate" \(commands: demo, replay, serve, gateway; try --help\)\n$/],
+      [['frobnicate'], /^openai-rx: unknown command "frobnicate" \(commands: demo, replay, serve, gateway, streams; try --help\)\n$/],
       [['--frobnicate'], /^openai-rx: unknown option "--frobnicate" before a command \(try --help\)\n$/],
       [['replay', '--frobnicate', 'x.sse'], /^openai-rx: Unknown option '--frobnicate'\n$/],
       [['replay'], /^openai-rx: replay needs a FILE \(or - for standard input\)\n$/],

@@ -1,0 +1,94 @@
+// `openai-rx streams`: a Durable Streams server (createDurableStreamsHandler) on a port, until SIGINT / SIGTERM,
+// its streams in an in-memory log or in Redis (a single server or a Cluster), so that any number of instances on
+// the same Redis serve the same streams.
+import { createServer } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import type { Cluster } from 'ioredis';
+import { createDurableStreamsHandler } from '../lib/durable-streams/index.js';
+import { memoryEventLog } from '../lib/log/memory.js';
+import { redisEventLog } from '../lib/log/redis.js';
+import type { EventLog } from '../lib/log/types.js';
+import { loadPeer } from '../lib/peer.js';
+import { CLIError, parse, usage } from './args.js';
+import { untilInterrupted } from './interrupted.js';
+import type { IO } from './run.js';
+import { outFor, paint } from './style.js';
+
+/** The protocol's default port. */
+export const STREAMS_PORT = 4437;
+
+/** A Cluster client whose first node is `url` (the others are discovered), with the URL's user, password and TLS. */
+async function clusterClient(url: string): Promise<Cluster> {
+  const mod = (await loadPeer('ioredis', 'openai-rx streams --cluster')) as { Cluster?: typeof Cluster; default?: { Cluster?: typeof Cluster } };
+  const ClusterClass = mod.Cluster ?? mod.default?.Cluster;
+  if (ClusterClass === undefined) throw new CLIError('--cluster: the installed ioredis has no Cluster');
+  const u = new URL(url);
+  const redisOptions = {
+    ...(u.username ? { username: decodeURIComponent(u.username) } : {}),
+    ...(u.password ? { password: decodeURIComponent(u.password) } : {}),
+    ...(u.protocol === 'rediss:' ? { tls: {} } : {}),
+  };
+  return new ClusterClass([{ host: u.hostname, port: u.port ? Number(u.port) : 6379 }], { redisOptions });
+}
+
+const masked = (url: string): string => url.replace(/\/\/[^@/]*@/, '//[credentials]@');
+
+export async function runStreams(argv: readonly string[], io: IO): Promise<number> {
+  const a = parse(argv, { port: 'string', host: 'string', redis: 'string', cluster: 'boolean' }, 0);
+  const port = a.flags.port === undefined ? STREAMS_PORT : a.int('port', { max: 65535, what: '0 picks a free port' });
+  const host = typeof a.flags.host === 'string' ? a.flags.host : '127.0.0.1';
+  const redis = typeof a.flags.redis === 'string' ? a.flags.redis : undefined;
+  if (redis !== undefined && !/^rediss?:\/\//.test(redis)) throw usage('--redis takes a redis:// or rediss:// URL');
+  if (a.flags.cluster === true && redis === undefined) throw usage('--cluster needs --redis URL (one node of the Cluster)');
+
+  const out = outFor(io.stdout, io.env);
+  const say = (t: string): void => void io.stdout.write(`${t}\n`);
+  let cluster: Cluster | undefined;
+  let log: EventLog;
+  if (redis === undefined) log = memoryEventLog();
+  else if (a.flags.cluster === true) log = redisEventLog({ client: (cluster = await clusterClient(redis)) });
+  else log = redisEventLog({ url: redis });
+  const closeLog = async (): Promise<void> => {
+    await log.close();
+    await cluster?.quit().catch(() => cluster?.disconnect());
+  };
+
+  const server = createServer(createDurableStreamsHandler({ log }));
+  const sockets = new Set<Socket>();
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+  } catch (e) {
+    await closeLog();
+    const code = (e as { code?: string }).code;
+    if (code === 'EADDRINUSE') throw new CLIError(`port ${port} on ${host} is in use (pick another with --port)`);
+    if (code === 'EACCES') throw new CLIError(`not allowed to listen on ${host}:${port}`);
+    throw new CLIError(`cannot listen on ${host}:${port}${code ? ` (${code})` : ''}`);
+  }
+  const interrupted = untilInterrupted(io); // before the ready lines: a signal sent on reading them must be handled
+  const bound = (server.address() as AddressInfo).port;
+  const base = `http://${host.includes(':') ? `[${host}]` : host}:${bound}/v1/stream/`;
+  say(`${paint(out, 'bold', 'openai-rx streams')} at ${paint(out, 'cyan', base)} (Durable Streams)`);
+  say(`log: ${redis === undefined ? 'memory (this process only)' : `${a.flags.cluster === true ? 'Redis Cluster at ' : ''}${masked(redis)}`}`);
+  say(paint(out, 'dim', `try: curl -X PUT ${base}hello -H 'content-type: text/plain' -d 'hi' && curl '${base}hello?offset=-1'`));
+  say(paint(out, 'dim', `     curl -N '${base}hello?offset=now&live=sse'   (Ctrl-C stops)`));
+
+  await interrupted;
+  const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+  // Live readers (SSE, long-poll) would hold the server open: their connections end now.
+  server.closeAllConnections();
+  for (const s of sockets) s.destroy();
+  await stopped;
+  await closeLog();
+  say('stopped');
+  return 0;
+}
