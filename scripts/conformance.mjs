@@ -120,10 +120,10 @@ try {
   for (const n of names) if (n !== 'reference') await servers[n].stop();
   for (const s of stores) await s.stop();
 
-  const { rows, regressions, fixed, referenceUnlisted } = compare(runs, known);
-  if (option('--keep')) writeFileSync(join(dir, 'summary.json'), `${JSON.stringify({ rows, regressions, fixed, referenceUnlisted }, null, 2)}\n`);
+  const { rows, regressions, fixed, unlisted } = compare(runs, known);
+  if (option('--keep')) writeFileSync(join(dir, 'summary.json'), `${JSON.stringify({ rows, regressions, fixed, unlisted }, null, 2)}\n`);
   console.log(`\n${table(rows, Object.fromEntries(runs.map((r) => [r.server, r.seconds])))}\n`);
-  for (const t of referenceUnlisted) console.log(`note: the reference server failed "${t}", which known-failures.json gives no reason for`);
+  for (const u of unlisted) console.log(`note: ${u.server} failed "${u.test}" (so did the reference), which known-failures.json gives no reason for`);
   for (const f of fixed) console.log(`note: ${f.server} now passes "${f.test}": remove it from known-failures.json (and the README: --readme)`);
   // One line per test, the servers it regressed on beside it (the same cause shows on several).
   const byTest = new Map();

@@ -35,9 +35,9 @@ export function firstFailureLine(report, test) {
 }
 
 /**
- * `runs`: [{ server, report }] with the reference first. Returns { rows, regressions, fixed, referenceUnlisted }:
+ * `runs`: [{ server, report }] with the reference first. Returns { rows, regressions, fixed, unlisted }:
  * rows per server (passed, failed, skipped); regressions [{ server, test, message }]; fixed: listed failures that
- * passed (the list can shrink); referenceUnlisted: tests the reference failed that the list does not give a reason for.
+ * passed (the list can shrink); unlisted: failures the reference shares (no regression) the list gives no reason for.
  */
 export function compare(runs, known) {
   const listed = (test, server) => known.some((k) => k.test === test && k.servers.includes(server));
@@ -49,20 +49,27 @@ export function compare(runs, known) {
   });
   const regressions = [];
   const fixed = [];
+  for (const { server, report } of runs) {
+    for (const [test, status] of statuses(report)) if (status === 'passed' && listed(test, server)) fixed.push({ server, test });
+  }
   for (const { server, report } of ours) {
     const mine = statuses(report);
     for (const [test, status] of ref) {
       if (status !== 'passed') continue;
       const got = mine.get(test) ?? 'missing';
-      if (got === 'passed') {
-        if (listed(test, server)) fixed.push({ server, test });
-      } else if (!listed(test, server)) {
+      if (got !== 'passed' && !listed(test, server)) {
         regressions.push({ server, test, message: got === 'failed' ? firstFailureLine(report, test) : got });
       }
     }
   }
-  const referenceUnlisted = [...ref].filter(([test, status]) => status === 'failed' && !listed(test, 'reference')).map(([test]) => test);
-  return { rows, regressions, fixed, referenceUnlisted };
+  // Failures that are no regression (the reference failed them too) but that the README should still explain.
+  const unlisted = [];
+  for (const { server, report } of runs) {
+    for (const [test, status] of statuses(report)) {
+      if (status === 'failed' && ref.get(test) !== 'passed' && !listed(test, server)) unlisted.push({ server, test });
+    }
+  }
+  return { rows, regressions, fixed, unlisted };
 }
 
 /** The table printed at the end of a run. */
@@ -81,12 +88,19 @@ export const README_END = '<!-- conformance:known-failures:end -->';
 export function readmeList(known) {
   const groups = new Map();
   for (const k of known) {
-    const key = k.servers.join(', ');
+    const key = k.servers.join(',');
     groups.set(key, [...(groups.get(key) ?? []), k]);
   }
+  const NAMES = { memory: 'the memory log', redis: 'Redis', cluster: 'a Redis Cluster' };
+  const who = (servers) => {
+    const ours = servers.filter((s) => s !== 'reference').map((s) => NAMES[s] ?? s);
+    const mine = ours.length === 0 ? '' : `openai-rx on ${ours.length === 1 ? ours[0] : `${ours.slice(0, -1).join(', ')} and ${ours[ours.length - 1]}`}`;
+    if (!servers.includes('reference')) return `Not passed by ${mine}`;
+    return mine === '' ? 'Not passed by the reference server' : `Passed neither by the reference server nor by ${mine}`;
+  };
   const lines = [README_START];
   for (const [servers, entries] of groups) {
-    lines.push('', `Not passed by ${servers === 'reference' ? 'the reference server' : `openai-rx on ${servers}`}:`, '');
+    lines.push('', `${who(servers.split(','))}:`, '');
     for (const k of entries) lines.push(`- “${k.test}”: ${k.reason}`);
   }
   lines.push('', README_END);
