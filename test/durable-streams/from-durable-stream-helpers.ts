@@ -9,6 +9,8 @@ export interface StreamServer {
   readonly name: string;
   /** The base under which streams are made, e.g. http://127.0.0.1:1234/v1/stream */
   readonly base: string;
+  /** Another instance serving the same streams (`http://host:port`): the tests write there and read from `base`. */
+  readonly writeOrigin?: string;
   stop(): Promise<void>;
 }
 

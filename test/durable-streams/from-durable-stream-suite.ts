@@ -2,14 +2,14 @@ import { take } from 'rxjs';
 import { AbortedError, DurableStreamError } from '../../lib/errors';
 import { fromDurableStream, type DurableStreamBatch } from '../../lib/durable-streams/from-durable-stream';
 import {
-  append,
+  append as appendAt,
   bytesIn,
-  closeStream,
+  closeStream as closeAt,
   collect,
-  createStream,
+  createStream as createAt,
   cuttingProxy,
   delay,
-  deleteStream,
+  deleteStream as deleteAt,
   first,
   freshUrl,
   messagesIn,
@@ -51,6 +51,12 @@ export function describeFromDurableStream(start: () => Promise<StreamServer>, tr
   afterAll(async () => {
     await server?.stop();
   });
+  // Writes go to the server's other instance when it has one: what is read was written elsewhere.
+  const w = (url: string): string => (server.writeOrigin === undefined ? url : url.replace(new URL(url).origin, server.writeOrigin));
+  const append = (url: string, ...rest: Parameters<typeof appendAt> extends [string, ...infer R] ? R : never) => appendAt(w(url), ...rest);
+  const createStream = (url: string, contentType: string, body?: string | Uint8Array) => createAt(w(url), contentType, body);
+  const closeStream = (url: string) => closeAt(w(url));
+  const deleteStream = (url: string) => deleteAt(w(url));
   // Subscriptions a failed test would leave open.
   const afterThis: Array<() => void> = [];
   afterEach(() => {
@@ -278,7 +284,7 @@ export function describeFromDurableStream(start: () => Promise<StreamServer>, tr
     test('410: gone, a stream deleted while a fork still reads it', async () => {
       const url = await jsonStream([[1]]);
       const fork = freshUrl(server.base, 'fork');
-      const res = await fetch(fork, { method: 'PUT', headers: { 'stream-forked-from': new URL(url).pathname } });
+      const res = await fetch(w(fork), { method: 'PUT', headers: { 'stream-forked-from': new URL(url).pathname } });
       expect(res.status).toBe(201);
       await deleteStream(url);
       await expect(first(fromDurableStream(url))).rejects.toMatchObject({ name: 'DurableStreamError', code: 'gone', status: 410 });
