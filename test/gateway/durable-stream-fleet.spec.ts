@@ -7,6 +7,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import OpenAI from 'openai';
 import { ownerOf } from '../../gateway/index';
+import { fromDurableStream } from '../../lib/durable-streams/from-durable-stream';
 import { formatOffset } from '../../lib/durable-streams/offsets';
 import { redisEventLog } from '../../lib/log/redis';
 import type { EventLog, LogScope } from '../../lib/log/types';
@@ -170,6 +171,63 @@ describe('a recorded response\'s Durable Stream, resumed on another instance aft
       // The resumed reader got events recorded by A (before the kill) and by B (after it).
       expect(rest.items.length).toBeGreaterThan(stored.lastSequenceNumber! + 1 - first.items.length);
       expect(provider.requests.some((r) => r.method === 'GET' && r.url.startsWith(`/v1/responses/${id}?stream=true`))).toBe(true);
+    } finally {
+      await killed(a.child);
+      await killed(b.child);
+    }
+    expect(b.stderr()).toBe('');
+  });
+
+  test.each(['sse', 'long-poll'] as const)('A killed under a live fromDurableStream reader (%s): its own reconnect, sent to B as a load balancer would, resumes from its last offset, each event once', async (live) => {
+    const [a, b] = await Promise.all([startInstance('A'), startInstance('B')]);
+    try {
+      const created = await sdk(a.baseURL).responses.create({ model: 'fake-model', input: 'Hi', stream: true });
+      let id = '';
+      const client = (async () => {
+        try {
+          for await (const e of created) id ||= (e as { response?: { id: string } }).response?.id ?? '';
+        } catch {
+          // A's connection dies with it.
+        }
+      })();
+      while (id === '') await sleep(5);
+      const scope: LogScope = { responseId: id, owner: OWNER };
+      // The balancer in front of the fleet: A while it lives, then B.
+      let origin = new URL(a.baseURL).origin;
+      const balanced: typeof fetch = (input, init) => fetch(String(input).replace(new URL(a.baseURL).origin, origin), init);
+      const items: Array<Record<string, unknown>> = [];
+      let killedAt = -1;
+      const done = new Promise<void>((resolve, reject) => {
+        fromDurableStream<Record<string, unknown>>(streamUrl(a.baseURL, id), {
+          live, fetch: balanced, headers: { authorization: `Bearer ${KEY}` }, retry: { maxAttempts: 20, delayMs: 100 },
+        }).subscribe({
+          next: (batch) => {
+            if ('messages' in batch) items.push(...batch.messages);
+            // A dies under the reader once it has read 12 events (their recording reached Redis first).
+            if (killedAt < 0 && items.length >= 12) {
+              killedAt = items.length;
+              void (async () => {
+                await storedUpTo(scope, 20);
+                await killed(a.child);
+                origin = new URL(b.baseURL).origin;
+                await lapseSoon(log, scope, LAPSE_MS);
+              })().catch(reject);
+            }
+          },
+          error: reject,
+          complete: resolve,
+        });
+      });
+      while (killedAt < 0 || (a.child.exitCode === null && a.child.signalCode === null)) await sleep(10);
+      await client;
+      // B continues the response (a streamed GET takes A's lease over): the reader, on B by now, reads it live.
+      const stored = (await log.state(scope))!;
+      expect(stored.end).toBeUndefined();
+      for await (const e of await sdk(b.baseURL).responses.retrieve(id, { stream: true, starting_after: stored.lastSequenceNumber! })) void e;
+      await done;
+      const sent = provider.responses.get(id)!.events;
+      expect(seqs(items)).toEqual(sent.map((_, i) => i));
+      expect(items).toEqual(sent);
     } finally {
       await killed(a.child);
       await killed(b.child);
