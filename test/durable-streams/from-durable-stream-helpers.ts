@@ -21,7 +21,7 @@ export interface StreamServer {
 export async function referenceServer(options: { longPollTimeout?: number } = {}): Promise<StreamServer> {
   const script = `
     const { DurableStreamTestServer } = require('@durable-streams/server');
-    const s = new DurableStreamTestServer({ port: 0, host: '127.0.0.1', longPollTimeout: ${options.longPollTimeout ?? 2000} });
+    const s = new DurableStreamTestServer({ port: 0, host: '127.0.0.1', longPollTimeout: ${options.longPollTimeout ?? 1000} });
     s.start().then((url) => process.stdout.write(url + '\\n'));
     process.stdin.on('end', () => s.stop().then(() => process.exit(0)));
     process.stdin.resume();

@@ -156,6 +156,23 @@ export function describeFromDurableStream(start: () => Promise<StreamServer>, tr
       expect(new TextDecoder().decode(bytesIn(await reading))).toBe('héllo wörld');
     });
 
+    test('a quiet stream: the server timing out its wait (a 204, a keep-alive control, a closed connection) changes nothing', async () => {
+      const url = await jsonStream([['first']]);
+      const c = countingFetch();
+      const got: DurableStreamBatch[] = [];
+      let done = false;
+      const sub = fromDurableStream(url, { live, fetch: c.fetch }).subscribe({ next: (b) => got.push(b), error: () => undefined, complete: () => (done = true) });
+      afterThis.push(() => sub.unsubscribe());
+      await until(() => got.length === 1);
+      // Past the servers' waits here (1 s): a long-poll answers 204 and is sent again; SSE sends a keep-alive control or closes.
+      await delay(1300);
+      expect(got).toHaveLength(1);
+      await append(url, JSON_TYPE, JSON.stringify(['second']), true);
+      await until(() => done);
+      expect(messagesIn(got)).toEqual(['first', 'second']);
+      if (live === 'long-poll') expect(c.counts.longPoll).toBeGreaterThanOrEqual(2);
+    });
+
     test('a closed stream completes once read, without a live request', async () => {
       const url = await jsonStream([[1, 2]], true);
       const c = countingFetch();
