@@ -6,7 +6,10 @@ import OpenAI from 'openai';
 import { ownerOf } from '../../gateway/index';
 import { formatOffset } from '../../lib/durable-streams/offsets';
 import { startHarness, words, type Harness } from './helpers';
-import { DurableStreamError } from '../../lib/errors';
+import type { AccessLogEntry } from '../../gateway/index';
+import { DurableStreamError, EventLogError } from '../../lib/errors';
+import { memoryEventLog } from '../../lib/log/memory';
+import type { EventLog } from '../../lib/log/types';
 import { readStream, readWithRx, streamUrl, type Item } from './durable-stream-read';
 
 jest.setTimeout(60_000);
@@ -212,6 +215,53 @@ describe('the route\'s rules', () => {
       const text = `${[...res.headers].join('\n')}\n${await res.text()}`;
       expect(text).not.toContain(KEY);
       expect(text).not.toContain(OTHER);
+    }
+  });
+
+  test('the access log names the route, never the path, query or key', async () => {
+    const entries: AccessLogEntry[] = [];
+    const local = await startHarness({ provider: { answer: words(5) }, gateway: { accessLog: (e) => void entries.push(e) } });
+    try {
+      const { id, sent } = await recorded(local);
+      const res = await get(`${streamUrl(local.baseURL, id)}?offset=${formatOffset(1)}&live=long-poll&cursor=${KEY}`);
+      expect(await res.json()).toEqual(sent.slice(1));
+      await get(streamUrl(local.baseURL, id), { method: 'POST', body: KEY });
+      await new Promise((r) => setTimeout(r, 50));
+      const ours = entries.filter((e) => e.route?.includes('/v1/stream/'));
+      expect(ours.map((e) => [e.method, e.route, e.status, e.responseId])).toEqual([
+        ['GET', 'GET /v1/stream/responses/{response_id}', 200, id], ['POST', '* /v1/stream/responses/{response_id}', 405, id],
+      ]);
+      expect(JSON.stringify(entries)).not.toContain(KEY);
+      expect(JSON.stringify(entries)).not.toContain('offset=');
+    } finally {
+      await local.close();
+    }
+  });
+
+  test('a log that fails: the gateway\'s 503 log_unavailable before the stream starts, the handler\'s 503 without details during a read', async () => {
+    const log = memoryEventLog();
+    let fail: 'state' | 'read' | undefined;
+    const down = () => Promise.reject(new EventLogError('unavailable', `redis://user:${KEY}@10.0.0.7:6379 ECONNREFUSED`));
+    const failing: EventLog = {
+      ...log,
+      state: (s) => (fail === 'state' ? down() : log.state(s)),
+      read: (s, a, l) => (fail === 'read' ? down() : log.read(s, a, l)),
+    } as EventLog;
+    const local = await startHarness({ provider: { answer: words(5) }, gateway: { log: failing } });
+    try {
+      const { id } = await recorded(local);
+      fail = 'state';
+      const before = await get(streamUrl(local.baseURL, id));
+      expect(before.status).toBe(503);
+      expect(await before.json()).toMatchObject({ error: { code: 'log_unavailable' } });
+      fail = 'read';
+      const during = await get(streamUrl(local.baseURL, id));
+      expect(during.status).toBe(503);
+      const text = await during.text();
+      for (const secret of [KEY, 'redis', '10.0.0.7', 'ECONNREFUSED']) expect(text).not.toContain(secret);
+    } finally {
+      await local.close();
+      await log.close();
     }
   });
 
