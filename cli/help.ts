@@ -60,7 +60,7 @@ export const COMMAND_HELP = {
 `,
   },
   streams: {
-    synopsis: 'streams [--port N] [--host H] [--redis URL [--cluster]]',
+    synopsis: 'streams [--port N] [--host H] [--redis URL [--cluster]] [--long-poll-ms N]',
     lines: `  streams                   a Durable Streams server (the open protocol: append-only streams read
                             and resumed by offset, live by long-poll or SSE) under /v1/stream/
                             (until Ctrl-C)
@@ -68,6 +68,7 @@ export const COMMAND_HELP = {
     --redis URL             keep the streams in Redis (redis://…), shared by every instance
                             (default: in memory, this process only)
     --cluster               the --redis URL is one node of a Redis Cluster (the others are found)
+    --long-poll-ms N        how long a long-poll waits for data before its 204 (default 30000)
 `,
   },
 } as const satisfies Record<string, CommandHelp>;

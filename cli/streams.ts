@@ -34,12 +34,13 @@ async function clusterClient(url: string): Promise<Cluster> {
 const masked = (url: string): string => url.replace(/\/\/[^@/]*@/, '//[credentials]@');
 
 export async function runStreams(argv: readonly string[], io: IO): Promise<number> {
-  const a = parse(argv, { port: 'string', host: 'string', redis: 'string', cluster: 'boolean' }, 0);
+  const a = parse(argv, { port: 'string', host: 'string', redis: 'string', cluster: 'boolean', 'long-poll-ms': 'string' }, 0);
   const port = a.flags.port === undefined ? STREAMS_PORT : a.int('port', { max: 65535, what: '0 picks a free port' });
   const host = typeof a.flags.host === 'string' ? a.flags.host : '127.0.0.1';
   const redis = typeof a.flags.redis === 'string' ? a.flags.redis : undefined;
   if (redis !== undefined && !/^rediss?:\/\//.test(redis)) throw usage('--redis takes a redis:// or rediss:// URL');
   if (a.flags.cluster === true && redis === undefined) throw usage('--cluster needs --redis URL (one node of the Cluster)');
+  const longPollTimeoutMs = a.flags['long-poll-ms'] === undefined ? undefined : a.int('long-poll-ms', { min: 100, max: 600_000, what: 'milliseconds' });
 
   const out = outFor(io.stdout, io.env);
   const say = (t: string): void => void io.stdout.write(`${t}\n`);
@@ -53,7 +54,7 @@ export async function runStreams(argv: readonly string[], io: IO): Promise<numbe
     await cluster?.quit().catch(() => cluster?.disconnect());
   };
 
-  const server = createServer(createDurableStreamsHandler({ log }));
+  const server = createServer(createDurableStreamsHandler({ log, ...(longPollTimeoutMs !== undefined ? { longPollTimeoutMs } : {}) }));
   const sockets = new Set<Socket>();
   server.on('connection', (s) => {
     sockets.add(s);

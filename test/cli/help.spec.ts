@@ -26,7 +26,7 @@ const OPTIONS: Record<string, string[]> = {
   replay: ['--to', '--json'],
   serve: ['--port', '--host', '--drop-after', '--chunk-size', '--delay', '--status', '--ws'],
   gateway: ['--port', '--host', '--upstream', '--redis', '--background', '--lease-ms', '--fake', '--fake-delay', '--pass-through', '--access-log'],
-  streams: ['--port', '--host', '--redis', '--cluster'],
+  streams: ['--port', '--host', '--redis', '--cluster', '--long-poll-ms'],
 };
 /** The options a help text lists (before its exit statuses, whose examples name options of any command). */
 const optionsIn = (text: string) => [...new Set(text.split('exit status:')[0]!.match(/--[a-z][a-z-]*/g))].filter((o) => o !== '--help').sort();

@@ -77,6 +77,18 @@ describe('openai-rx streams', () => {
     await reader.read().catch(() => undefined); // ended or cut by the stop: either way done
   });
 
+  it('--long-poll-ms: a long-poll with nothing new ends with 204 after that long (the default is 30 s)', async () => {
+    const run = cli(['--port', '0', '--long-poll-ms', '300']);
+    const base = await baseOf(run);
+    const url = `${base}long-poll`;
+    expect((await fetch(url, { method: 'PUT', headers: { 'content-type': 'text/plain' }, body: 'x' })).status).toBe(201);
+    // The bound is far above 300 ms and far below the default's 30 s.
+    const poll = await fetch(`${url}?offset=now&live=long-poll`, { signal: AbortSignal.timeout(20_000) });
+    expect(poll.status).toBe(204);
+    expect(poll.headers.get('stream-up-to-date')).toBe('true');
+    await stop(run);
+  });
+
   it('the streams live under /v1/stream/ only', async () => {
     const run = cli(['--port', '0']);
     const base = await baseOf(run);
@@ -131,6 +143,7 @@ describe('openai-rx streams', () => {
     [['--port', '-1'], /--port needs a whole number from 0 to 65535/],
     [['--redis', 'localhost:6379'], /--redis takes a redis:\/\/ or rediss:\/\/ URL/],
     [['--cluster'], /--cluster needs --redis URL/],
+    [['--long-poll-ms', '0'], /--long-poll-ms needs a whole number from 100 to 600000/],
     [['--bogus'], /Unknown option '--bogus'/],
     [['extra'], /unexpected argument "extra"/],
   ])('%j is a usage error (status 2, one line)', async (args, message) => {
