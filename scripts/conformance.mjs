@@ -19,6 +19,9 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const argv = process.argv.slice(2);
 const option = (name) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : undefined);
 const OURS = ['memory', 'redis', 'cluster'];
+// Every server's long-poll timeout, and the suite's (its tests of a long-poll that times out give it 5 s): the
+// protocol leaves it to the server; the defaults (30 s on both sides) would fail those tests everywhere.
+const LONG_POLL_MS = 2000;
 
 if (argv.includes('--readme')) {
   process.stdout.write(`${readmeList(loadKnownFailures())}\n`);
@@ -42,7 +45,7 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
 
 /** `openai-rx streams` on a free port: its base URL and how to stop it (SIGTERM, as Ctrl-C would; it must exit 0). */
 async function startOurs(server, redisUrl) {
-  const args = [join(root, 'dist/cjs/cli/main.js'), 'streams', '--port', '0', '--host', '127.0.0.1'];
+  const args = [join(root, 'dist/cjs/cli/main.js'), 'streams', '--port', '0', '--host', '127.0.0.1', '--long-poll-ms', String(LONG_POLL_MS)];
   if (server !== 'memory') args.push('--redis', redisUrl);
   if (server === 'cluster') args.push('--cluster');
   const child = start(process.execPath, args, { cwd: root, env: { ...process.env, NO_COLOR: '1' } });
@@ -59,7 +62,7 @@ async function startOurs(server, redisUrl) {
 /** The protocol's reference server, in this process (it only waits on sockets). */
 async function startReference() {
   const { DurableStreamTestServer } = await import('@durable-streams/server');
-  const server = new DurableStreamTestServer({ port: 0, host: '127.0.0.1' });
+  const server = new DurableStreamTestServer({ port: 0, host: '127.0.0.1', longPollTimeout: LONG_POLL_MS });
   return { url: await server.start(), stop: () => server.stop() };
 }
 
@@ -70,7 +73,7 @@ async function runSuite(server, url, dir) {
   const t0 = performance.now();
   const child = start(process.execPath, [vitest, 'run', '--config', join(root, 'scripts/conformance/vitest.config.mjs'), '--reporter=json', `--outputFile=${outputFile}`], {
     cwd: root,
-    env: { ...process.env, CONFORMANCE_BASE_URL: url, NO_COLOR: '1' },
+    env: { ...process.env, CONFORMANCE_BASE_URL: url, CONFORMANCE_LONG_POLL_MS: String(LONG_POLL_MS), NO_COLOR: '1' },
   });
   const timer = setTimeout(() => {
     process.stderr.write(`conformance: the suite against ${server} ran 10 minutes, killed\n`);
