@@ -94,7 +94,9 @@ const BASE_FLAGS = ['--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '
 export async function startRedis() {
   const port = await freePort();
   const child = start('redis-server', ['--port', String(port), ...BASE_FLAGS]);
-  const failed = new Promise((_, reject) => child.once('error', reject));
+  const failed = new Promise((_, reject) =>
+    child.once('error', (e) => reject(e.code === 'ENOENT' ? new Error('redis-server is not installed (apt-get install redis-server redis-tools)') : e)),
+  );
   await Promise.race([answersPing(port, child, 20_000), failed]);
   return { url: `redis://127.0.0.1:${port}`, stop: () => stopChild(child) };
 }
