@@ -1,24 +1,26 @@
 // The Durable Streams conformance run (issue 29; `npm run test:conformance`, after jest in `npm test`): the protocol
 // authors' suite (@durable-streams/server-conformance-tests, in vitest, scripts/conformance/suite.test.mjs) against
 // their reference server (@durable-streams/server) and against `openai-rx streams` (dist/cjs/cli/main.js) on a
-// memory log, on a real redis-server and on a 3-master Redis Cluster, all started and stopped here, the four
-// suites at once (they mostly wait: TTLs, long-polls). Every test the reference passes in this run must pass on
+// memory log, on a real redis-server, as two instances on one redis-server with requests alternating between them,
+// and on a 3-master Redis Cluster, all started and stopped here, the five suites at once (they mostly wait: TTLs, long-polls). Every test the reference passes in this run must pass on
 // each of ours unless scripts/conformance/known-failures.json lists it for that server with the reason. Prints a
 // table (server × passed / failed / skipped) and exits 1 on a regression.
 //
-//   node scripts/conformance.mjs [--only memory,redis,cluster] [--sequential] [--keep DIR]   (DIR: the reports, summary.json)
+//   node scripts/conformance.mjs [--only memory,redis,redis-pair,cluster] [--sequential] [--keep DIR]   (DIR: the reports, summary.json)
 //   node scripts/conformance.mjs --self-test  the harness alone: a second reference server in place of ours
 //   node scripts/conformance.mjs --readme     print the README's list of known failures (from the JSON file)
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { compare, loadKnownFailures, readmeList, table } from './conformance/compare.mjs';
+import { startFront } from './conformance/front.mjs';
 import { exited, killAll, start, startRedis, startRedisCluster, stopChild, tempDir, waitForOutput } from './conformance/processes.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const argv = process.argv.slice(2);
 const option = (name) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : undefined);
-const OURS = ['memory', 'redis', 'cluster'];
+// redis-pair: two instances on one Redis behind a front that alternates between them (any instance serves any stream).
+const OURS = ['memory', 'redis', 'redis-pair', 'cluster'];
 // Every server's long-poll timeout, and the suite's (its tests of a long-poll that times out give it 5 s): the
 // protocol leaves it to the server; the defaults (30 s on both sides) would fail those tests everywhere.
 const LONG_POLL_MS = 2000;
@@ -105,6 +107,13 @@ try {
     const redis = await startRedis();
     stores.push(redis);
     servers.redis = await startOurs('redis', redis.url);
+  }
+  if (only.includes('redis-pair')) {
+    const redis = await startRedis();
+    stores.push(redis);
+    const pair = [await startOurs('redis-pair', redis.url), await startOurs('redis-pair', redis.url)];
+    const front = await startFront(pair.map((p) => p.url));
+    servers['redis-pair'] = { url: front.url, stop: async () => (await front.stop(), await Promise.all(pair.map((p) => p.stop()))) };
   }
   if (only.includes('cluster')) {
     const cluster = await startRedisCluster(3);

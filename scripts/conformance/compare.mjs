@@ -91,7 +91,7 @@ export function readmeList(known) {
     const key = k.servers.join(',');
     groups.set(key, [...(groups.get(key) ?? []), k]);
   }
-  const NAMES = { memory: 'the memory log', redis: 'Redis', cluster: 'a Redis Cluster' };
+  const NAMES = { memory: 'the memory log', redis: 'Redis', 'redis-pair': 'two instances on one Redis', cluster: 'a Redis Cluster' };
   const who = (servers) => {
     const ours = servers.filter((s) => s !== 'reference').map((s) => NAMES[s] ?? s);
     const mine = ours.length === 0 ? '' : `openai-rx on ${ours.length === 1 ? ours[0] : `${ours.slice(0, -1).join(', ')} and ${ours[ours.length - 1]}`}`;
@@ -104,7 +104,7 @@ export function readmeList(known) {
     for (const k of entries) lines.push(`- “${k.test}”: ${k.reason}`);
   }
   if (!known.some((k) => k.servers.some((s) => s !== 'reference'))) {
-    lines.push('', 'openai-rx passes every test the suite runs on the memory log, Redis and a Redis Cluster (it skips the six of its subscriptions, which are not part of the base protocol).');
+    lines.push('', 'openai-rx passes every test the suite runs on the memory log, on Redis, as two instances on one Redis (requests alternating between them) and on a Redis Cluster (the suite skips its six tests of subscriptions, which are not part of the base protocol).');
   }
   lines.push('', README_END);
   return lines.join('\n');

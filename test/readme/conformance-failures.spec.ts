@@ -32,7 +32,7 @@ test('every known failure names a test, the servers it fails on and why', () => 
     expect(f.test).toMatch(/\S/);
     expect(f.reason.length).toBeGreaterThan(10);
     expect(f.servers.length).toBeGreaterThan(0);
-    for (const s of f.servers) expect(['reference', 'memory', 'redis', 'cluster']).toContain(s);
+    for (const s of f.servers) expect(['reference', 'memory', 'redis', 'redis-pair', 'cluster']).toContain(s);
   }
   // At most one reason per test and server.
   const pairs = failures.flatMap((f) => f.servers.map((s) => `${s}: ${f.test}`));
