@@ -120,3 +120,34 @@ describe('SSE', () => {
     expect(store.waiting()).toBe(0);
   });
 });
+
+describe('on the memory event log', () => {
+  // Waits of a minute, abandoned: no timer of theirs may outlive the abort (it would hold the process a minute).
+  // Node >= 17.3 (the package needs 20); @types/node here predates its declaration.
+  const active = (process as unknown as { getActiveResourcesInfo(): string[] }).getActiveResourcesInfo;
+  const timers = (): number => active().filter((r) => r === 'Timeout').length;
+  test('a long-poll and an SSE response whose clients go away leave no timer running', async () => {
+    const { memoryEventLog } = await import('../../lib/log/memory');
+    const onLog = await serve(createDurableStreamsHandler({ log: memoryEventLog(), longPollTimeoutMs: 60_000, sseMaxDurationMs: 60_000 }));
+    try {
+      await onLog.send('PUT', P, text, 'a');
+      const before = timers();
+      const poll = request(`${onLog.url}${P}?offset=0000000000000001&live=long-poll`, { agent: false });
+      poll.on('error', () => undefined);
+      poll.end();
+      const sse = await onLog.open(`${P}?offset=-1&live=sse`);
+      await readUntil(sse, 'upToDate');
+      await new Promise((r) => setTimeout(r, 50));
+      expect(timers()).toBeGreaterThanOrEqual(before + 2);
+      poll.destroy();
+      sse.destroy();
+      await until(() => timers() <= before);
+      expect(timers()).toBeLessThanOrEqual(before);
+      // Still served after the abandoned waits: an append and a read.
+      expect((await onLog.send('POST', P, text, 'b')).status).toBe(204);
+      expect((await onLog.send('GET', `${P}?offset=-1`)).text).toBe('ab');
+    } finally {
+      await onLog.close();
+    }
+  });
+});
