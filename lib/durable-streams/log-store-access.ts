@@ -17,7 +17,7 @@ export class Access {
   ) {}
 
   private scope(inc: Incarnation): LogScope {
-    return { owner: this.settings.owner, responseId: inc.access };
+    return this.settings.scopes.get(inc.access);
   }
 
   /** Whether `inc` has expired; when not and `touch`, this access is recorded (throttled). */

@@ -33,7 +33,7 @@ export class Appender {
   }
 
   private scope(inc: Incarnation): LogScope {
-    return { owner: this.settings.owner, responseId: inc.data };
+    return this.settings.scopes.get(inc.data);
   }
 
   append(inc: Incarnation, request: AppendRequest): Promise<AppendResult> {
@@ -98,7 +98,7 @@ export class Appender {
 /** Stores a new incarnation's first entries (and close) in its data stream, fresh: nobody else writes it yet. */
 export async function writeInitial(log: EventLog, settings: LogStoreSettings, inc: Incarnation, events: readonly DataEvent[]): Promise<void> {
   if (events.length === 0) return;
-  await withLease(log, { owner: settings.owner, responseId: inc.data }, settings, (lease) =>
-    log.append({ owner: settings.owner, responseId: inc.data }, lease.token, events as readonly ResponseStreamEvent[]),
+  await withLease(log, settings.scopes.get(inc.data), settings, (lease) =>
+    log.append(settings.scopes.get(inc.data), lease.token, events as readonly ResponseStreamEvent[]),
   );
 }

@@ -111,7 +111,7 @@ export class Directory {
   }
 
   scope(path: string): LogScope {
-    return { owner: this.settings.owner, responseId: `d:${path}` };
+    return this.settings.scopes.get(`d:${path}`);
   }
 
   /** The path's view as the log has it now: a `state` call, and a read of the events after the cached view's. */

@@ -37,7 +37,7 @@ export async function liveAt(c: Lifecycle, path: string, touch: boolean): Promis
   const inc = view.current;
   if (view.status !== 'live' || inc === undefined) return 'not_found';
   if (await c.access.expired(inc, touch)) return 'not_found';
-  if (touch) c.keepAlive.touch(inc.data, [c.dir.scope(path), { owner: c.settings.owner, responseId: inc.data }]);
+  if (touch) c.keepAlive.touch(inc.data, [c.dir.scope(path), c.settings.scopes.get(inc.data)]);
   return inc;
 }
 

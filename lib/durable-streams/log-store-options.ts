@@ -1,5 +1,6 @@
 import { EventLogError, InvalidOptionError } from '../errors.js';
 import type { EventLog, Lease, LogScope } from '../log/types.js';
+import { Scopes } from './log-store-cache.js';
 import { durationMs, optionalFunction, positiveDurationMs, positiveInt } from '../options.js';
 
 export interface EventLogStreamStoreOptions {
@@ -47,6 +48,8 @@ export interface LogStoreSettings {
   readonly cacheSize: number;
   readonly keepAliveMs: number;
   readonly now: () => number;
+  /** The scope objects of this store's log streams. */
+  readonly scopes: Scopes;
 }
 
 export function logStoreSettings(log: EventLog, options: EventLogStreamStoreOptions): LogStoreSettings {
@@ -56,14 +59,17 @@ export function logStoreSettings(log: EventLog, options: EventLogStreamStoreOpti
   if (options === null || typeof options !== 'object') throw new InvalidOptionError('options', 'expected an object');
   const owner = options.namespace ?? 'durable-streams';
   if (typeof owner !== 'string' || owner === '') throw new InvalidOptionError('namespace', 'expected a non-empty string');
+  const cacheSize = positiveInt('cacheSize', options.cacheSize, 10_000);
   return {
     owner,
     leaseMs: positiveDurationMs('leaseMs', options.leaseMs, 4000),
     leaseWaitMs: durationMs('leaseWaitMs', options.leaseWaitMs, 6000),
     touchIntervalMs: positiveDurationMs('touchIntervalMs', options.touchIntervalMs, 1000),
     keepAliveMs: positiveDurationMs('keepAliveMs', options.keepAliveMs, 3_600_000),
-    cacheSize: positiveInt('cacheSize', options.cacheSize, 10_000),
+    cacheSize,
     now: optionalFunction('now', options.now) ?? Date.now,
+    // Three log streams per stream (directory, data, access).
+    scopes: new Scopes(owner, 3 * cacheSize),
   };
 }
 

@@ -15,7 +15,7 @@ export interface DataState {
 }
 
 export async function dataState(log: EventLog, settings: LogStoreSettings, inc: Incarnation): Promise<DataState> {
-  const state = await log.state({ owner: settings.owner, responseId: inc.data });
+  const state = await log.state(settings.scopes.get(inc.data));
   const last = state?.lastSequenceNumber;
   if (state?.end === 'completed' && last !== undefined) return { tail: last - 1, closed: true };
   return { tail: last ?? inc.base, closed: state?.end !== undefined };
@@ -61,7 +61,7 @@ export async function readEntries(
     while (at >= seg.from && at < seg.to && out.length < count) {
       const affordable = out.length === 0 ? FIRST_CHUNK : Math.ceil((maxBytes - bytes) / (bytes / out.length)) + 1;
       const want = Math.max(1, Math.min(affordable, MAX_CHUNK, seg.to - at, count - out.length));
-      const events = await log.read({ owner: settings.owner, responseId: seg.data }, at, want);
+      const events = await log.read(settings.scopes.get(seg.data), at, want);
       let progressed = false;
       for (const e of events) {
         if (!isEntryEvent(e) || e.sequence_number !== at + 1 || at >= seg.to) break;

@@ -62,7 +62,7 @@ export function eventLogStreamStore(log: EventLog, options: EventLogStreamStoreO
       if (at === undefined || d.closed || at < d.tail) return true;
       if (signal.aborted) return false;
       try {
-        return await log.wait({ owner: settings.owner, responseId: inc.data }, Math.max(at, inc.base), timeoutMs, signal);
+        return await log.wait(settings.scopes.get(inc.data), Math.max(at, inc.base), timeoutMs, signal);
       } catch (e) {
         if (signal.aborted) return false;
         throw e;
