@@ -18,6 +18,7 @@ const SOURCES: Record<string, readonly string[]> = {
   'openai-rx/gateway': ['../../gateway/index.js'],
   'openai-rx/testing': ['../../testing/index.js'],
   'openai-rx/angular': ['../../angular/index.js'],
+  'openai-rx/streams': ['../../lib/durable-streams/index.js'],
 };
 
 interface Snippet {

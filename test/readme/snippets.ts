@@ -18,6 +18,7 @@ import { chatRequestToResponses, createGateway, GatewayHttpError } from '../../g
 import { injectResponse, responseSignals } from '../../angular/index.js';
 import { startScriptedProvider, startTestServer } from '../../testing/index.js';
 import { stream } from '@durable-streams/client';
+import { createDurableStreamsHandler, serveDurableStream, type DurableStreamStore } from '../../lib/durable-streams/index.js';
 
 // The reader's own code.
 declare function render(x: unknown): void;
@@ -48,6 +49,7 @@ declare function saveOffset(offset: string): void;
 declare const token: string;
 declare const apiKey: string; // the credentials the response was created with: its owner
 declare function loadOffset(): string | undefined;
+declare const recorded: DurableStreamStore; // info, read and wait: a read-only store
 
 // README.md, "Example"
 {
@@ -295,4 +297,21 @@ fromDurableStream<{ type: string }>('https://example.com/v1/stream/chat-42', { o
     if ('messages' in batch) for (const m of batch.messages) render(m);
     saveOffset(batch.offset); // the resume point: after this batch
   });
+}
+
+// docs/durable-streams-server.md
+{
+createServer(createDurableStreamsHandler({ log: redisEventLog({ url: 'redis://127.0.0.1:6379' }) })).listen(4437);
+}
+{
+const streams = createDurableStreamsHandler({ log: memoryEventLog(), prefix: '/streams/', next: (req, res) => void res.writeHead(404).end() });
+createServer((req, res) => {
+  if (req.headers.authorization !== `Bearer ${token}`) return void res.writeHead(401).end();
+  streams(req, res);
+}).listen(8080);
+}
+{
+function serveRecorded(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
+  return serveDurableStream(req, res, { store: recorded, path, cacheControl: 'no-store' });
+}
 }
