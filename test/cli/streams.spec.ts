@@ -6,6 +6,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { startRedisCluster, type RedisCluster } from '../log/redis-cluster-server';
 import { startRedisServer, type RedisServer } from '../log/redis-server';
 
 jest.setTimeout(120_000);
@@ -122,6 +123,29 @@ describe('openai-rx streams', () => {
       const woke = await poll;
       expect(woke.status).toBe(200);
       expect(await woke.json()).toEqual([{ n: 2 }]);
+      await Promise.all([stop(a), stop(b)]);
+    });
+  });
+
+  describe('--redis URL --cluster', () => {
+    let cluster: RedisCluster;
+    beforeAll(async () => {
+      cluster = await startRedisCluster({ masters: 3, replicasPerMaster: 0 });
+    }, 180_000);
+    afterAll(async () => {
+      await cluster?.stop();
+    }, 60_000);
+
+    it('keeps the streams in a Redis Cluster reached through one of its nodes: an instance on another node reads them', async () => {
+      const [one, two] = cluster.startupNodes;
+      const a = cli(['--port', '0', '--redis', `redis://127.0.0.1:${one!.port}`, '--cluster']);
+      const b = cli(['--port', '0', '--redis', `redis://127.0.0.1:${two!.port}`, '--cluster']);
+      const [baseA, baseB] = await Promise.all([baseOf(a), baseOf(b)]);
+      expect(a.out()).toContain(`log: Redis Cluster at redis://127.0.0.1:${one!.port}\n`);
+      // Several streams, so that their keys land on several masters.
+      const paths = Array.from({ length: 6 }, (_, i) => `cluster-${Date.now()}-${i}`);
+      for (const p of paths) expect((await fetch(`${baseA}${p}`, { method: 'PUT', headers: { 'content-type': 'text/plain' }, body: p })).status).toBe(201);
+      for (const p of paths) expect(await (await fetch(`${baseB}${p}?offset=-1`)).text()).toBe(p);
       await Promise.all([stop(a), stop(b)]);
     });
   });
