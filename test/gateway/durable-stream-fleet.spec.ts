@@ -3,8 +3,6 @@
 // runs in this process. A records a response; a reader (the protocol's own client) reads A's stream up to some
 // offset; A is killed with SIGKILL (after the response ended, or mid-stream); B serves the stream from that offset.
 // Together, every event exactly once, equal to what the upstream sent, and the stream closes at the terminal event.
-import { type ChildProcess, spawn } from 'node:child_process';
-import { join } from 'node:path';
 import OpenAI from 'openai';
 import { ownerOf } from '../../gateway/index';
 import { fromDurableStream } from '../../lib/durable-streams/from-durable-stream';
@@ -14,6 +12,7 @@ import type { EventLog, LogScope } from '../../lib/log/types';
 import { startFakeProvider, type FakeProvider } from '../../testing/index';
 import { type RedisServer, startRedisServer } from '../log/redis-server';
 import { lapseSoon } from '../log/takeover-helpers';
+import { gatewayFleet, killed, type Instance } from './fleet-instances';
 import { readStream, readWithRx, streamUrl, type ReadOptions, type ReadResult } from './durable-stream-read';
 import { seqs, words } from './helpers';
 
@@ -29,42 +28,8 @@ const LAPSE_MS = 1000;
 let redis: RedisServer;
 let provider: FakeProvider;
 let log: EventLog; // this process's view of the shared log, to watch A's progress
-const children = new Set<ChildProcess>();
-
-interface Instance {
-  readonly child: ChildProcess;
-  readonly baseURL: string;
-  stderr(): string;
-}
-
-/** One gateway process: the CLI from source, on a free port; resolves once it listens. */
-function startInstance(name: string): Promise<Instance> {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', join(__dirname, '..', '..', 'cli', 'main.ts'), 'gateway', '--port', '0', '--upstream', provider.baseURL, '--redis', redis.url, '--background', '--lease-ms', String(LEASE_MS)],
-    { cwd: join(__dirname, '..', '..'), stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1', OPENAI_API_KEY: '' } },
-  );
-  children.add(child);
-  child.on('exit', () => children.delete(child));
-  let out = '';
-  let err = '';
-  child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
-  return new Promise((resolve, reject) => {
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /at (http:\/\/127\.0\.0\.1:\d+\/v1)/.exec(out);
-      if (m) resolve({ child, baseURL: m[1]!, stderr: () => err });
-    });
-    child.on('exit', (code) => reject(new Error(`gateway ${name} exited (${code}) before listening: ${err}`)));
-  });
-}
-
-const killed = (c: ChildProcess): Promise<void> =>
-  new Promise((resolve) => {
-    if (c.exitCode !== null || c.signalCode !== null) return resolve();
-    c.once('exit', () => resolve());
-    c.kill('SIGKILL');
-  });
+const fleet = gatewayFleet(() => provider.baseURL, () => redis.url, LEASE_MS);
+const startInstance = (name: string): Promise<Instance> => fleet.start(name);
 
 /** Both readers: the protocol's own client, and openai-rx's fromDurableStream. */
 const CASES = [
@@ -87,7 +52,7 @@ beforeAll(async () => {
   log = redisEventLog({ url: redis.url, commandTimeoutMs: 30_000 }); // a busy machine may delay a command long
 });
 afterAll(async () => {
-  await Promise.all([...children].map(killed));
+  await fleet.killAll();
   await log?.close();
   await provider?.close();
   await redis?.stop();
