@@ -1,6 +1,7 @@
 // Request bodies, read whole up to the configured limit (413 past it, 408 when they stall), and parsed as
 // JSON where a route needs to see inside (400 when they are not a JSON object).
 import type { IncomingMessage } from 'node:http';
+import { concatBytes } from '../lib/bytes.js';
 import { GatewayHttpError, invalidRequest } from './errors.js';
 
 /** The body's bytes, at most `maxBytes` (else 413), within `timeoutMs` (else 408). */
@@ -22,7 +23,7 @@ export function readBody(req: IncomingMessage, maxBytes: number, timeoutMs: numb
         // Stop reading: the rest is discarded (the connection closes after the error answer).
         req.resume();
         reject(e);
-      } else resolve(concat(chunks, size));
+      } else resolve(concatBytes(chunks));
     };
     const onData = (c: Buffer): void => {
       size += c.length;
@@ -38,16 +39,6 @@ export function readBody(req: IncomingMessage, maxBytes: number, timeoutMs: numb
   });
 }
 
-function concat(chunks: readonly Uint8Array[], size: number): Uint8Array {
-  if (chunks.length === 1) return chunks[0]!;
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.byteLength;
-  }
-  return out;
-}
 
 function tooLarge(maxBytes: number): GatewayHttpError {
   return new GatewayHttpError(413, `The request body is larger than this gateway accepts (${maxBytes} bytes).`, { code: 'request_too_large' });

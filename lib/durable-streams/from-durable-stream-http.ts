@@ -1,4 +1,5 @@
 import { Observable, type Subscriber } from 'rxjs';
+import { concatBytes } from '../bytes.js';
 import { DurableStreamError, NetworkError, OpenAIRxError } from '../errors.js';
 import { readBounded, retryAfterOf } from '../http/request.js';
 import { redactThenCut } from '../redact.js';
@@ -100,21 +101,12 @@ async function errorOf(ctx: ExchangeContext, res: Response): Promise<DurableStre
 
 async function readAll(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<Uint8Array> {
   const chunks: Uint8Array[] = [];
-  let size = 0;
   for (;;) {
     const r = await reader.read();
     if (r.done) break;
     chunks.push(r.value);
-    size += r.value.byteLength;
   }
-  if (chunks.length === 1) return chunks[0]!;
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.byteLength;
-  }
-  return out;
+  return concatBytes(chunks);
 }
 
 /** A catch-up or long-poll answer: its batch, then where the reader stands. */

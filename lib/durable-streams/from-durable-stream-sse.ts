@@ -1,4 +1,5 @@
 import type { Subscriber } from 'rxjs';
+import { concatBytes } from '../bytes.js';
 import { DecodeError, DurableStreamError, NetworkError } from '../errors.js';
 import { SSEScannerCore, type SSEMessageSink } from '../sse/scanner.js';
 import { Utf8 } from '../sse/source.js';
@@ -40,18 +41,6 @@ function base64Bytes(data: string): Uint8Array {
   return out;
 }
 
-function concat(parts: readonly Uint8Array[]): Uint8Array {
-  if (parts.length === 1) return parts[0]!;
-  let size = 0;
-  for (const p of parts) size += p.byteLength;
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.byteLength;
-  }
-  return out;
-}
 
 class ControlSink implements SSEMessageSink {
   private pending: string[] = [];
@@ -82,7 +71,7 @@ class ControlSink implements SSEMessageSink {
       const messages = pending.flatMap(messagesOf);
       return messages.length > 0 ? { offset, messages } : undefined;
     }
-    const bytes = concat(pending.map((d) => (this.base64 ? base64Bytes(d) : this.encoder.encode(d))));
+    const bytes = concatBytes(pending.map((d) => (this.base64 ? base64Bytes(d) : this.encoder.encode(d))));
     return bytes.byteLength > 0 ? { offset, bytes } : undefined;
   }
 
