@@ -43,7 +43,10 @@ export async function serveSse(_req: IncomingMessage, res: ServerResponse, ctx: 
         ...(batch.upToDate && { upToDate: true }),
         ...(batch.closed && { streamClosed: true }),
       });
-      if (!res.write(frame)) await drained(res, aborter.signal);
+      if (!res.write(frame) && !(await drained(res, aborter.signal, deadline - Date.now()))) {
+        res.destroy(); // a client that reads nothing until the response's end: let the connection go
+        break;
+      }
       if (batch.closed || aborter.signal.aborted) break;
       if (batch.upToDate) {
         const remaining = deadline - Date.now();
@@ -61,14 +64,19 @@ export async function serveSse(_req: IncomingMessage, res: ServerResponse, ctx: 
   }
 }
 
-function drained(res: ServerResponse, signal: AbortSignal): Promise<void> {
+/** `true` once the client took what was written; `false` on abort or when `timeoutMs` passes first. */
+function drained(res: ServerResponse, signal: AbortSignal, timeoutMs: number): Promise<boolean> {
   return new Promise((resolve) => {
-    const done = (): void => {
-      res.off('drain', done);
-      signal.removeEventListener('abort', done);
-      resolve();
+    const done = (ok: boolean): void => {
+      clearTimeout(timer);
+      res.off('drain', onDrain);
+      signal.removeEventListener('abort', onAbort);
+      resolve(ok);
     };
-    res.on('drain', done);
-    signal.addEventListener('abort', done);
+    const onDrain = (): void => done(true);
+    const onAbort = (): void => done(false);
+    const timer = setTimeout(onAbort, Math.max(0, timeoutMs));
+    res.on('drain', onDrain);
+    signal.addEventListener('abort', onAbort);
   });
 }

@@ -121,6 +121,30 @@ describe('SSE', () => {
   });
 });
 
+describe('SSE to a client that reads nothing', () => {
+  test('the response is let go at sseMaxDurationMs, the server no longer waiting for it to drain', async () => {
+    const handler = createDurableStreamsHandler({ store, sseMaxDurationMs: 400 });
+    let served: Promise<number> | undefined;
+    const slow = await serve((req, res) => {
+      if (req.url?.includes('live=sse') === true) served = new Promise((resolve) => res.once('close', () => resolve(Date.now())));
+      handler(req, res);
+    });
+    try {
+      const chunk = new Uint8Array(1024 * 1024).fill(7);
+      await slow.send('PUT', P, { 'Content-Type': 'application/octet-stream' });
+      for (let i = 0; i < 24; i++) await slow.send('POST', P, { 'Content-Type': 'application/octet-stream' }, chunk);
+      const started = Date.now();
+      const res = await slow.open(`${P}?offset=-1&live=sse`);
+      res.pause();
+      const closedAt = await served!;
+      expect(closedAt - started).toBeLessThan(3000);
+      expect(store.waiting()).toBe(0);
+    } finally {
+      await slow.close();
+    }
+  });
+});
+
 describe('on the memory event log', () => {
   // Waits of a minute, abandoned: no timer of theirs may outlive the abort (it would hold the process a minute).
   // Node >= 17.3 (the package needs 20); @types/node here predates its declaration.
@@ -137,7 +161,7 @@ describe('on the memory event log', () => {
       poll.end();
       const sse = await onLog.open(`${P}?offset=-1&live=sse`);
       await readUntil(sse, 'upToDate');
-      await new Promise((r) => setTimeout(r, 50));
+      await until(() => timers() >= before + 2);
       expect(timers()).toBeGreaterThanOrEqual(before + 2);
       poll.destroy();
       sse.destroy();
