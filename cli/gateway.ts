@@ -1,12 +1,12 @@
 // `openai-rx gateway`: createGateway on a port, until SIGINT / SIGTERM. `--fake` puts the fake provider behind
 // it (offline, no key), so the whole thing can be tried with the SDK or `curl -N`.
 import { createServer } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
 import { createGateway } from '../gateway/index.js';
 import { DEFAULT_BASE_URL } from '../lib/http/config.js';
 import { startFakeProvider, type FakeProvider } from '../testing/fake-provider.js';
 import { CLIError, parse, usage } from './args.js';
 import { untilInterrupted } from './interrupted.js';
+import { hostUrl, listenOrExplain } from './listen.js';
 import type { IO } from './run.js';
 import { outFor, paint } from './style.js';
 
@@ -49,30 +49,12 @@ export async function runGateway(argv: readonly string[], io: IO): Promise<numbe
     throw new CLIError(`${option}: ${message}`, 2);
   }
   const server = createServer(gateway);
-  const sockets = new Set<Socket>();
-  server.on('connection', (s) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  try {
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(port, host, () => {
-        server.off('error', reject);
-        resolve();
-      });
-    });
-  } catch (e) {
+  const listening = await listenOrExplain(server, port, host, async () => {
     await gateway.close();
     await provider?.close();
-    const code = (e as { code?: string }).code;
-    if (code === 'EADDRINUSE') throw new CLIError(`port ${port} on ${host} is in use (pick another with --port)`);
-    if (code === 'EACCES') throw new CLIError(`not allowed to listen on ${host}:${port}`);
-    throw new CLIError(`cannot listen on ${host}:${port}${code ? ` (${code})` : ''}`);
-  }
+  });
   const interrupted = untilInterrupted(io); // before the ready lines: a signal sent on reading them must be handled
-  const bound = (server.address() as AddressInfo).port;
-  const base = `http://${host.includes(':') ? `[${host}]` : host}:${bound}/v1`;
+  const base = `${hostUrl(host, listening.port)}/v1`;
   log(`${paint(out, 'bold', 'openai-rx gateway')} at ${paint(out, 'cyan', base)} → ${provider ? `the fake provider (${upstream})` : upstream}`);
   log(`log: ${redis ? redis.replace(/\/\/[^@/]*@/, '//[credentials]@') : 'memory (this process only)'}${a.flags.background ? '; upstream responses run in the background (any instance can take over)' : ''}`);
   // The key as the shell's variable, in double quotes so that the shell expands it (single quotes would send
@@ -82,11 +64,7 @@ export async function runGateway(argv: readonly string[], io: IO): Promise<numbe
   log(paint(out, 'dim', `     OPENAI_BASE_URL=${base} your-app   (Ctrl-C stops)`));
 
   await interrupted;
-  const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
-  await gateway.close();
-  server.closeAllConnections();
-  for (const s of sockets) s.destroy();
-  await stopped;
+  await listening.stop(() => gateway.close());
   await provider?.close();
   log('stopped');
   return 0;

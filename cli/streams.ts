@@ -2,7 +2,6 @@
 // its streams in an in-memory log or in Redis (a single server or a Cluster), so that any number of instances on
 // the same Redis serve the same streams.
 import { createServer } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
 import type { Cluster } from 'ioredis';
 import { createDurableStreamsHandler } from '../lib/durable-streams/index.js';
 import { memoryEventLog } from '../lib/log/memory.js';
@@ -11,6 +10,7 @@ import type { EventLog } from '../lib/log/types.js';
 import { loadPeer } from '../lib/peer.js';
 import { CLIError, parse, usage } from './args.js';
 import { untilInterrupted } from './interrupted.js';
+import { hostUrl, listenOrExplain } from './listen.js';
 import type { IO } from './run.js';
 import { outFor, paint } from './style.js';
 
@@ -55,40 +55,16 @@ export async function runStreams(argv: readonly string[], io: IO): Promise<numbe
   };
 
   const server = createServer(createDurableStreamsHandler({ log, ...(longPollTimeoutMs !== undefined ? { longPollTimeoutMs } : {}) }));
-  const sockets = new Set<Socket>();
-  server.on('connection', (s) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  try {
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(port, host, () => {
-        server.off('error', reject);
-        resolve();
-      });
-    });
-  } catch (e) {
-    await closeLog();
-    const code = (e as { code?: string }).code;
-    if (code === 'EADDRINUSE') throw new CLIError(`port ${port} on ${host} is in use (pick another with --port)`);
-    if (code === 'EACCES') throw new CLIError(`not allowed to listen on ${host}:${port}`);
-    throw new CLIError(`cannot listen on ${host}:${port}${code ? ` (${code})` : ''}`);
-  }
+  const listening = await listenOrExplain(server, port, host, closeLog);
   const interrupted = untilInterrupted(io); // before the ready lines: a signal sent on reading them must be handled
-  const bound = (server.address() as AddressInfo).port;
-  const base = `http://${host.includes(':') ? `[${host}]` : host}:${bound}/v1/stream/`;
+  const base = `${hostUrl(host, listening.port)}/v1/stream/`;
   say(`${paint(out, 'bold', 'openai-rx streams')} at ${paint(out, 'cyan', base)} (Durable Streams)`);
   say(`log: ${redis === undefined ? 'memory (this process only)' : `${a.flags.cluster === true ? 'Redis Cluster at ' : ''}${masked(redis)}`}`);
   say(paint(out, 'dim', `try: curl -X PUT ${base}hello -H 'content-type: text/plain' -d 'hi' && curl '${base}hello?offset=-1'`));
   say(paint(out, 'dim', `     curl -N '${base}hello?offset=now&live=sse'   (Ctrl-C stops)`));
 
   await interrupted;
-  const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
-  // Live readers (SSE, long-poll) would hold the server open: their connections end now.
-  server.closeAllConnections();
-  for (const s of sockets) s.destroy();
-  await stopped;
+  await listening.stop(); // live readers (SSE, long-poll) would hold the server open: their connections end now
   await closeLog();
   say('stopped');
   return 0;
