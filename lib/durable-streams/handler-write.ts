@@ -32,6 +32,9 @@ function sendBodyError(res: ServerResponse, ctx: ServeContext, body: { readonly 
   send(res, ctx.policy, body.error, body.close === true ? { Connection: 'close' } : {}, body.reason);
 }
 
+
+/** The store's per-stream limit (the log's maxEvents / maxBytes): retrying the same request cannot succeed. */
+const TOO_LARGE = 'the stream would grow past the size this server keeps per stream';
 export async function servePut(req: IncomingMessage, res: ServerResponse, ctx: ServeContext): Promise<void> {
   const { store, policy } = ctx;
   if (store.create === undefined) return void send(res, policy, 405, { Allow: 'GET, HEAD, OPTIONS' });
@@ -75,6 +78,8 @@ export async function servePut(req: IncomingMessage, res: ServerResponse, ctx: S
       return void send(res, policy, 409, {}, result.reason);
     case 'source_not_found':
       return void send(res, policy, 404, {}, 'fork source not found');
+    case 'too_large':
+      return void send(res, policy, 413, {}, TOO_LARGE);
     case 'bad_request':
       return void send(res, policy, 400, {}, result.reason);
   }
@@ -139,6 +144,8 @@ function sendAppendResult(res: ServerResponse, ctx: ServeContext, result: Append
       return send(res, policy, 404, {}, NOT_FOUND);
     case 'gone':
       return send(res, policy, 410, {}, GONE);
+    case 'too_large':
+      return send(res, policy, 413, {}, TOO_LARGE);
     case 'bad_request':
       return send(res, policy, 400, {}, result.reason);
   }

@@ -1,3 +1,4 @@
+import { EventLogError } from '../errors.js';
 import type { EventLog } from '../log/types.js';
 import { Access } from './log-store-access.js';
 import { Appender } from './log-store-append.js';
@@ -13,6 +14,17 @@ export type { EventLogStreamStoreOptions } from './log-store-options.js';
 
 const NOT_FOUND = { status: 'not_found' } as const;
 const GONE = { status: 'gone' } as const;
+const TOO_LARGE = { status: 'too_large' } as const;
+
+/**
+ * The log refused the append past its per-stream limits (`maxEvents`, `maxBytes`): nothing of it was stored (the
+ * log's append is all or none), so it is the request's answer (413), not an outage (503, which clients retry).
+ * Appends waiting together in one process are stored in one log append: one over the limit refuses them all.
+ */
+function limitIsTooLarge(e: unknown): typeof TOO_LARGE {
+  if (e instanceof EventLogError && e.reason === 'limit') return TOO_LARGE;
+  throw e;
+}
 
 /**
  * A {@link DurableStreamStore} whose whole state lives in an `EventLog` (`memoryEventLog`, `redisEventLog` on one
@@ -69,13 +81,13 @@ export function eventLogStreamStore(log: EventLog, options: EventLogStreamStoreO
       }
     },
 
-    create: (path, request) => createStream(c, path, request),
+    create: (path, request) => createStream(c, path, request).catch(limitIsTooLarge),
 
     async append(path, request) {
       const inc = await liveAt(c, path, true);
       if (inc === 'not_found') return NOT_FOUND;
       if (inc === 'gone') return GONE;
-      return appender.append(inc, request);
+      return appender.append(inc, request).catch(limitIsTooLarge);
     },
 
     delete: (path) => deleteStream(c, path),

@@ -42,6 +42,10 @@ export interface NotFound {
 export interface Gone {
   readonly status: 'gone';
 }
+/** The stream would grow past what the store keeps per stream (413): the request changed nothing. */
+export interface TooLarge {
+  readonly status: 'too_large';
+}
 /** A request the store refuses as malformed (400), with the reason for the body. */
 export interface BadRequest {
   readonly status: 'bad_request';
@@ -67,6 +71,7 @@ export type CreateResult =
   | { readonly status: 'conflict'; readonly reason: string }
   /** The fork's source does not exist: 404. */
   | { readonly status: 'source_not_found' }
+  | TooLarge
   | BadRequest;
 
 /** The idempotent producer headers, all three present and valid. */
@@ -105,6 +110,7 @@ export type AppendResult =
   | { readonly status: 'producer_seq_gap'; readonly expected: number; readonly received: number }
   | NotFound
   | Gone
+  | TooLarge
   | BadRequest;
 
 /** What a catch-up read returns. */
