@@ -40,4 +40,5 @@ process.on('message', async (m) => {
   }
 });
 process.on('disconnect', () => process.exit(0)); // never outlive the bench
+process.on('SIGTERM', () => process.exit(0)); // an exit, not a kill: a --cpu-prof profile gets written
 console.log(`listening ${url}`);

@@ -5,7 +5,8 @@
 //                (bytes: 100 KB appends of application/octet-stream; JSON: 500-byte messages, 100 per POST)
 //   live SSE     1,000 streams, a reader on each (`live=sse` from `now`), each stream appended once a second:
 //                delivery latency (POST sent → the message parsed by its reader) p50/p99, and the POST's own p99
-// node bench/durable-streams.mjs [--quick] [--only reference,memory,redis] (OPENAI_RX_DIST, REDIS_SERVER as the others)
+// DS_SERVER_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/p' profiles the servers.
+// node bench/durable-streams.mjs [--quick] [--only reference,memory,redis] [--sections appends,catch-up,sse] (OPENAI_RX_DIST, REDIS_SERVER as the others)
 import { spawn, execFileSync } from 'node:child_process';
 import { createServer as netServer } from 'node:net';
 import http from 'node:http';
@@ -14,6 +15,7 @@ import { randomBytes } from 'node:crypto';
 
 const argv = process.argv.slice(2);
 const QUICK = argv.includes('--quick');
+const SECTIONS = argv.includes('--sections') ? argv[argv.indexOf('--sections') + 1].split(',') : ['appends', 'catch-up', 'sse'];
 const ONLY = argv.includes('--only') ? argv[argv.indexOf('--only') + 1].split(',') : ['reference', 'memory', 'redis'];
 const SIZES = QUICK
   ? { appendStreams: 50, appends: 5_000, catchupBytes: 8 << 20, jsonMessages: 10_000, sseStreams: 1_000, sseSeconds: 6 }
@@ -45,7 +47,7 @@ async function expect(status, p, what) {
 
 /** A server child; `cpu()` its CPU µs so far. */
 async function startServer(kind, redisUrl) {
-  const child = spawn(process.execPath, ['bench/ds-server.mjs', kind, ...(redisUrl ? [redisUrl] : [])], { stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
+  const child = spawn(process.execPath, [...(process.env.DS_SERVER_NODE_ARGS?.split(' ').filter(Boolean) ?? []), 'bench/ds-server.mjs', kind, ...(redisUrl ? [redisUrl] : [])], { stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
   process.once('exit', () => child.kill('SIGKILL'));
   const url = await new Promise((resolve, reject) => {
     let out = '';
@@ -61,7 +63,8 @@ async function startServer(kind, redisUrl) {
       child.once('message', (m) => resolve(m.cpu.user + m.cpu.system));
       child.send('cpu');
     });
-  return { kind, url, cpu, stop: () => child.kill('SIGTERM') };
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  return { kind, url, cpu, stop: () => (child.kill('SIGTERM'), exited) };
 }
 
 async function appends(server) {
@@ -246,12 +249,14 @@ for (const kind of ONLY) {
     console.log(`(${name}: skipped, ${e.message})`);
     continue;
   }
-  const a = await appends(server);
-  const cb = await catchUp(server, false);
-  const cj = await catchUp(server, true);
-  const s = await liveSse(server);
+  const on = (section) => SECTIONS.includes(section);
+  const skipped = { rate: NaN, cpuPer: NaN, mbs: NaN, cpuPerMb: NaN, p50: NaN, p99: NaN, max: NaN, postP99: NaN, sent: 0, received: 0 };
+  const a = on('appends') ? await appends(server) : skipped;
+  const cb = on('catch-up') ? await catchUp(server, false) : skipped;
+  const cj = on('catch-up') ? await catchUp(server, true) : skipped;
+  const s = on('sse') ? await liveSse(server) : skipped;
   rows.push({ name, a, cb, cj, s });
-  server.stop();
+  await server.stop();
 }
 redis?.stop();
 console.log('| server | appends/s | CPU µs/append | catch-up bytes MB/s | CPU ms/MB | catch-up JSON MB/s | CPU ms/MB | SSE p50 / p99 / max ms | POST p99 ms | delivered | CPU µs/append (SSE) |');
