@@ -3,16 +3,14 @@ import type { EventLog, LogScope } from '../log/types.js';
 import { BoundedMap } from './log-store-cache.js';
 import type { DataEvent } from './log-store-events.js';
 import type { Incarnation } from './log-store-directory.js';
-import { HeldLeases, isFenced } from './log-store-lease.js';
-import { acquireLease, type LogStoreSettings, withLease } from './log-store-options.js';
+import { type LogStoreSettings, withLease } from './log-store-options.js';
 import { copyWriterState, decideAppend, emptyWriterState, foldData, type WriterState } from './log-store-producers.js';
 import type { AppendRequest, AppendResult } from './store.js';
 
 // The appends of one process to one data stream go through one queue: the appends waiting when the lease is taken
 // are decided and stored together, under that one lease, in one log append (all or none). Between processes the
-// lease serializes: a fresh holder reads the stream's state (and any events after its cached writer state) before it
-// decides, so what another process stored is always taken into account. The lease is kept a little after a batch
-// (log-store-lease.ts): the next batch under it needs neither acquire, state nor release.
+// lease serializes: the holder reads the stream's state (and any events after its cached writer state) before it
+// decides, so what another process stored is always taken into account.
 
 interface Pending {
   readonly request: AppendRequest;
@@ -26,14 +24,12 @@ const CATCH_UP = 1000;
 export class Appender {
   private readonly queues = new Map<string, Pending[]>();
   private readonly states: BoundedMap<string, WriterState>;
-  private readonly leases: HeldLeases;
 
   constructor(
     private readonly log: EventLog,
     private readonly settings: LogStoreSettings,
   ) {
     this.states = new BoundedMap(settings.cacheSize);
-    this.leases = new HeldLeases(log, settings);
   }
 
   private scope(inc: Incarnation): LogScope {
@@ -61,56 +57,25 @@ export class Appender {
       }
       this.queues.set(inc.data, []);
       try {
-        const results = await this.store(inc, batch);
+        const results = await withLease(this.log, this.scope(inc), this.settings, async (lease) => {
+          const state = copyWriterState(await this.current(inc));
+          const events: DataEvent[] = [];
+          const decided = batch.map((p) => {
+            const d = decideAppend(state, inc.config.contentType, p.request);
+            events.push(...d.events);
+            return d.result;
+          });
+          // On failure the cached state stays as the log was before: if the append was stored after all (a lost
+          // reply), the next writer's catch-up reads it like any other process's append.
+          if (events.length > 0) await this.log.append(this.scope(inc), lease.token, events as ResponseStreamEvent[]);
+          this.states.set(inc.data, state);
+          return decided;
+        });
         batch.forEach((p, i) => p.resolve(results[i]!));
       } catch (e) {
         for (const p of batch) p.reject(e);
       }
     }
-  }
-
-  /** Decides and stores `batch` under the lease this process still holds, else under a fresh one (kept a little after). */
-  private async store(inc: Incarnation, batch: readonly Pending[]): Promise<AppendResult[]> {
-    const key = inc.data;
-    const held = await this.leases.take(key);
-    if (held !== undefined) {
-      try {
-        // No state(data): under a live lease of ours nobody else appended, the cached state is the log's.
-        const results = await this.decide(inc, held.token, this.states.get(key) ?? (await this.current(inc)), batch);
-        this.leases.keep(key, this.scope(inc), held.token, held.since);
-        return results;
-      } catch (e) {
-        await this.leases.drop(key);
-        // Fenced (the lease lapsed or was taken over): nothing of it was stored; decide again under a fresh lease.
-        if (!isFenced(e)) throw e;
-      }
-    }
-    const since = Date.now();
-    const lease = await acquireLease(this.log, this.scope(inc), this.settings);
-    try {
-      const results = await this.decide(inc, lease.token, await this.current(inc), batch);
-      this.leases.keep(key, this.scope(inc), lease.token, since);
-      return results;
-    } catch (e) {
-      await this.log.release(this.scope(inc), lease.token).catch(() => undefined);
-      throw e;
-    }
-  }
-
-  /** Decides `batch` on a copy of `current` and stores its events with `token`; the cached state follows on success. */
-  private async decide(inc: Incarnation, token: number, current: WriterState, batch: readonly Pending[]): Promise<AppendResult[]> {
-    const state = copyWriterState(current);
-    const events: DataEvent[] = [];
-    const decided = batch.map((p) => {
-      const d = decideAppend(state, inc.config.contentType, p.request);
-      events.push(...d.events);
-      return d.result;
-    });
-    // On failure the cached state stays as the log was before: if the append was stored after all (a lost reply),
-    // the lease is dropped and the next writer's state(data) and catch-up read it like any other process's append.
-    if (events.length > 0) await this.log.append(this.scope(inc), token, events as ResponseStreamEvent[]);
-    this.states.set(inc.data, state);
-    return decided;
   }
 
   /** The writer state as the log has it now (the caller holds the lease): the cached one brought up to date. */

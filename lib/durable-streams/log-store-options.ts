@@ -75,34 +75,24 @@ export function logStoreSettings(log: EventLog, options: EventLogStreamStoreOpti
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** withLease's backoff cap between two tries of `acquire`, in ms (each sleep is 0.5–1.5 times the delay). */
-export const BACKOFF_CAP_MS = 20;
-
 /**
- * Acquires the lease of `scope`, tried again with backoff while another process holds it, up to `leaseWaitMs`; then
- * rejects with `EventLogError('lease_held')`. The short cap keeps a waiter's tries close together: a holder that
- * leaves the lease free for a moment (log-store-lease.ts) is sure to let it in.
+ * Runs `work` under the lease of `scope`: acquired (tried again with backoff while another process holds it, up to
+ * `leaseWaitMs`), released after, whatever happened. The log fences an append made after the lease lapsed.
  */
-export async function acquireLease(log: EventLog, scope: LogScope, s: LogStoreSettings): Promise<Lease> {
+export async function withLease<T>(log: EventLog, scope: LogScope, s: LogStoreSettings, work: (lease: Lease) => Promise<T>): Promise<T> {
   const deadline = Date.now() + s.leaseWaitMs;
   let delay = 2;
+  let lease: Lease;
   for (;;) {
     try {
-      return await log.acquire(scope, s.leaseMs);
+      lease = await log.acquire(scope, s.leaseMs);
+      break;
     } catch (e) {
       if (!(e instanceof EventLogError) || e.reason !== 'lease_held' || Date.now() + delay > deadline) throw e;
       await sleep(delay * (0.5 + Math.random()));
-      delay = Math.min(delay * 2, BACKOFF_CAP_MS);
+      delay = Math.min(delay * 2, 100);
     }
   }
-}
-
-/**
- * Runs `work` under the lease of `scope` (acquireLease), released after, whatever happened. The log fences an append
- * made after the lease lapsed.
- */
-export async function withLease<T>(log: EventLog, scope: LogScope, s: LogStoreSettings, work: (lease: Lease) => Promise<T>): Promise<T> {
-  const lease = await acquireLease(log, scope, s);
   try {
     return await work(lease);
   } finally {
