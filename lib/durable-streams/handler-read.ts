@@ -6,7 +6,7 @@ import { H, headerText, isJsonType } from './headers.js';
 import { TAIL_OFFSET } from './offsets.js';
 import { baseHeaders, GONE, infoHeaders, NOT_FOUND, send } from './responses.js';
 import type { ServeContext } from './serve-context.js';
-import { concatBytes, entryText } from './sse-frames.js';
+import { entryBytes, entryText } from './sse-frames.js';
 import type { BadRequest, Gone, NotFound, ReadBatch } from './store.js';
 
 export async function serveHead(res: ServerResponse, ctx: ServeContext): Promise<void> {
@@ -26,7 +26,7 @@ export function sendReadFailure(res: ServerResponse, ctx: ServeContext, result: 
 
 /** The body of a batch: JSON messages as one array, anything else its bytes end to end. */
 function batchBody(batch: ReadBatch): Buffer {
-  if (!isJsonType(batch.info.contentType)) return concatBytes(batch.entries);
+  if (!isJsonType(batch.info.contentType)) return entryBytes(batch.entries);
   let text = '[';
   for (let i = 0; i < batch.entries.length; i++) text += (i > 0 ? ',' : '') + entryText(batch.entries[i] as string | Uint8Array);
   return Buffer.from(`${text}]`, 'utf8');

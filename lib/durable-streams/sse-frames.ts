@@ -43,7 +43,7 @@ export function textDataEvent(entries: readonly Entry[]): string {
 
 /** Any other stream's batch, base64 (standard alphabet, padded) on one line; empty bytes give an empty payload. */
 export function base64DataEvent(entries: readonly Entry[]): string {
-  return `event: data\ndata:${concatBytes(entries).toString('base64')}\n\n`;
+  return `event: data\ndata:${entryBytes(entries).toString('base64')}\n\n`;
 }
 
 export function entryText(entry: Entry): string {
@@ -51,11 +51,11 @@ export function entryText(entry: Entry): string {
 }
 
 function concatText(entries: readonly Entry[]): string {
-  return entries.every((e) => typeof e === 'string') ? entries.join('') : concatBytes(entries).toString('utf8');
+  return entries.every((e) => typeof e === 'string') ? entries.join('') : entryBytes(entries).toString('utf8');
 }
 
 /** The entries' bytes end to end (a `string` entry is its UTF-8). */
-export function concatBytes(entries: readonly Entry[]): Buffer {
+export function entryBytes(entries: readonly Entry[]): Buffer {
   if (entries.length === 1) {
     const e = entries[0] as Entry;
     return typeof e === 'string' ? Buffer.from(e, 'utf8') : Buffer.from(e.buffer, e.byteOffset, e.byteLength);
