@@ -89,7 +89,7 @@ if (process.argv[2] === '--child') {
   }
   const V = [];
   for (const [v, d] of variants.entries()) {
-    const g = fork(new URL(import.meta.url).pathname, ['--child', upURL, d, ...(redis ? [redis.url] : [])], { execArgv: ['--expose-gc', ...(process.env.PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.PROF, '--cpu-prof-interval', '100'] : [])] });
+    const g = fork(new URL(import.meta.url).pathname, ['--child', upURL, d, ...(redis ? [redis.url] : [])], { execArgv: ['--expose-gc', ...(process.env.CHILD_FLAGS ? process.env.CHILD_FLAGS.split(' ') : []), ...(process.env.PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.PROF, '--cpu-prof-interval', '100'] : [])] });
     const [{ port }] = await once(g, 'message');
     const x = { v, name: d === 'byte' ? 'byte' : `${d.startsWith('redis:') ? 'redis:' : ''}${d.replace(/^redis:/, '').split('/').filter((p) => p && p !== 'dist').pop()}`, g, port, clients: [], user: 0, sys: 0, n: 0, runs: [] };
     x.cpu = async () => { g.send('cpu'); const [m] = await once(g, 'message'); return m.cpu; };
