@@ -34,7 +34,7 @@
 // CPU s: the producer's from the start of the run (not its module loading and setup); Redis's from INFO.
 // bench/durable-cluster.mjs imports measure() and the helpers below to run the same rows on a Redis Cluster.
 import { fork, spawn } from 'node:child_process';
-import { createServer, Socket } from 'node:net';
+import { createServer } from 'node:net';
 import { cpus, loadavg } from 'node:os';
 import { existsSync, writeFileSync } from 'node:fs';
 import { delimiter, join, resolve } from 'node:path';
@@ -42,6 +42,9 @@ import { fileURLToPath } from 'node:url';
 import { Subject, lastValueFrom, merge, tap, count as rxCount } from 'rxjs';
 import { Cluster, Redis } from 'ioredis';
 import { cpuBound, measureCeiling } from './durable-ceiling.mjs';
+import { ping } from '../scripts/redis-ping.mjs';
+
+export { ping };
 
 const argv = process.argv.slice(2);
 const flag = (n) => argv.includes(n);
@@ -224,24 +227,6 @@ export async function freePort() {
       const { port } = s.address();
       s.close(() => resolve(port));
     });
-  });
-}
-
-export async function ping(port) {
-  return new Promise((resolve) => {
-    const socket = new Socket();
-    let data = '';
-    const done = (v) => {
-      socket.destroy();
-      resolve(v);
-    };
-    socket.setTimeout(1000, () => done(false));
-    socket.on('error', () => done(false));
-    socket.on('data', (c) => {
-      data += c;
-      if (data.includes('\r\n')) done(data.startsWith('+PONG'));
-    });
-    socket.connect(port, '127.0.0.1', () => socket.write('PING\r\n'));
   });
 }
 

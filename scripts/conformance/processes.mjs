@@ -2,9 +2,10 @@
 // that `killAll` ends it with whatever it started (vitest's workers), on a normal end, a failure, SIGINT or SIGTERM.
 import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, Socket } from 'node:net';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { ping } from '../redis-ping.mjs';
 
 const running = new Set();
 const tempDirs = new Set();
@@ -65,21 +66,7 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 async function answersPing(port, child, ms) {
   const deadline = Date.now() + ms;
   for (;;) {
-    const ok = await new Promise((resolve) => {
-      const socket = new Socket();
-      let data = '';
-      const done = (v) => {
-        socket.destroy();
-        resolve(v);
-      };
-      socket.setTimeout(1000, () => done(false));
-      socket.on('error', () => done(false));
-      socket.on('data', (c) => {
-        data += c;
-        if (data.includes('\r\n')) done(data.startsWith('+PONG'));
-      });
-      socket.connect(port, '127.0.0.1', () => socket.write('PING\r\n'));
-    });
+    const ok = await ping(port);
     if (ok) return;
     if (child.exitCode !== null || child.signalCode !== null) throw new Error(`redis-server on port ${port} exited: ${child.output}`);
     if (Date.now() > deadline) throw new Error(`redis-server on port ${port} did not answer within ${ms} ms`);

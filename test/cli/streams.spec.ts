@@ -2,55 +2,22 @@
 // the URL it listens on, serves the protocol under /v1/stream/, keeps streams in memory or in Redis (two instances on
 // one Redis serve the same streams), and SIGTERM / SIGINT stop it with status 0 even with a live reader open.
 // The whole protocol is checked by the conformance run (scripts/conformance.mjs), not here.
-import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { printed, runNode, type ChildRun } from '../helpers/child-run';
 import { startRedisCluster, type RedisCluster } from '../log/redis-cluster-server';
 import { startRedisServer, type RedisServer } from '../log/redis-server';
 
 jest.setTimeout(120_000);
 
 const BIN = join(__dirname, '..', '..', 'dist', 'cjs', 'cli', 'main.js');
-const children = new Set<ChildProcess>();
-afterAll(() => {
-  for (const c of children) c.kill('SIGKILL');
-});
-
-interface Run {
-  readonly child: ChildProcess;
-  out(): string;
-  err(): string;
-  readonly exited: Promise<number | null>;
-}
-
-function cli(args: string[]): Run {
-  const child = spawn(process.execPath, [BIN, 'streams', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env['PATH'] ?? '', NO_COLOR: '1' } });
-  children.add(child);
-  let out = '';
-  let err = '';
-  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
-  const exited = new Promise<number | null>((resolve) =>
-    child.on('exit', (code) => {
-      children.delete(child);
-      resolve(code);
-    }),
-  );
-  return { child, out: () => out, err: () => err, exited };
-}
+const cli = (args: string[]): ChildRun => runNode([BIN, 'streams', ...args], { env: { PATH: process.env['PATH'] ?? '', NO_COLOR: '1' } });
 
 /** The stream base URL it printed (`http://127.0.0.1:PORT/v1/stream/`), once the ready lines are all out. */
-async function baseOf(run: Run): Promise<string> {
-  for (;;) {
-    const m = /at (http:\/\/127\.0\.0\.1:\d+\/v1\/stream\/) /.exec(run.out());
-    if (m && /Ctrl-C stops\)\n/.test(run.out())) return m[1]!;
-    if (run.child.exitCode !== null) throw new Error(`exited early (${run.child.exitCode}): ${run.err()}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+const baseOf = (run: ChildRun): Promise<string> => printed(run, /at (http:\/\/127\.0\.0\.1:\d+\/v1\/stream\/) /, (out) => /Ctrl-C stops\)\n/.test(out));
 
-async function stop(run: Run, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+async function stop(run: ChildRun, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
   run.child.kill(signal);
   expect(await run.exited).toBe(0);
   expect(run.out()).toMatch(/stopped\n$/);

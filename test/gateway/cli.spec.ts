@@ -1,56 +1,24 @@
 // `openai-rx gateway` as a user runs it: --fake serves the built-in fake provider behind the gateway (offline,
 // no key), the official SDK streams through it, SIGTERM / SIGINT stop it cleanly (exit 0), bad flags are usage errors.
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import OpenAI from 'openai';
+import { printed, runNode, type ChildRun } from '../helpers/child-run';
 
 jest.setTimeout(120_000);
 
 const ROOT = join(__dirname, '..', '..');
-const children = new Set<ChildProcess>();
-afterAll(() => {
-  for (const c of children) c.kill('SIGKILL');
-});
-
-interface Run {
-  readonly child: ChildProcess;
-  out(): string;
-  err(): string;
-  readonly exited: Promise<number | null>;
-}
-
 /** `env` over this process's (OPENAI_API_KEY and OPENAI_BASE_URL empty); an `undefined` value unsets the variable. */
-function cli(args: string[], env: Record<string, string | undefined> = {}): Run {
+function cli(args: string[], env: Record<string, string | undefined> = {}): ChildRun {
   const vars: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', OPENAI_API_KEY: '', OPENAI_BASE_URL: '', ...env };
   for (const [k, v] of Object.entries(env)) if (v === undefined) delete vars[k];
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'cli', 'main.ts'), ...args], {
-    cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: vars,
-  });
-  children.add(child);
-  let out = '';
-  let err = '';
-  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
-  const exited = new Promise<number | null>((resolve) =>
-    child.on('exit', (code) => {
-      children.delete(child);
-      resolve(code);
-    }),
-  );
-  return { child, out: () => out, err: () => err, exited };
+  return runNode(['--import', 'tsx', join(ROOT, 'cli', 'main.ts'), ...args], { cwd: ROOT, env: vars });
 }
 
-async function baseURLOf(run: Run): Promise<string> {
-  for (;;) {
-    const m = /at (http:\/\/127\.0\.0\.1:\d+\/v1)/.exec(run.out());
-    if (m) return m[1]!;
-    if (run.child.exitCode !== null) throw new Error(`exited early: ${run.err()}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+const baseURLOf = (run: ChildRun): Promise<string> => printed(run, /at (http:\/\/127\.0\.0\.1:\d+\/v1)/);
 
 describe('openai-rx gateway', () => {
   it.each(['SIGTERM', 'SIGINT'] as const)('--fake: the SDK streams through it offline; %s stops it with status 0', async (signal) => {

@@ -7,14 +7,11 @@ import OpenAI from 'openai';
 import { ownerOf } from '../../gateway/index';
 import { fromDurableStream } from '../../lib/durable-streams/from-durable-stream';
 import { formatOffset } from '../../lib/durable-streams/offsets';
-import { redisEventLog } from '../../lib/log/redis';
-import type { EventLog, LogScope } from '../../lib/log/types';
-import { startFakeProvider, type FakeProvider } from '../../testing/index';
-import { type RedisServer, startRedisServer } from '../log/redis-server';
+import type { LogScope } from '../../lib/log/types';
 import { lapseSoon } from '../log/takeover-helpers';
-import { gatewayFleet, killed, type Instance } from './fleet-instances';
+import { fleetBed, killed, type Instance } from './fleet-instances';
 import { readStream, readWithRx, streamUrl, type ReadOptions, type ReadResult } from './durable-stream-read';
-import { seqs, words } from './helpers';
+import { seqs } from './helpers';
 
 jest.setTimeout(120_000);
 
@@ -25,11 +22,8 @@ const LEASE_MS = 30_000;
 /** How long a killed instance's lease outlives it: its last renewal, made by the test once it is dead. */
 const LAPSE_MS = 1000;
 
-let redis: RedisServer;
-let provider: FakeProvider;
-let log: EventLog; // this process's view of the shared log, to watch A's progress
-const fleet = gatewayFleet(() => provider.baseURL, () => redis.url, LEASE_MS);
-const startInstance = (name: string): Promise<Instance> => fleet.start(name);
+const bed = fleetBed(LEASE_MS);
+const startInstance = (name: string): Promise<Instance> => bed.start(name);
 
 /** Both readers: the protocol's own client, and openai-rx's fromDurableStream. */
 const CASES = [
@@ -43,20 +37,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Until the log holds the stream's events up to `seq`. */
 async function storedUpTo(scope: LogScope, seq: number): Promise<void> {
-  while (((await log.state(scope))?.lastSequenceNumber ?? -1) < seq) await sleep(10);
+  while (((await bed.log.state(scope))?.lastSequenceNumber ?? -1) < seq) await sleep(10);
 }
-
-beforeAll(async () => {
-  redis = await startRedisServer();
-  provider = await startFakeProvider({ answer: words(160), eventDelayMs: 15 });
-  log = redisEventLog({ url: redis.url, commandTimeoutMs: 30_000 }); // a busy machine may delay a command long
-});
-afterAll(async () => {
-  await fleet.killAll();
-  await log?.close();
-  await provider?.close();
-  await redis?.stop();
-});
 
 describe('a recorded response\'s Durable Stream, resumed on another instance after a SIGKILL', () => {
   test.each(CASES)('A killed after the response ended: B serves the rest from the reader\'s offset (%s, live %s)', async (client, live) => {
@@ -72,11 +54,11 @@ describe('a recorded response\'s Durable Stream, resumed on another instance aft
       while (id === '') await sleep(5);
       const first = await read(streamUrl(a.baseURL, id), { live, key: KEY, stopAt: 40 });
       await client;
-      const sent = provider.responses.get(id)!.events;
+      const sent = bed.provider.responses.get(id)!.events;
       expect(first.closed).toBe(false);
       expect(first.items.length).toBeLessThan(sent.length);
       expect(first.offset).toBe(formatOffset(first.items.length));
-      expect((await log.state({ responseId: id, owner: OWNER }))?.end).toBe('completed');
+      expect((await bed.log.state({ responseId: id, owner: OWNER }))?.end).toBe('completed');
       await killed(a.child);
 
       const rest = await read(streamUrl(b.baseURL, id), { offset: first.offset, live, key: KEY });
@@ -114,9 +96,9 @@ describe('a recorded response\'s Durable Stream, resumed on another instance aft
       expect(first.closed).toBe(false);
       await storedUpTo(scope, 20);
       await killed(a.child);
-      await lapseSoon(log, scope, LAPSE_MS);
+      await lapseSoon(bed.log, scope, LAPSE_MS);
       await client;
-      const stored = (await log.state(scope))!;
+      const stored = (await bed.log.state(scope))!;
       expect(stored.end).toBeUndefined();
 
       // The reader resumes on B from its offset: what A recorded, then (once B continues the response from the
@@ -128,14 +110,14 @@ describe('a recorded response\'s Durable Stream, resumed on another instance aft
       expect(continued[continued.length - 1]!['type']).toBe('response.completed');
       const rest = await resumed;
 
-      const sent = provider.responses.get(id)!.events;
+      const sent = bed.provider.responses.get(id)!.events;
       const all = [...first.items, ...rest.items];
       expect(rest.closed).toBe(true);
       expect(seqs(all)).toEqual(sent.map((_, i) => i));
       expect(all).toEqual(sent);
       // The resumed reader got events recorded by A (before the kill) and by B (after it).
       expect(rest.items.length).toBeGreaterThan(stored.lastSequenceNumber! + 1 - first.items.length);
-      expect(provider.requests.some((r) => r.method === 'GET' && r.url.startsWith(`/v1/responses/${id}?stream=true`))).toBe(true);
+      expect(bed.provider.requests.some((r) => r.method === 'GET' && r.url.startsWith(`/v1/responses/${id}?stream=true`))).toBe(true);
     } finally {
       await killed(a.child);
       await killed(b.child);
@@ -175,7 +157,7 @@ describe('a recorded response\'s Durable Stream, resumed on another instance aft
                 await storedUpTo(scope, 20);
                 await killed(a.child);
                 origin = new URL(b.baseURL).origin;
-                await lapseSoon(log, scope, LAPSE_MS);
+                await lapseSoon(bed.log, scope, LAPSE_MS);
               })().catch(reject);
             }
           },
@@ -186,11 +168,11 @@ describe('a recorded response\'s Durable Stream, resumed on another instance aft
       while (killedAt < 0 || (a.child.exitCode === null && a.child.signalCode === null)) await sleep(10);
       await client;
       // B continues the response (a streamed GET takes A's lease over): the reader, on B by now, reads it live.
-      const stored = (await log.state(scope))!;
+      const stored = (await bed.log.state(scope))!;
       expect(stored.end).toBeUndefined();
       for await (const e of await sdk(b.baseURL).responses.retrieve(id, { stream: true, starting_after: stored.lastSequenceNumber! })) void e;
       await done;
-      const sent = provider.responses.get(id)!.events;
+      const sent = bed.provider.responses.get(id)!.events;
       expect(seqs(items)).toEqual(sent.map((_, i) => i));
       expect(items).toEqual(sent);
     } finally {
@@ -210,7 +192,7 @@ describe('a recorded response\'s Durable Stream, resumed on another instance aft
       expect(other.status).toBe(404);
       expect(await other.text()).not.toContain('someone-else');
       for (const method of ['PUT', 'POST', 'DELETE']) expect((await fetch(url, { method, headers: { Authorization: `Bearer ${KEY}` } })).status).toBe(405);
-      expect((await readStream(url, { live: false, key: KEY })).items).toEqual(provider.responses.get(id)!.events);
+      expect((await readStream(url, { live: false, key: KEY })).items).toEqual(bed.provider.responses.get(id)!.events);
     } finally {
       await killed(b.child);
     }

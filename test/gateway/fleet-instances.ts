@@ -1,6 +1,12 @@
-// Gateway processes for the fleet specs: the CLI from source (tsx), on a free port, sharing one Redis log.
+// Gateway processes for the fleet specs: the CLI from source (tsx), on a free port, sharing one Redis log; and the
+// bed they share (the Redis, the fake provider, this process's view of the log).
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { redisEventLog } from '../../lib/log/redis';
+import type { EventLog } from '../../lib/log/types';
+import { startFakeProvider, type FakeProvider } from '../../testing/index';
+import { type RedisServer, startRedisServer } from '../log/redis-server';
+import { words } from './helpers';
 
 export interface Instance {
   readonly child: ChildProcess;
@@ -52,3 +58,48 @@ export const killed = (c: ChildProcess): Promise<void> =>
     c.once('exit', () => resolve());
     c.kill('SIGKILL');
   });
+
+/** What the fleet specs share: one real Redis, the fake provider in this process, this process's view of the log. */
+export interface FleetBed {
+  readonly redis: RedisServer;
+  readonly provider: FakeProvider;
+  /** This process's view of the shared log, to watch an instance's progress. */
+  readonly log: EventLog;
+  /** One gateway process on them (`--background`, the bed's lease); resolves once it listens. */
+  start(name: string): Promise<Instance>;
+}
+
+/** Starts the bed before the spec file's tests and stops it (and every instance) after them. */
+export function fleetBed(leaseMs: number): FleetBed {
+  let redis: RedisServer | undefined;
+  let provider: FakeProvider | undefined;
+  let log: EventLog | undefined;
+  const ready = <T>(x: T | undefined): T => {
+    if (x === undefined) throw new Error('the fleet bed is used before beforeAll started it');
+    return x;
+  };
+  const fleet = gatewayFleet(() => ready(provider).baseURL, () => ready(redis).url, leaseMs);
+  beforeAll(async () => {
+    redis = await startRedisServer();
+    provider = await startFakeProvider({ answer: words(160), eventDelayMs: 15 });
+    log = redisEventLog({ url: redis.url, commandTimeoutMs: 30_000 }); // a busy machine may delay a command long
+  });
+  afterAll(async () => {
+    await fleet.killAll();
+    await log?.close();
+    await provider?.close();
+    await redis?.stop();
+  });
+  return {
+    get redis() {
+      return ready(redis);
+    },
+    get provider() {
+      return ready(provider);
+    },
+    get log() {
+      return ready(log);
+    },
+    start: (name) => fleet.start(name),
+  };
+}

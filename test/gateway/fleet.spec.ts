@@ -5,13 +5,9 @@
 // response from the upstream. Together, every event exactly once, equal to what the upstream sent.
 import OpenAI from 'openai';
 import { createGateway, ownerOf } from '../../gateway/index';
-import { redisEventLog } from '../../lib/log/redis';
-import type { EventLog } from '../../lib/log/types';
-import { startFakeProvider, type FakeProvider } from '../../testing/index';
-import { type RedisServer, startRedisServer } from '../log/redis-server';
 import { lapseSoon } from '../log/takeover-helpers';
-import { gatewayFleet, killed, type Instance } from './fleet-instances';
-import { beforeCancel, closeServer, listen, seqs, words } from './helpers';
+import { fleetBed, killed, type Instance } from './fleet-instances';
+import { beforeCancel, closeServer, listen, seqs } from './helpers';
 import type { AddressInfo } from 'node:net';
 
 jest.setTimeout(120_000);
@@ -22,23 +18,8 @@ const LEASE_MS = 30_000;
 /** How long a killed instance's lease outlives it: its last renewal, made by the test once it is dead. */
 const LAPSE_MS = 1000;
 
-let redis: RedisServer;
-let provider: FakeProvider;
-let log: EventLog; // this process's view of the shared log, to watch A's progress
-const fleet = gatewayFleet(() => provider.baseURL, () => redis.url, LEASE_MS);
-const startInstance = (name: string): Promise<Instance> => fleet.start(name);
-
-beforeAll(async () => {
-  redis = await startRedisServer();
-  provider = await startFakeProvider({ answer: words(160), eventDelayMs: 15 });
-  log = redisEventLog({ url: redis.url, commandTimeoutMs: 30_000 }); // a busy machine may delay a command long
-});
-afterAll(async () => {
-  await fleet.killAll();
-  await log?.close();
-  await provider?.close();
-  await redis?.stop();
-});
+const bed = fleetBed(LEASE_MS);
+const startInstance = (name: string): Promise<Instance> => bed.start(name);
 
 describe('two gateway processes sharing one Redis', () => {
   it.each([12, 90])('A is killed with SIGKILL after %i events reached the client; B delivers the rest, each event once', async (killAfter) => {
@@ -54,9 +35,9 @@ describe('two gateway processes sharing one Redis', () => {
         if (got.length === killAfter) {
           // A is mid-stream: its recording has reached Redis (watched, not timed), and it dies without a word.
           const scope = { responseId: id!, owner: ownerOf(`Bearer ${KEY}`) };
-          while (((await log.state(scope))?.lastSequenceNumber ?? -1) < 1) await new Promise((r) => setTimeout(r, 10));
+          while (((await bed.log.state(scope))?.lastSequenceNumber ?? -1) < 1) await new Promise((r) => setTimeout(r, 10));
           await killed(a.child);
-          await lapseSoon(log, scope, LAPSE_MS);
+          await lapseSoon(bed.log, scope, LAPSE_MS);
         }
       }
     } catch (e) {
@@ -64,7 +45,7 @@ describe('two gateway processes sharing one Redis', () => {
     }
     expect(cut).toBeDefined();
     expect(got.length).toBeGreaterThanOrEqual(killAfter);
-    const sent = provider.responses.get(id!)!.events;
+    const sent = bed.provider.responses.get(id!)!.events;
     expect(got.length).toBeLessThan(sent.length);
 
     const last = got[got.length - 1]!['sequence_number'] as number;
@@ -76,7 +57,7 @@ describe('two gateway processes sharing one Redis', () => {
     expect(all).toEqual(sent);
     expect(rest[rest.length - 1]!['type']).toBe('response.completed');
     // B continued the response from the upstream after A's lease lapsed (LAPSE_MS after A's death, not LEASE_MS).
-    expect(provider.requests.some((r) => r.method === 'GET' && r.url.startsWith(`/v1/responses/${id}?stream=true`))).toBe(true);
+    expect(bed.provider.requests.some((r) => r.method === 'GET' && r.url.startsWith(`/v1/responses/${id}?stream=true`))).toBe(true);
     await killed(b.child);
     expect(b.stderr()).toBe('');
   });
@@ -106,7 +87,7 @@ describe('cancel across instances', () => {
       const id = (live[0] as { response: { id: string } }).response.id;
       expect((await answer!).status).toBe('cancelled');
       const followed = await reader!;
-      const sent = provider.responses.get(id)!.events;
+      const sent = bed.provider.responses.get(id)!.events;
       expect(live.length).toBeLessThan(sent.length);
       for (const got of [live, followed]) expect(got.some((e) => e['type'] === 'response.completed' || e['type'] === 'error')).toBe(false);
       // Each ends with the cancel (never a body cut short, which a resuming client would reconnect after).
@@ -123,7 +104,7 @@ describe('cancel across instances', () => {
 
 describe('createGateway({ log: "redis://…" }) in one process', () => {
   it('records to Redis, resumes from it (seen by another log client), and close() releases its connections', async () => {
-    const gateway = createGateway({ upstream: { baseURL: provider.baseURL }, log: redis.url });
+    const gateway = createGateway({ upstream: { baseURL: bed.provider.baseURL }, log: bed.redis.url });
     const server = await listen(gateway);
     const baseURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
     try {
@@ -136,11 +117,11 @@ describe('createGateway({ log: "redis://…" }) in one process', () => {
       const id = (first[0] as { response: { id: string } }).response.id;
       const rest: Array<Record<string, unknown>> = [];
       for await (const e of await client.responses.retrieve(id, { stream: true, starting_after: 19 })) rest.push(e as unknown as Record<string, unknown>);
-      const sent = provider.responses.get(id)!.events;
+      const sent = bed.provider.responses.get(id)!.events;
       expect([...first, ...rest]).toEqual(sent);
       // The recording is in Redis, under the owner's hash: this process's own client reads it whole.
-      expect(await log.read({ responseId: id, owner: ownerOf(`Bearer ${KEY}`) }, undefined)).toEqual(sent);
-      expect(await log.read({ responseId: id, owner: ownerOf('Bearer someone-else') }, undefined)).toEqual([]);
+      expect(await bed.log.read({ responseId: id, owner: ownerOf(`Bearer ${KEY}`) }, undefined)).toEqual(sent);
+      expect(await bed.log.read({ responseId: id, owner: ownerOf('Bearer someone-else') }, undefined)).toEqual([]);
     } finally {
       await closeServer(server);
       await gateway.close(); // jest's detectOpenHandles fails the run if a Redis connection is left open
@@ -150,7 +131,7 @@ describe('createGateway({ log: "redis://…" }) in one process', () => {
 
 describe('a foreground response (no background) on two gateways sharing Redis', () => {
   it("a cancel on B ends A's live stream (its producer, fenced off in Redis, closes the upstream request) and answers it `cancelled`", async () => {
-    const [ga, gb] = [createGateway({ upstream: { baseURL: provider.baseURL }, log: redis.url }), createGateway({ upstream: { baseURL: provider.baseURL }, log: redis.url })];
+    const [ga, gb] = [createGateway({ upstream: { baseURL: bed.provider.baseURL }, log: bed.redis.url }), createGateway({ upstream: { baseURL: bed.provider.baseURL }, log: bed.redis.url })];
     const [sa, sb] = [await listen(ga), await listen(gb)];
     const url = (s: typeof sa) => `http://127.0.0.1:${(s.address() as AddressInfo).port}/v1`;
     const sdk = (baseURL: string) => new OpenAI({ apiKey: KEY, baseURL, maxRetries: 0, timeout: 60_000 });
@@ -163,12 +144,12 @@ describe('a foreground response (no background) on two gateways sharing Redis', 
       }
       const id = (live[0] as { response: { id: string } }).response.id;
       expect(await answer!).toMatchObject({ id, status: 'cancelled' });
-      const sent = provider.responses.get(id)!.events;
+      const sent = bed.provider.responses.get(id)!.events;
       expect(live.length).toBeLessThan(sent.length);
       expect(live.some((e) => e['type'] === 'response.completed' || e['type'] === 'error')).toBe(false);
       const liveBefore = beforeCancel(live, id);
       expect(liveBefore).toEqual(sent.slice(0, liveBefore.length));
-      expect(provider.responses.get(id)!.background).toBe(false);
+      expect(bed.provider.responses.get(id)!.background).toBe(false);
       while (ga.metrics().streams.producers > 0) await new Promise((r) => setTimeout(r, 10));
     } finally {
       await closeServer(sa);
