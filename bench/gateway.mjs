@@ -11,6 +11,7 @@
 //     [--proxy-flags '--trace-gc …'] (node flags of every proxy child)
 //     [--heap-snapshots DIR] (idle: each proxy's heap snapshot before and with --many streams open)
 //     [--idle-settle-ms 6000] (idle: how long each proxy is left idle, since a full GC, before its RSS is read)
+//     [--dists a=<dist>,b=<dist>] (the in-memory gateway once per build, side by side: an A/B in one run)
 //     [--json bench-gateway.json]      (OPENAI_RX_DIST=/path/to/dist, REDIS_SERVER=/path/to/redis-server)
 //
 // Processes: the upstream (a raw TCP server writing prebuilt Responses SSE bytes, one write per event group), one
@@ -58,7 +59,8 @@ const IDLE_SETTLE_MS = Number(opt('--idle-settle-ms', 6000)); // idle: how long 
 const nowMs = () => Number(process.hrtime.bigint()) / 1e6;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const SELF = fileURLToPath(import.meta.url);
-const distRoot = () => (process.env.OPENAI_RX_DIST ? new URL(`file://${process.env.OPENAI_RX_DIST.replace(/\/?$/, '/')}`) : new URL('../dist/', import.meta.url));
+const distOf = (dir) => new URL(`file://${dir.replace(/\/?$/, '/')}`);
+const distRoot = () => (opt('--dist') ? distOf(opt('--dist')) : process.env.OPENAI_RX_DIST ? distOf(process.env.OPENAI_RX_DIST) : new URL('../dist/', import.meta.url));
 
 // =====================================================================================================
 // The upstream (child): `--role upstream`. A request's `input` is `bench:<run>:<fast|hold>:<deltas>`.
@@ -640,6 +642,13 @@ async function main() {
     { name: 'byte proxy (node:http pipe)', kind: 'byte' },
     { name: 'openai SDK proxy (re-encoded SSE)', kind: 'sdk' },
   ].filter((d) => !ONLY || ONLY.some((o) => d.kind.includes(o)));
+  // --dists a=<dist>,b=<dist>: the in-memory gateway once per build, side by side in this run (an A/B; swap the
+  // order between runs: the first one is the one the targets read)
+  if (opt('--dists')) {
+    const at = defs.findIndex((d) => d.kind === 'gateway-memory');
+    const builds = opt('--dists').split(',').map((x) => x.split('='));
+    defs.splice(at < 0 ? 0 : at, at < 0 ? 0 : 1, ...builds.map(([n, dir]) => ({ name: `gateway, in-memory log (${n})`, kind: 'gateway-memory', dist: dir })));
+  }
   const contenders = [];
   const direct = { name: 'direct (no proxy)', rows: {} };
   try {
@@ -649,7 +658,7 @@ async function main() {
       if (c.skip) continue;
       const profDir = PROFILE && d.kind.includes(PROFILE) ? mkdtempSync(join(tmpdir(), 'gateway-prof-')) : undefined;
       c.profDir = profDir;
-      c.child = child('proxy', ['--kind', d.kind, '--upstream', upstreamURL, ...(d.kind === 'gateway-redis' ? ['--redis', redis.url] : [])], [...(profDir ? ['--cpu-prof', '--cpu-prof-dir', profDir, ...(opt('--profile-interval') ? ['--cpu-prof-interval', opt('--profile-interval')] : [])] : []), ...(opt('--proxy-flags')?.split(' ').filter(Boolean) ?? [])]);
+      c.child = child('proxy', ['--kind', d.kind, '--upstream', upstreamURL, ...(d.kind === 'gateway-redis' ? ['--redis', redis.url] : []), ...(d.dist ? ['--dist', d.dist] : [])], [...(profDir ? ['--cpu-prof', '--cpu-prof-dir', profDir, ...(opt('--profile-interval') ? ['--cpu-prof-interval', opt('--profile-interval')] : [])] : []), ...(opt('--proxy-flags')?.split(' ').filter(Boolean) ?? [])]);
       c.port = (await c.child.wait((m) => m.port)).port;
       if (d.kind === 'gateway-redis') c.redis = redis;
     }
