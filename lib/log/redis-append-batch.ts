@@ -1,19 +1,22 @@
 import { streamFailure } from './redis-corrupt.js';
 import type { RedisLogSettings } from './redis-options.js';
 import type { ScriptCall, SendScript } from './redis-script-send.js';
-import { APPEND, APPEND_LIVE } from './redis-scripts.js';
+import { APPEND, APPEND_BASE, APPEND_LIVE, APPEND_LIVE_BASE } from './redis-scripts.js';
 import { isolated, type Outcome } from './redis-slot-batch.js';
 import type { LogScope } from './types.js';
 
 // The appends of one batch (the streams of one turn, of one Cluster slot) as one APPEND call: every stream's
-// JSON in one argument (joined once, into one flat string), its keys in KEYS and one more argument per stream,
-// a few arguments instead of one per event. Each append still gets its own reply; a call that fails midway
+// JSON in one argument (joined once, into one flat string), its keys in KEYS (one per stream on a single Redis)
+// and its token, acknowledged and sequence numbers in one more argument for all: a few arguments per stream
+// instead of several per event. Each append still gets its own reply; a call that fails midway
 // (a script error after it wrote the streams before the failing one) is sent again stream by stream.
 
 export interface PendingAppend {
   readonly scope: LogScope;
   /** The stream's meta, events and end keys. */
   readonly keys: readonly string[];
+  /** What they start with (`<keyPrefix>{owner:id}`): the one key per stream of APPEND_BASE. */
+  readonly base: string;
   readonly token: number;
   /** The events' marks as APPEND takes them: their sequence numbers, -1 - seq for a terminal one ('4,5,-7'). */
   readonly seqs: string;
@@ -42,10 +45,13 @@ const OK: AppendReply = ['ok'];
 /** Every stream that went well shares this outcome (no object per stream). */
 const DONE: Outcome<AppendReply> = { ok: true, value: OK };
 
-/** Sends one batch, resolving with each append's reply or failure; `live` (a Cluster): publishing the entries too (APPEND_LIVE). */
-export function appendSender(send: SendScript, settings: RedisLogSettings, live: boolean): (batch: readonly PendingAppend[]) => Promise<readonly Outcome<AppendReply>[]> {
+/**
+ * Sends one batch, resolving with each append's reply or failure; `live` (a Cluster): publishing the entries too
+ * (APPEND_LIVE); `oneKey` (a single Redis): naming each stream by its key base alone (APPEND_BASE).
+ */
+export function appendSender(send: SendScript, settings: RedisLogSettings, live: boolean, oneKey: boolean): (batch: readonly PendingAppend[]) => Promise<readonly Outcome<AppendReply>[]> {
   const { liveTtlMs, ttlMs, maxEvents, maxBytes } = settings;
-  const script = live ? APPEND_LIVE : APPEND;
+  const script = oneKey ? (live ? APPEND_LIVE_BASE : APPEND_BASE) : live ? APPEND_LIVE : APPEND;
 
   // Not in `call`: an async function keeps its locals through the await, and the call's list of JSON pieces
   // would outlive their joined copy by a round trip (and be promoted by the collector).
@@ -53,18 +59,18 @@ export function appendSender(send: SendScript, settings: RedisLogSettings, live:
     const keys: string[] = [];
     // Every stream's JSON in one list, joined once into the call's argument.
     const texts: string[] = [];
-    const args: (string | number)[] = [liveTtlMs, ttlMs, maxEvents, maxBytes, ''];
+    const specs: string[] = [];
     for (const a of batch) {
-      keys.push(a.keys[0]!, a.keys[1]!, a.keys[2]!);
+      if (oneKey) keys.push(a.base);
+      else keys.push(a.keys[0]!, a.keys[1]!, a.keys[2]!);
       const t = a.text;
       if (a.events === 0) {
         // nothing to carry
       } else if (typeof t === 'string') texts.push(t);
       else for (let i = 0; i < t.length; i++) texts.push(t[i]!);
-      args.push(`${a.token}:${a.acked}:${a.seqs}`);
+      specs.push(`${a.token}:${a.acked}:${a.seqs}`);
     }
     const all = texts.length === 1 ? texts[0]! : texts.join('\n');
-    args[4] = all;
     let at = 0;
     for (const a of batch) {
       if (a.events === 0) continue;
@@ -72,7 +78,7 @@ export function appendSender(send: SendScript, settings: RedisLogSettings, live:
       if (typeof a.text !== 'string' || texts.length > 1) a.text = all.slice(at, end);
       at = end + 1;
     }
-    return { script, keys, args, durable: true };
+    return { script, keys, args: [liveTtlMs, ttlMs, maxEvents, maxBytes, all, specs.length === 1 ? specs[0]! : specs.join(' ')], durable: true };
   };
 
   const call = async (batch: readonly PendingAppend[]): Promise<Outcome<AppendReply>[]> => {

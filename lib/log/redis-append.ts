@@ -70,6 +70,8 @@ export function redisAppend(
   // sequence number an append of it got acknowledged (-1: none yet).
   interface Known {
     readonly keys: string[];
+    /** What the keys start with (the meta key less ':meta'): APPEND_BASE's one key. */
+    readonly base: string;
     slot: number;
     acked: number;
     /** `acked` as APPEND takes it ('' for none). */
@@ -78,7 +80,10 @@ export function redisAppend(
   const streams = new WeakMap<LogScope, Known>();
   const knownOf = (scope: LogScope): Known => {
     let k = streams.get(scope);
-    if (k === undefined) streams.set(scope, (k = { keys: keysOf(scope), slot: -1, acked: -1, ackedArg: '' }));
+    if (k === undefined) {
+      const keys = keysOf(scope);
+      streams.set(scope, (k = { keys, base: keys[0]!.slice(0, -':meta'.length), slot: -1, acked: -1, ackedArg: '' }));
+    }
     return k;
   };
   const slotFor = (a: { readonly scope: LogScope; readonly keys: readonly string[] }): number => {
@@ -96,7 +101,7 @@ export function redisAppend(
     const c = await conn.timed(conn.client(), scope);
     const cluster = isCluster(c);
     const live = conn.publishes(c);
-    const sendBatch = appendSender(send, settings, live);
+    const sendBatch = appendSender(send, settings, live, !cluster);
     if (settings.replicas > 0) confirms ??= confirmBatcher(send, live, cluster ? slotFor : undefined);
     return (appends ??= slotBatcher({ slot: cluster ? slotFor : undefined, cost: (a, totals) => void ((totals[0]! += a.events), (totals[1]! += a.size)), max: [MAX_EVENTS, MAX_BYTES], send: sendBatch }));
   };
@@ -157,7 +162,7 @@ export function redisAppend(
       return Promise.reject(e);
     }
     const known = knownOf(scope);
-    return settle(scope, token, known, { scope, keys: known.keys, token, seqs, text, size: text.length, events: n, acked: known.ackedArg }, bound);
+    return settle(scope, token, known, { scope, keys: known.keys, base: known.base, token, seqs, text, size: text.length, events: n, acked: known.ackedArg }, bound);
   };
 
   // A writer's events encoded as they were pushed (lib/log/packed.ts): the same append from their marks and JSON.
@@ -183,7 +188,7 @@ export function redisAppend(
     }
     const seqs = marks.length === 1 ? String(marks[0]) : marks.join(',');
     const known = knownOf(scope);
-    return settle(scope, token, known, { scope, keys: known.keys, token, seqs, text: jsons, size, events: jsons.length, acked: known.ackedArg }, bound);
+    return settle(scope, token, known, { scope, keys: known.keys, base: known.base, token, seqs, text: jsons, size, events: jsons.length, acked: known.ackedArg }, bound);
   };
 
   return { append, appendPacked };

@@ -11,8 +11,8 @@
 //   KEYS[3]  end     stream: one entry once the stream ended, so a reader's XREAD BLOCK wakes on a cancel too
 //
 // Times are Redis's own clock (TIME), so that leases mean the same to every process. The write scripts take the
-// keys of one or more streams (three each, in KEYS: every key a script touches is declared, as a Cluster needs)
-// and answer for each stream: 'ok', 'fenced', 'lease_held', 'limit', 'lost' or 'corrupt'. The lease scripts
+// keys of one or more streams (three each, in KEYS: every key a script touches is declared, as a Cluster needs;
+// on a single Redis the appends take one each, APPEND_BASE) and answer for each stream: 'ok', 'fenced', 'lease_held', 'limit', 'lost' or 'corrupt'. The lease scripts
 // are in lib/log/redis-lease-scripts.ts.
 
 export const PRELUDE = `
@@ -155,21 +155,24 @@ end
 
 /**
  * The appends of one or more streams, all of one Cluster slot. KEYS: each stream's meta, events and end keys,
- * in turn. ARGV: liveTtlMs, endTtlMs, maxEvents, maxBytes, the JSON of every stream's events in turn (joined
- * by '\n'), then one per stream: `token:acked:seqs` (as APPEND_ONE says; one argument, not three: fewer for
- * the client to write and for Redis to parse). Returns only the appends that failed, four elements each: the
+ * in turn (`oneKey`: each stream's key base alone, see APPEND_BASE). ARGV: liveTtlMs, endTtlMs, maxEvents,
+ * maxBytes, the JSON of every stream's events in turn (joined by '\n'), then every stream's `token:acked:seqs`
+ * (as APPEND_ONE says) joined by ' ' into one argument: not an argument per stream, fewer for the client to
+ * build and write and for Redis to parse. Returns only the appends that failed, four elements each: the
  * stream's position in the call (from 1), then APPEND_ONE's reply padded with ''. Each stream's append is all
  * or nothing on its own.
  */
-const appendScript = (live: boolean): string => `${PRELUDE}${appendOne(live)}
+const appendScript = (live: boolean, oneKey = false): string => `${PRELUDE}${appendOne(live)}
 local now = now_ms()
 local jsons = ARGV[5]
 local pos = 1
 local out = {}
-for j = 1, #KEYS / 3 do
-  local token, acked, seqs = string.match(ARGV[5 + j], '^([^:]*):([^:]*):(.*)$')
+local specs, at = ARGV[6], 1
+for j = 1, ${oneKey ? '#KEYS' : '#KEYS / 3'} do
+  local token, acked, seqs, nxt = string.match(specs, '^([^:]*):([^:]*):([^ ]*) ?()', at)
+  at = nxt
   local r
-  r, pos = append_one(KEYS[3 * j - 2], KEYS[3 * j - 1], KEYS[3 * j], token, seqs, acked, jsons, pos, now, ARGV[1], ARGV[2], ARGV[3], ARGV[4])
+${oneKey ? "  local b = KEYS[j]\n  r, pos = append_one(b .. ':meta', b .. ':events', b .. ':end', token, seqs, acked, jsons, pos, now, ARGV[1], ARGV[2], ARGV[3], ARGV[4])" : '  r, pos = append_one(KEYS[3 * j - 2], KEYS[3 * j - 1], KEYS[3 * j], token, seqs, acked, jsons, pos, now, ARGV[1], ARGV[2], ARGV[3], ARGV[4])'}
   if r then
     out[#out + 1] = int(j)
     out[#out + 1] = r[1]
@@ -189,6 +192,18 @@ export const APPEND = appendScript(false);
  * with XREAD does not pay for it.
  */
 export const APPEND_LIVE = appendScript(true);
+
+/**
+ * APPEND and APPEND_LIVE on a single Redis (not a Cluster): KEYS holds each stream's key base
+ * (`<keyPrefix>{owner:id}`, lib/log/redis-keys.ts) and the script adds `:meta`, `:events`, `:end` itself. A
+ * standalone Redis lets a script without a shebang touch keys it did not declare (the ACL's key patterns still
+ * apply to each command, and the base is under the same prefix); a Cluster needs every key declared to route
+ * the call. One key instead of three per stream: fewer arguments for the client to build and write (the
+ * producer's CPU per event: docs/performance.md, the durable log's sixth round). The keys, and what they hold,
+ * are the same.
+ */
+export const APPEND_BASE = appendScript(false, true);
+export const APPEND_LIVE_BASE = appendScript(true, true);
 
 // The id of a marker or a cancel's entry on the events stream ke: \`<seq>-<k>\`, or just after the stream's top entry
 // when that is not below it (a confirmation's marker \`<seq>-3\` may already be there, or events after seq).
