@@ -4,12 +4,14 @@
 // quarter of the gateway's CPU per delta, and ~40 KB of heap per open stream).
 import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
+import type { Socket } from 'node:net';
 import { pipeline, type Readable } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import type { Secrets } from '../lib/redact.js';
 import { StreamRedactor } from '../lib/redact-stream.js';
 import { isKeptHeader, NO_BODY, type MaskedUpstream, type UpstreamInit } from './answer-masking.js';
 import { redactString } from '../lib/redact.js';
+import type { PushingReader, PushSink } from '../lib/sse/source.js';
 
 /** Bytes gathered for a reader that does not read before the socket is paused. */
 const HIGH_WATER_BYTES = 1 << 20;
@@ -22,12 +24,19 @@ const DONE: ReadableStreamReadDoneResult<Uint8Array> = Object.freeze({ done: tru
 const fetchFailed = (cause: unknown): TypeError => new TypeError('fetch failed', { cause });
 const abortReason = (signal: AbortSignal): unknown => signal.reason ?? new DOMException('This operation was aborted', 'AbortError');
 
+const RESOLVED = Promise.resolve();
+
 /**
  * The body of an upstream answer, masked: the subset of a `ReadableStream` and its reader that the library's
  * transports and the gateway's relay use (`getReader`, `read`, `cancel`). The socket is paused while
  * {@link HIGH_WATER_BYTES} wait for a read.
+ *
+ * Its reader also pushes (`PushingReader`, lib/sse/source.ts): the decoder then gets each socket read's chunks,
+ * masked, at the end of that read's callback (the socket's `data` listeners around the HTTP client's), with no
+ * read promise and no continuation per read; chunks that come outside a socket read (buffered before the first
+ * one, or from a decompressor) go on a microtask.
  */
-class MaskedBody {
+class MaskedBody implements Pick<PushingReader, 'pushTo' | 'unpush'> {
   private readonly queue: Uint8Array[] = [];
   /**
    * The chunks not read yet. The HTTP parser hands each chunk of a chunked body over on its own (one per upstream
@@ -43,11 +52,30 @@ class MaskedBody {
   private waiting: { resolve: (r: ReadableStreamReadResult<Uint8Array>) => void; reject: (e: unknown) => void } | undefined;
   private paused = false;
   locked = false;
+  /** Where the chunks go while pushing. */
+  private sink: PushSink | undefined;
+  /** Inside a socket read's `data` callback, between the listeners around the HTTP client's. */
+  private inRead = false;
+  private hooked = false;
+  private flushQueued = false;
+  private readonly readStarts = (): void => {
+    this.inRead = true;
+  };
+  private readonly readEnds = (): void => {
+    this.inRead = false;
+    if (this.sink !== undefined && this.parts.length > 0) this.flush();
+  };
+  private readonly flushLater = (): void => {
+    this.flushQueued = false;
+    this.flush();
+  };
 
   constructor(
     private readonly source: Readable,
     secrets: Secrets,
     private readonly stop: () => void,
+    /** The connection, when `source` is the answer itself (not a decompressor's output). */
+    private readonly socket: Socket | undefined,
   ) {
     this.redactor = new StreamRedactor(secrets);
     source.on('data', (chunk: Buffer) => this.data(chunk));
@@ -62,17 +90,73 @@ class MaskedBody {
     if (this.ended) return;
     this.parts.push(chunk);
     this.partsBytes += chunk.length;
-    const w = this.waiting;
-    if (w !== undefined) {
-      // Its value is taken when read: with the chunks that came after this one in the same socket read.
-      this.waiting = undefined;
-      w.resolve(new GatheredRead(this));
-      return;
+    if (this.sink !== undefined) {
+      // Pushed at the end of the socket read, with the chunks after it in the same read.
+      if (!this.inRead) this.later();
+    } else {
+      const w = this.waiting;
+      if (w !== undefined) {
+        // Its value is taken when read: with the chunks that came after this one in the same socket read.
+        this.waiting = undefined;
+        w.resolve(new GatheredRead(this));
+        return;
+      }
     }
     if (this.partsBytes >= HIGH_WATER_BYTES && !this.paused) {
       this.paused = true;
       this.source.pause();
     }
+  }
+
+  /** Starts pushing to `sink`: what has come already goes on a microtask. */
+  pushTo(sink: PushSink): void {
+    if (this.waiting !== undefined) throw new TypeError('a read is already pending');
+    this.sink = sink;
+    if (!this.ended && this.socket !== undefined && !this.hooked) {
+      this.hooked = true;
+      this.socket.prependListener('data', this.readStarts);
+      this.socket.on('data', this.readEnds);
+    }
+    if (this.queue.length > 0 || this.parts.length > 0 || this.ended) this.later();
+  }
+
+  /** Stops pushing: the body is read (or cancelled) from here on. */
+  unpush(): void {
+    this.sink = undefined;
+    this.unhook();
+  }
+
+  private unhook(): void {
+    this.inRead = false;
+    if (!this.hooked) return;
+    this.hooked = false;
+    this.socket!.removeListener('data', this.readStarts);
+    this.socket!.removeListener('data', this.readEnds);
+  }
+
+  private later(): void {
+    if (this.flushQueued) return;
+    this.flushQueued = true;
+    void RESOLVED.then(this.flushLater);
+  }
+
+  /** Pushes what has come, in order, then the end once the body has ended (and stops pushing). */
+  private flush(): void {
+    const sink = this.sink;
+    if (sink === undefined) return;
+    while (this.queue.length > 0) {
+      sink.chunk(this.queue.shift()!);
+      if (this.sink !== sink) return;
+    }
+    if (this.parts.length > 0) {
+      const value = this.take();
+      if (value.length > 0) sink.chunk(value);
+      if (this.sink !== sink) return;
+    }
+    if (!this.ended) return;
+    this.unpush();
+    if (this.failed) sink.fail(this.failure);
+    else sink.end();
   }
 
   /** @internal The chunks gathered so far, masked (empty when all of it is held back, or nothing came). */
@@ -121,6 +205,7 @@ class MaskedBody {
 
   /** The waiting read, once the body has ended (its queued chunks are read first). */
   private settle(): void {
+    if (this.sink !== undefined) return this.flush();
     const w = this.waiting;
     if (w === undefined) return;
     this.waiting = undefined;
@@ -139,6 +224,7 @@ class MaskedBody {
   }
 
   read(): Promise<ReadableStreamReadResult<Uint8Array>> {
+    if (this.sink !== undefined) return Promise.reject(new TypeError('the body is being pushed'));
     const next = this.queue.shift();
     if (next !== undefined) return Promise.resolve({ done: false, value: next });
     if (this.parts.length > 0) return Promise.resolve({ done: false, value: this.take() });
@@ -331,7 +417,8 @@ function answerOf(req: http.ClientRequest, url: string, method: string, signal: 
       res.on('close', done);
       return settled(new MaskedAnswer(url, status, headersOut, null) as unknown as Response);
     }
-    body = new MaskedBody(decoded(res), secrets, () => req.destroy());
+    const source = decoded(res);
+    body = new MaskedBody(source, secrets, () => req.destroy(), source === res ? res.socket : undefined);
     res.on('close', done);
     settled(new MaskedAnswer(url, status, headersOut, body) as unknown as Response);
   });

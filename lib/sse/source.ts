@@ -159,8 +159,86 @@ function readStream(stream: ReadableStream<Uint8Array>, utf8: Utf8, sink: Sink):
     return () => undefined;
   }
   const handOver = bodyHandOvers.get(stream);
+  const pushing = reader as Partial<PushingReader>;
+  if (typeof pushing.pushTo === 'function') return pushed(pushing as PushingReader, handOver ? () => handOver(reader) : () => reader.cancel(), utf8, sink);
   // Bound (one new function per stream) rather than an arrow (one code shared by all streams): see Pump.
   return pump(reader.read.bind(reader), handOver ? () => handOver(reader) : () => reader.cancel(), utf8, sink);
+}
+
+/** Where a {@link PushingReader} hands its body over, in order: chunks, then one `end` or one `fail`. */
+export interface PushSink {
+  chunk(bytes: Uint8Array): void;
+  end(): void;
+  fail(e: unknown): void;
+}
+
+/**
+ * @internal A body's reader that can hand its chunks over as they come instead of per `read` (the gateway's
+ * upstream body, lib-free of web streams): no promise per read and no continuation to resume. `pushTo` starts
+ * it (what has come already goes first, later or at once); `unpush` stops it before the end, after which the
+ * reader is read (or cancelled) as any other, by whoever the body is handed over to.
+ */
+export interface PushingReader extends ReadableStreamDefaultReader<Uint8Array> {
+  pushTo(sink: PushSink): void;
+  unpush(): void;
+}
+
+/** Reads a pushing body until the end, an error or the teardown (which stops the pushing, then cancels or hands over). */
+function pushed(reader: PushingReader, cancel: () => unknown, utf8: Utf8, sink: Sink): () => void {
+  const p = new Pushed(reader, cancel, utf8, sink);
+  reader.pushTo(p);
+  return () => p.teardown();
+}
+
+/** One pushing body being read: the same as `Pump`, its chunks handed over instead of read. */
+class Pushed implements PushSink {
+  private done = false;
+  constructor(
+    private readonly reader: PushingReader,
+    private readonly cancel: () => unknown,
+    private readonly utf8: Utf8,
+    private readonly sink: Sink,
+  ) {}
+
+  chunk(bytes: Uint8Array): void {
+    const sink = this.sink;
+    if (this.done || sink.closed) return;
+    let s: string;
+    try {
+      s = this.utf8.text(bytes);
+    } catch (e) {
+      sink.error(e); // its teardown stops the pushing and cancels
+      return;
+    }
+    if (s.length > 0) sink.next(s);
+  }
+
+  end(): void {
+    if (this.done) return;
+    this.done = true;
+    const sink = this.sink;
+    if (sink.closed) return;
+    sink.next({ complete: this.utf8.flush() });
+    sink.complete();
+  }
+
+  fail(e: unknown): void {
+    if (this.done) return;
+    this.done = true;
+    if (!this.sink.closed) this.sink.error(toNetworkError(e));
+  }
+
+  teardown(): void {
+    if (this.done) return;
+    this.done = true;
+    this.reader.unpush();
+    try {
+      const cancel = this.cancel;
+      Promise.resolve(cancel()).catch(() => undefined);
+    } catch {
+      // a reader that cannot cancel is released with the subscription anyway
+    }
+  }
 }
 
 /** What becomes of a body's reader when its reading stops before the end (see `handOverBody`). */

@@ -175,3 +175,69 @@ describe('the default upstream (node:http)', () => {
     await closeServer(up.server);
   });
 });
+
+// The default upstream pushes each socket read's bytes to the decoder (lib/sse/source.ts PushingReader), from
+// listeners it adds to the connection around the HTTP client's: they must go with the body, or a kept-alive
+// connection would gather one pair per stream it served.
+describe('the default upstream\'s pushed body', () => {
+  it('passes events written one by one, in order, into the log, and leaves no listener on a reused connection', async () => {
+    const warnings: Error[] = [];
+    const onWarning = (w: Error): number => warnings.push(w);
+    process.on('warning', onWarning);
+    let n = 0;
+    const up = await startUpstream((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      const parts = events(`resp_push_${n++}`, `one ${KEY} two`);
+      const more = [frame({ type: 'response.output_text.delta', sequence_number: 1, item_id: 'msg_1', output_index: 0, content_index: 0, delta: ' three' })];
+      // created, a delta, a repeated sequence number (dropped), then the end: each in a write of its own.
+      const writes = [parts[0]!, parts[1]!, ...more, parts[2]!];
+      const next = (i: number): void => {
+        if (i === writes.length - 1) return void res.end(writes[i]);
+        res.write(writes[i]);
+        setTimeout(() => next(i + 1), 5);
+      };
+      next(0);
+    });
+    const gw = await startGateway(up, false);
+    try {
+      for (let i = 0; i < 12; i++) {
+        const res = await create(gw.origin);
+        const text = await res.text();
+        expect(text).toContain('"delta":"one [redacted] two"');
+        expect(text).not.toContain('three');
+        expect(text.indexOf('response.created')).toBeLessThan(text.indexOf('response.completed'));
+        const logged = await gw.gateway.log.read({ responseId: `resp_push_${i}`, owner: 'o' }, undefined);
+        expect(logged.map((e) => e.sequence_number)).toEqual([0, 1, 2]);
+      }
+      expect(up.connections).toBe(1);
+      expect(warnings.filter((w) => w.name === 'MaxListenersExceededWarning')).toEqual([]);
+    } finally {
+      process.off('warning', onWarning);
+      await closeServer(gw.server);
+      await gw.gateway.close();
+      await closeServer(up.server);
+    }
+  });
+
+  it('ends the client\'s stream cut short when the upstream connection breaks mid-body', async () => {
+    const up = await startUpstream((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      const parts = events('resp_push_broken', 'partial');
+      res.write(parts[0]! + parts[1]!);
+      setTimeout(() => res.socket?.destroy(), 20);
+    });
+    const gw = await startGateway(up, false);
+    try {
+      const res = await create(gw.origin);
+      const text = await res.text().catch(() => '');
+      expect(text).toContain('"delta":"partial"');
+      expect(text).not.toContain('response.completed');
+      const logged = await gw.gateway.log.read({ responseId: 'resp_push_broken', owner: 'o' }, undefined);
+      expect(logged.map((e) => e.sequence_number)).toEqual([0, 1]);
+    } finally {
+      await closeServer(gw.server);
+      await gw.gateway.close();
+      await closeServer(up.server);
+    }
+  });
+});
