@@ -6,6 +6,7 @@ import { EventLogError } from '../lib/errors.js';
 import type { ResponseStreamEvent } from '../lib/events/responses.js';
 import { canFollow, type FollowableEventLog } from '../lib/log/follow.js';
 import { forwardPacked } from '../lib/log/packed.js';
+import { forwardSync } from '../lib/log/sync-append.js';
 import type { EventLog, FollowHandlers, Lease, LogScope, LogState } from '../lib/log/types.js';
 
 class CancelWatch implements EventLog {
@@ -67,5 +68,10 @@ class FollowableCancelWatch extends CancelWatch implements FollowableEventLog {
 export function watchCancel(log: EventLog, onCancelled: (scope: LogScope) => void): EventLog {
   const watch = canFollow(log) ? new FollowableCancelWatch(log, onCancelled) : new CancelWatch(log, onCancelled);
   // A log that takes its writers' events packed (redisEventLog) keeps taking them, watched the same way.
-  return forwardPacked(watch, log, (p) => ({ encode: p.encode, append: (s, token, events) => watch.check(s, p.append(s, token, events)) }));
+  forwardPacked(watch, log, (p) => ({ encode: p.encode, append: (s, token, events) => watch.check(s, p.append(s, token, events)) }));
+  // One that acknowledges at once (memoryEventLog) too: a failure comes as a promise, watched the same way.
+  return forwardSync(watch, log, (append) => (s, token, events) => {
+    const answer = append(s, token, events);
+    return answer === undefined ? undefined : watch.check(s, answer);
+  });
 }

@@ -2,6 +2,7 @@
 // (appends in flight, the age of the oldest, their latency).
 import { followOf } from '../lib/log/follow.js';
 import { forwardPacked } from '../lib/log/packed.js';
+import { forwardSync } from '../lib/log/sync-append.js';
 import type { EventLog } from '../lib/log/types.js';
 
 export interface GatewayMetricsSnapshot {
@@ -121,7 +122,15 @@ export class GatewayMetrics {
       })),
     };
     // A log that takes its writers' events packed (redisEventLog) keeps taking them through this wrapper.
-    return forwardPacked(measured, log, (p) => ({ encode: p.encode, append: (s, t, events) => timed(() => p.append(s, t, events)) }));
+    forwardPacked(measured, log, (p) => ({ encode: p.encode, append: (s, t, events) => timed(() => p.append(s, t, events)) }));
+    // One that acknowledges at once (memoryEventLog) too: an append done when it returns took no time and was never in flight.
+    return forwardSync(measured, log, (append) => (s, t, events) => {
+      const answer = append(s, t, events);
+      if (answer !== undefined) return timed(() => answer);
+      this.appendLast = 0;
+      this.appendAvg *= 0.95;
+      return undefined;
+    });
   }
 
   snapshot(): GatewayMetricsSnapshot {

@@ -6,6 +6,7 @@ import type { ResponseStreamEvent } from '../events/responses.js';
 import { byteLength, StoredEvents } from './memory-events.js';
 import { isTerminalEvent, scopeKey } from './scope.js';
 import type { EventLog, Lease, LogEnd, LogScope, LogState } from './types.js';
+import { appendsSync, type SyncAppend } from './sync-append.js';
 import { DEFAULT_MAX_EVENTS, DEFAULT_MAX_STREAM_BYTES, DEFAULT_TTL_MS } from './defaults.js';
 
 export interface MemoryEventLogOptions {
@@ -117,7 +118,66 @@ export function memoryEventLog(options: MemoryEventLogOptions = {}): EventLog {
     return s;
   };
 
-  return {
+  /** An append, done before it returns (nothing to wait for in memory); throws what `append` rejects with. */
+  const appendNow = (scope: LogScope, token: number, events: readonly ResponseStreamEvent[]): void => {
+    ensureOpen(scope);
+    const key = scopeKey(scope);
+    const s = fencedStream(key, scope, token);
+    if (s.end !== undefined) return; // after the terminal event nothing more belongs to the stream
+    // Staged, all checked, then all stored (or none): what is past a limit is counted, not staged.
+    const stored = s.events;
+    let last = s.last;
+    let count = 0;
+    let bytes = 0;
+    let terminal = false;
+    try {
+      for (const e of events) {
+        const n = e.sequence_number;
+        if (typeof n !== 'number' || !Number.isFinite(n) || (last !== undefined && n <= last)) continue;
+        const text = textOf(e);
+        const size = byteLength(text);
+        count++;
+        bytes += size;
+        last = n;
+        if (stored.count + count <= maxEvents && stored.bytes + bytes <= maxBytes) stored.stage(n, text, size);
+        if (isTerminalEvent(e)) {
+          terminal = true;
+          break;
+        }
+      }
+    } catch (e) {
+      stored.drop(); // an event JSON.stringify refuses
+      throw e;
+    }
+    if (count === 0) return;
+    if (stored.count + count > maxEvents) {
+      stored.drop();
+      throw new EventLogError('limit', `the stream would hold ${stored.count + count} events (maxEvents ${maxEvents})`, scope.responseId);
+    }
+    if (stored.bytes + bytes > maxBytes) {
+      stored.drop();
+      throw new EventLogError('limit', `the stream would hold ${stored.bytes + bytes} bytes (maxBytes ${maxBytes})`, scope.responseId);
+    }
+    stored.commit();
+    s.last = last;
+    if (terminal) ended(key, s, 'completed');
+    else {
+      expireIn(key, s, liveTtlMs);
+      notify(key);
+    }
+  };
+
+  /** The writers' append (lib/log/sync-append.ts): acknowledged at once, a failure as a rejected promise. */
+  const syncAppend: SyncAppend = (scope, token, events) => {
+    try {
+      appendNow(scope, token, events);
+      return undefined;
+    } catch (e) {
+      return Promise.reject(e);
+    }
+  };
+
+  return appendsSync<EventLog>({
     async acquire(scope, leaseMs) {
       ensureOpen(scope);
       const key = scopeKey(scope);
@@ -145,51 +205,7 @@ export function memoryEventLog(options: MemoryEventLogOptions = {}): EventLog {
     },
 
     async append(scope, token, events) {
-      ensureOpen(scope);
-      const key = scopeKey(scope);
-      const s = fencedStream(key, scope, token);
-      if (s.end !== undefined) return; // after the terminal event nothing more belongs to the stream
-      // Staged, all checked, then all stored (or none): what is past a limit is counted, not staged.
-      const stored = s.events;
-      let last = s.last;
-      let count = 0;
-      let bytes = 0;
-      let terminal = false;
-      try {
-        for (const e of events) {
-          const n = e.sequence_number;
-          if (typeof n !== 'number' || !Number.isFinite(n) || (last !== undefined && n <= last)) continue;
-          const text = textOf(e);
-          const size = byteLength(text);
-          count++;
-          bytes += size;
-          last = n;
-          if (stored.count + count <= maxEvents && stored.bytes + bytes <= maxBytes) stored.stage(n, text, size);
-          if (isTerminalEvent(e)) {
-            terminal = true;
-            break;
-          }
-        }
-      } catch (e) {
-        stored.drop(); // an event JSON.stringify refuses
-        throw e;
-      }
-      if (count === 0) return;
-      if (stored.count + count > maxEvents) {
-        stored.drop();
-        throw new EventLogError('limit', `the stream would hold ${stored.count + count} events (maxEvents ${maxEvents})`, scope.responseId);
-      }
-      if (stored.bytes + bytes > maxBytes) {
-        stored.drop();
-        throw new EventLogError('limit', `the stream would hold ${stored.bytes + bytes} bytes (maxBytes ${maxBytes})`, scope.responseId);
-      }
-      stored.commit();
-      s.last = last;
-      if (terminal) ended(key, s, 'completed');
-      else {
-        expireIn(key, s, liveTtlMs);
-        notify(key);
-      }
+      appendNow(scope, token, events);
     },
 
     async read(scope, after, limit) {
@@ -265,5 +281,5 @@ export function memoryEventLog(options: MemoryEventLogOptions = {}): EventLog {
       streams.clear();
       for (const key of [...waiters.keys()]) notify(key);
     },
-  };
+  }, syncAppend);
 }

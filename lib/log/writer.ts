@@ -1,4 +1,4 @@
-import { asapScheduler, asyncScheduler, type SchedulerLike, type Subscription } from 'rxjs';
+import { asapScheduler, asyncScheduler, Subscription, type SchedulerLike } from 'rxjs';
 import { EventLogError } from '../errors.js';
 import type { ResponseStreamEvent } from '../events/responses.js';
 import { durationMs, nonNegativeInt, positiveDurationMs, positiveInt } from '../options.js';
@@ -6,6 +6,8 @@ import type { EventLog, Lease, LogScope } from './types.js';
 import { DEFAULT_LEASE_MS } from './defaults.js';
 import { packedAppendOf, type PackedAppend } from './packed.js';
 import { isTerminalEvent } from './scope.js';
+import { syncAppendOf, type SyncAppend } from './sync-append.js';
+import { atBurstEnd } from '../burst.js';
 
 /** How a leased writer batches, bounds and keeps its lease: shared by `persistTo` and `fromEventLog`'s takeover. */
 export interface LogWriterOptions {
@@ -86,6 +88,10 @@ export function unplaceable(e: ResponseStreamEvent, position: number, responseId
   return new EventLogError('invalid', `event ${position} of the stream (type ${type}) has ${seq} where an integer ≥ 0 was expected: it cannot be placed in the log`, responseId);
 }
 
+/** `delayed` while the send waits for the end of a burst (lib/burst.ts): nothing to unsubscribe. */
+const BURST: Subscription = new Subscription();
+BURST.closed = true;
+
 /**
  * Writes one stream's events to a log under a lease: acquires it, renews it every third of `leaseMs`,
  * appends in batches (while one append is in flight the next events queue and go together; a lone event
@@ -111,12 +117,19 @@ export class LogWriter {
   private readonly packed: PackedAppend | undefined;
   private readonly marks: number[] = [];
   private readonly jsons: string[] = [];
+  /** A log that acknowledges an append at once (lib/log/sync-append.ts), when it is not one that takes packed events. */
+  private readonly sync: SyncAppend | undefined;
   private lease: Lease | undefined;
   private inFlight = false;
   private delayed: Subscription | undefined;
   private renewal: Subscription | undefined;
   private onIdle: (() => void) | undefined;
   private stopped = false;
+  private readonly sendLater = (): void => {
+    if (this.delayed !== BURST) return;
+    this.delayed = undefined;
+    this.send();
+  };
   /** Events pushed so far: the position an unplaceable one is named by. */
   private pushed = 0;
 
@@ -134,6 +147,7 @@ export class LogWriter {
     // The microtask queue: every writer's send of one turn in one flush (and so, on Redis, in one script call).
     this.turn = options.scheduler ?? asapScheduler;
     this.packed = packedAppendOf(log);
+    this.sync = this.packed === undefined ? syncAppendOf(log) : undefined;
   }
 
   /** How many events wait to be sent. */
@@ -224,7 +238,14 @@ export class LogWriter {
     if (this.stopped || !this.lease || this.inFlight || this.waiting === 0) return;
     if (this.onIdle) return this.send(); // finishing: no reason to wait
     if (this.delayed) return;
-    if (this.maxBatchDelayMs !== undefined && this.maxBatchDelayMs <= 0) return this.send();
+    if (this.maxBatchDelayMs !== undefined && this.maxBatchDelayMs <= 0) {
+      // At once to a log that acknowledges at once: at the end of the burst, with the events after this one in it (lib/burst.ts).
+      if (this.sync !== undefined && atBurstEnd(this.sendLater)) {
+        this.delayed = BURST;
+        return;
+      }
+      return this.send();
+    }
     const flush = (): void => {
       this.delayed = undefined;
       this.send();
@@ -236,6 +257,7 @@ export class LogWriter {
     if (this.stopped || !this.lease || this.inFlight || this.waiting === 0) return;
     this.inFlight = true;
     const p = this.packed;
+    if (this.sync !== undefined) return this.sendSync(this.sync, this.lease.token);
     call(
       p === undefined
         ? appendOf(this.log, this.scope, this.lease.token, this.queue.splice(0, this.maxBatchSize))
@@ -252,6 +274,35 @@ export class LogWriter {
         this.fail(e);
       },
     );
+  }
+
+  /** `send` to a log that acknowledges at once: no promise unless the append failed (then as a rejection). */
+  private sendSync(append: SyncAppend, token: number): void {
+    let answer: Promise<void> | undefined;
+    try {
+      answer = append(this.scope, token, this.queue.splice(0, this.maxBatchSize));
+    } catch (e) {
+      answer = Promise.reject(e);
+    }
+    if (answer !== undefined) {
+      answer.then(
+        () => this.acknowledged(),
+        (e: unknown) => {
+          this.inFlight = false;
+          this.fail(e);
+        },
+      );
+      return;
+    }
+    this.acknowledged();
+  }
+
+  private acknowledged(): void {
+    this.inFlight = false;
+    if (this.stopped) return;
+    // Events that queued meanwhile go at once: they have waited one round trip already.
+    if (this.waiting > 0) this.send();
+    else this.checkIdle();
   }
 
   private checkIdle(): void {

@@ -1,6 +1,7 @@
 import { Observable } from 'rxjs';
 import { DecodeError, NetworkError, OpenAIRxError } from '../errors.js';
 import { keepWarm } from '../warmup.js';
+import { burstEnded, burstStarts } from '../burst.js';
 
 /** Anything a stream body can come as. */
 export type StreamSource =
@@ -210,7 +211,14 @@ class Pushed implements PushSink {
       sink.error(e); // its teardown stops the pushing and cancels
       return;
     }
-    if (s.length > 0) sink.next(s);
+    if (s.length === 0) return;
+    // The chunk's events as one burst: a log writer sends them in one append (lib/burst.ts).
+    burstStarts();
+    try {
+      sink.next(s);
+    } finally {
+      burstEnded();
+    }
   }
 
   end(): void {
