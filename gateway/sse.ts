@@ -4,10 +4,11 @@
 // started a stream cannot be read again unless the log holds it: its events wait for the client in memory, up to
 // a bound; past it the source is let go for the log when the log records the stream, else the stream ends.
 import type { ServerResponse } from 'node:http';
-import { config, Subscriber, type Observable, type Subscription } from 'rxjs';
+import { Subscriber, type Observable, type Subscription } from 'rxjs';
 import { spacedRawDataOf } from '../lib/decode/raw-data.js';
 import { isTerminalType } from '../lib/events/guards.js';
 import type { ResponseStreamEvent } from '../lib/events/responses.js';
+import { reportUnhandled } from '../lib/report-unhandled.js';
 import { responsesErrorFrame } from '../lib/sse/error-frame.js';
 import { GatewayStreamError } from './stream-errors.js';
 
@@ -302,13 +303,4 @@ class PumpSubscriber extends Subscriber<ResponseStreamEvent> {
       this.unsubscribe();
     }
   }
-}
-
-/** What rxjs does with an error an observer's handler throws: `config.onUnhandledError`, else thrown on a timer. */
-function reportUnhandled(err: unknown): void {
-  setTimeout(() => {
-    const { onUnhandledError } = config;
-    if (onUnhandledError) onUnhandledError(err);
-    else throw err;
-  });
 }

@@ -1,6 +1,7 @@
 import { Observable } from 'rxjs';
 import { DecodeError, NetworkError, OpenAIRxError } from '../errors.js';
 import { keepWarm } from '../warmup.js';
+import { reportUnhandled } from '../report-unhandled.js';
 import { burstEnded, burstStarts } from '../burst.js';
 
 /** Anything a stream body can come as. */
@@ -212,13 +213,24 @@ class Pushed implements PushSink {
       return;
     }
     if (s.length === 0) return;
-    // The chunk's events as one burst: a log writer sends them in one append (lib/burst.ts).
+    // The chunk's events as one burst: a log writer sends them in one append (lib/burst.ts). As in `Pump.value`,
+    // what a subscriber throws ends this stream and never reaches the pusher (the gateway pushes from the
+    // connection's `data` listener, where a throw would be the process's).
+    let thrown: { readonly e: unknown } | undefined;
     burstStarts();
     try {
       sink.next(s);
-    } finally {
-      burstEnded();
+    } catch (e) {
+      thrown = { e };
     }
+    try {
+      burstEnded();
+    } catch (e) {
+      thrown ??= { e };
+    }
+    if (thrown === undefined) return;
+    if (sink.closed) reportUnhandled(thrown.e);
+    else sink.error(thrown.e); // its teardown stops the pushing and cancels
   }
 
   end(): void {

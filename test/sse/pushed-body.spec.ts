@@ -2,7 +2,7 @@
 // any other: its text in order, a character cut across chunks joined, the end as `{ complete }`, a failure as a
 // NetworkError; an unsubscribe stops the pushing before it cancels (or hands the reader over), so that whoever
 // reads the rest reads it.
-import type { Subscription } from 'rxjs';
+import { Subscriber, type Subscription } from 'rxjs';
 import { NetworkError } from '../../lib/errors';
 import { handOverBody, textOf, type BodyEnd, type PushSink } from '../../lib/sse/source';
 
@@ -79,5 +79,24 @@ describe('a pushed body', () => {
     read(handed).sub.unsubscribe();
     expect(handed.calls).toEqual(['pushTo', 'unpush']);
     expect(to).toEqual([handed]);
+  });
+
+  it('what a subscriber throws ends the stream with it, never reaching the pusher (the gateway pushes from a socket listener)', () => {
+    const body = new PushingBody();
+    const errors: unknown[] = [];
+    // A Subscriber of its own (as the gateway's are): rxjs does not catch what its `_next` throws.
+    class Throwing extends Subscriber<string | BodyEnd> {
+      protected override _next(): void {
+        throw new Error('downstream broke');
+      }
+      protected override _error(e: unknown): void {
+        errors.push(e);
+        this.unsubscribe();
+      }
+    }
+    textOf(asStream(body)).subscribe(new Throwing());
+    expect(() => body.sink!.chunk(new TextEncoder().encode('data: a'))).not.toThrow();
+    expect(errors).toEqual([new Error('downstream broke')]);
+    expect(body.calls).toEqual(['pushTo', 'unpush', 'cancel']);
   });
 });
