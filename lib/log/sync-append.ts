@@ -1,11 +1,11 @@
 import type { ResponseStreamEvent } from '../events/responses.js';
+import { logCapability } from './capability.js';
 import type { EventLog, LogScope } from './types.js';
 
 // A log whose append needs no I/O (memoryEventLog) may acknowledge a writer's append at once: at one event per
 // append (the gateway's recording, `maxBatchDelayMs: 0`) the promise of an `async append`, the wrappers' chained
-// reactions and the writer's own were most of what an append cost. Registered per log object, as packed appends
-// are (lib/log/packed.ts): a wrapper of the log is not the log unless it forwards the registration (`forwardSync`)
-// with its own work around the append.
+// reactions and the writer's own were most of what an append cost. Registered per log object (lib/log/capability.ts): a
+// wrapper forwards it (`forwardSync`).
 
 /**
  * As `EventLog.append`, answering `undefined` when the append is stored and acknowledged already, or a promise
@@ -14,23 +14,13 @@ import type { EventLog, LogScope } from './types.js';
  */
 export type SyncAppend = (scope: LogScope, token: number, events: readonly ResponseStreamEvent[]) => Promise<void> | undefined;
 
-const sync = new WeakMap<EventLog, SyncAppend>();
+const sync = logCapability<SyncAppend>();
 
 /** @internal Says that `log` can acknowledge appends at once, through `append`. */
-export function appendsSync<L extends EventLog>(log: L, append: SyncAppend): L {
-  sync.set(log, append);
-  return log;
-}
+export const appendsSync: <L extends EventLog>(log: L, append: SyncAppend) => L = sync.give;
 
 /** @internal The synchronous appends of `log`, when it has them. */
-export const syncAppendOf = (log: EventLog): SyncAppend | undefined => sync.get(log);
+export const syncAppendOf: (log: EventLog) => SyncAppend | undefined = sync.of;
 
-/**
- * @internal Registers `wrapper`, a wrapper of `log`, as appending synchronously exactly when `log` does, through
- * `wrap(log's)`, which must do around such an append what the wrapper's own `append` does around an append.
- */
-export function forwardSync<L extends EventLog>(wrapper: L, log: EventLog, wrap: (append: SyncAppend) => SyncAppend): L {
-  const s = sync.get(log);
-  if (s !== undefined) sync.set(wrapper, wrap(s));
-  return wrapper;
-}
+/** @internal Registers `wrapper`, a wrapper of `log`, as appending synchronously exactly when `log` does (see `LogCapability.forward`). */
+export const forwardSync: <L extends EventLog>(wrapper: L, log: EventLog, wrap: (append: SyncAppend) => SyncAppend) => L = sync.forward;
