@@ -91,8 +91,7 @@ export class GatewayMetrics {
       this.inFlight.set(id, at);
       const settle = (): void => {
         this.inFlight.delete(id);
-        this.appendLast = Date.now() - at;
-        this.appendAvg = this.appendAvg === 0 ? this.appendLast : this.appendAvg * 0.95 + this.appendLast * 0.05;
+        this.appendTook(Date.now() - at);
       };
       // One reaction per append (an append per event when events come one at a time), not a catch and a finally.
       return called(call).then(
@@ -127,10 +126,15 @@ export class GatewayMetrics {
     return forwardSync(measured, log, (append) => (s, t, events) => {
       const answer = append(s, t, events);
       if (answer !== undefined) return timed(() => answer);
-      this.appendLast = 0;
-      this.appendAvg *= 0.95;
+      this.appendTook(0);
       return undefined;
     });
+  }
+
+  /** An append settled after `ms`: the last and the moving average of the appends' latency. */
+  private appendTook(ms: number): void {
+    this.appendLast = ms;
+    this.appendAvg = this.appendAvg === 0 ? ms : this.appendAvg * 0.95 + ms * 0.05;
   }
 
   snapshot(): GatewayMetricsSnapshot {

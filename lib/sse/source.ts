@@ -252,12 +252,7 @@ class Pushed implements PushSink {
     if (this.done) return;
     this.done = true;
     this.reader.unpush();
-    try {
-      const cancel = this.cancel;
-      Promise.resolve(cancel()).catch(() => undefined);
-    } catch {
-      // a reader that cannot cancel is released with the subscription anyway
-    }
+    cancelQuietly(this.cancel);
   }
 }
 
@@ -353,12 +348,16 @@ class Pump {
   teardown(): void {
     if (this.done) return;
     this.done = true;
-    try {
-      const cancel = this.cancel;
-      Promise.resolve(cancel()).catch(() => undefined);
-    } catch {
-      // a reader that cannot cancel is released with the subscription anyway
-    }
+    cancelQuietly(this.cancel);
+  }
+}
+
+/** Cancels the read side, whatever it answers: a reader that cannot cancel is released with the subscription anyway. */
+function cancelQuietly(cancel: () => unknown): void {
+  try {
+    Promise.resolve(cancel()).catch(() => undefined);
+  } catch {
+    // nothing left to do: the subscription is gone
   }
 }
 
