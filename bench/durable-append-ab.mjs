@@ -3,20 +3,15 @@
 // appends <per-append> events, at most 2 turns unacknowledged). Prints each build's CPU per event, this process's
 // and redis-server's (INFO cpu), summed over its blocks: the machine's load falls on both alike. A scratch tool.
 //   node scripts/build.mjs && node --expose-gc bench/durable-append-ab.mjs <dist A> <dist B> [per-append 2] [blocks 20] [turns per block 20]
-import { spawn } from 'node:child_process';
 import { loadavg } from 'node:os';
+import { infoCpu, startRedis } from './durable.mjs';
 const [distA, distB, perArg = '2', blocksArg = '20', turnsArg = '20'] = process.argv.slice(2);
 const { Redis } = await import('ioredis');
 const mods = [await import(`file://${distA}/esm/index.js`), await import(`file://${distB}/esm/index.js`)];
-const port = 20000 + Math.floor(Math.random() * 20000);
-const server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--loglevel', 'warning'], { stdio: 'ignore' });
-await new Promise((r) => setTimeout(r, 300));
-const url = `redis://127.0.0.1:${port}`;
+const server = await startRedis();
+const url = server.url;
 const admin = new Redis(url);
-const redisCpu = async () => {
-  const i = await admin.info('cpu');
-  return Number(/used_cpu_user:([\d.]+)/.exec(i)[1]) + Number(/used_cpu_sys:([\d.]+)/.exec(i)[1]);
-};
+const redisCpu = () => infoCpu(admin);
 const WORDS = 'Reactive streams turn each server-sent event into a value you can map filter and combine '.split(' ');
 const eventOf = (id, seq) => ({ type: 'response.output_text.delta', item_id: `msg_${id}`, output_index: 0, content_index: 0, delta: `${WORDS[seq % WORDS.length]} `, logprobs: [], sequence_number: seq, t: performance.now() });
 const per = Number(perArg);
@@ -62,4 +57,4 @@ for (let b = 0; b < Number(blocksArg); b++) {
 for (const k of [0, 1]) console.log(`${k ? 'B' : 'A'} ${[distA, distB][k]}: producer ${(tot[k][0] / tot[k][2]).toFixed(2)}, redis ${(tot[k][1] / tot[k][2]).toFixed(2)} µs/event (${tot[k][2]} events, load ${loadavg()[0].toFixed(1)})`);
 for (const s of setups) await s.log.close();
 admin.disconnect();
-server.kill('SIGTERM');
+await server.stop();

@@ -5,8 +5,8 @@
 // noPub (its SPUBLISHes of the live lines); pass1 (returns once the checks are done: the call's arguments, TIME,
 // HMGET, the marks and the JSON's line breaks read, no write). A scratch tool for the script's costs.
 //   node scripts/build.mjs && node bench/durable-script-split.mjs [per-stream 32] [blocks 6] [calls per block 4]
-import { spawn } from 'node:child_process';
 import { loadavg } from 'node:os';
+import { infoCpu, startRedis } from './durable.mjs';
 
 const [K, BLOCKS, CALLS] = [32, 6, 4].map((d, i) => Number(process.argv[2 + i] ?? d));
 const root = process.env.OPENAI_RX_DIST ? `file://${process.env.OPENAI_RX_DIST.replace(/\/?$/, '/')}` : new URL('../dist/', import.meta.url).href;
@@ -14,15 +14,10 @@ const rx = await import(new URL('esm/index.js', root).href);
 const { APPEND_LIVE_BASE: full } = await import(new URL('esm/lib/log/redis-scripts.js', root).href);
 const { Redis } = await import('ioredis');
 
-const port = 20000 + Math.floor(Math.random() * 20000);
-const server = spawn(process.env.REDIS_SERVER ?? 'redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--loglevel', 'warning'], { stdio: 'ignore' });
-await new Promise((r) => setTimeout(r, 300));
-const url = `redis://127.0.0.1:${port}`;
+const server = await startRedis();
+const url = server.url;
 const c = new Redis(url);
-const cpu = async () => {
-  const i = await c.info('cpu');
-  return Number(/used_cpu_user:([\d.]+)/.exec(i)[1]) + Number(/used_cpu_sys:([\d.]+)/.exec(i)[1]);
-};
+const cpu = () => infoCpu(c);
 const without = (what, text, by) => {
   const s = full.replace(text, by);
   if (s === full) throw new Error(`the script no longer has the part ${what} takes out`);
@@ -77,5 +72,5 @@ try {
   console.log(`${streams} streams × ${K} events per call, ${n} events per variant (load ${loadavg()[0].toFixed(1)}): Redis CPU µs/event ${Object.entries(tot).map(([name, t]) => `${name} ${((t * 1e6) / n).toFixed(2)}`).join(', ')}`);
 } finally {
   c.disconnect();
-  server.kill('SIGTERM');
+  await server.stop();
 }

@@ -255,13 +255,19 @@ export async function startRedis() {
 export const pct = (sorted, p) => (sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]);
 
 let runs = 0;
+
+/** The CPU seconds (user + sys) redis-server has used, from INFO on the connection `c`. */
+export async function infoCpu(c) {
+  const info = await c.info('cpu');
+  return Number(/used_cpu_user:([\d.]+)/.exec(info)[1]) + Number(/used_cpu_sys:([\d.]+)/.exec(info)[1]);
+}
+
 /** Redis's CPU seconds (user + sys) from INFO: the one server's, or the sum over a cluster's nodes (NaN once one is killed). */
 async function redisCpu(url) {
   const one = async (c) => {
     c.on('error', () => undefined); // a node killed by the failover run
     try {
-      const info = await c.info('cpu');
-      return Number(/used_cpu_user:([\d.]+)/.exec(info)[1]) + Number(/used_cpu_sys:([\d.]+)/.exec(info)[1]);
+      return await infoCpu(c);
     } catch {
       return NaN;
     } finally {
