@@ -3,6 +3,7 @@
 // and never a key, a header or a body.
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { countsWrites } from './chunk-write.js';
 
 /** One request, as the access log records it. */
 export interface AccessLogEntry {
@@ -89,6 +90,8 @@ export function startAccessLog(option: AccessLogOption, req: IncomingMessage, re
     x.bytes += byteLength(chunk, rest[0]);
     return (write as (...a: unknown[]) => boolean).call(this, chunk, ...rest);
   } as ServerResponse['write'];
+  // A chunk the pump writes to the socket itself (gateway/chunk-write.ts) is counted here too.
+  countsWrites(res, res.write, (bytes) => (x.bytes += bytes));
   res.end = function (this: ServerResponse, chunk?: unknown, ...rest: unknown[]) {
     if (typeof chunk !== 'function') x.bytes += byteLength(chunk, rest[0]);
     return (end as (...a: unknown[]) => ServerResponse).call(this, chunk, ...rest);

@@ -10,6 +10,7 @@ import { isTerminalType } from '../lib/events/guards.js';
 import type { ResponseStreamEvent } from '../lib/events/responses.js';
 import { reportUnhandled } from '../lib/report-unhandled.js';
 import { responsesErrorFrame } from '../lib/sse/error-frame.js';
+import { writeChunk, type DrainSource } from './chunk-write.js';
 import { GatewayStreamError } from './stream-errors.js';
 
 export const SSE_HEADERS = {
@@ -118,6 +119,10 @@ export function pumpSSE(o: PumpOptions): Pump {
   // their frames are joined until the next tick, or until FLUSH_AT characters.
   let pending = '';
   let scheduled = false;
+  /** What the last write's bytes wait in when it returned false (the socket, when written to it directly). */
+  let lastWrite: DrainSource = res;
+  /** What the pump waits on for 'drain' while it has let its source go. */
+  let waitingOn: DrainSource = res;
   let terminalSeen = false;
 
   const finish = (): void => {
@@ -125,7 +130,7 @@ export function pumpSSE(o: PumpOptions): Pump {
     ended = true;
     sub?.unsubscribe();
     clearInterval(beat);
-    res.off('drain', resume);
+    waitingOn.off('drain', resume);
     o.onDone();
   };
   res.on('close', finish); // the client left (or the stream ended): the source is let go, the producer runs on
@@ -159,7 +164,9 @@ export function pumpSSE(o: PumpOptions): Pump {
     const text = pending;
     pending = '';
     // As bytes: the socket counts a string's characters, and maxPendingBytes is about memory (UTF-8 text is up to 3×).
-    const ok = res.write(Buffer.from(text));
+    const written = writeChunk(res, text);
+    lastWrite = written.drainOn;
+    const ok = written.ok;
     // Never after the terminal event: the source completes next, and a reader that took a stream over only
     // completes once its last appends are acknowledged (let go now, they would be dropped).
     if (paused || terminalSeen) return;
@@ -177,7 +184,8 @@ export function pumpSSE(o: PumpOptions): Pump {
   const letGo = (): void => {
     paused = true;
     sub?.unsubscribe();
-    res.once('drain', resume);
+    waitingOn = lastWrite;
+    waitingOn.once('drain', resume);
   };
 
   /** The live events waiting for the client went past the bound, and the log cannot hold them: a typed end. */

@@ -1,0 +1,63 @@
+// Writing a streamed answer's pieces as HTTP/1.1 chunks of the gateway's own: the chunk's size line, the bytes and
+// the CRLF in one buffer and one socket write. `ServerResponse.write` corks the socket for each piece, queues four
+// writes (size, CRLF, bytes, CRLF) and sends them in one writev on the next tick: at one event per piece (a paced
+// stream) that machinery was 13–14% of the gateway's CPU per delta (docs/performance.md, the gateway).
+import { OutgoingMessage, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+
+const protoWrite = OutgoingMessage.prototype.write;
+
+/** The `res.write` wrappers that only count what passes (the access log's), and how to tell them of a direct write. */
+const counters = new WeakMap<ServerResponse, { readonly write: ServerResponse['write']; readonly count: (bytes: number) => void }>();
+
+/** Declares `write` (now `res.write`) a wrapper that only counts bytes: a direct write then counts through `count`. */
+export function countsWrites(res: ServerResponse, write: ServerResponse['write'], count: (bytes: number) => void): void {
+  counters.set(res, { write, count });
+}
+
+/**
+ * The socket a chunk can go to directly, or `undefined` when `res.write` must take it: the answer is chunked, its
+ * head is on the socket, the socket is this answer's (not a pipelined one's, `res.socket` is null until then) and
+ * nothing of it waits in `res`; and `res.write` is Node's own (or the access log's count), not a wrapper that
+ * transforms (a compression middleware). The internals read here fail safe: anything unexpected takes `res.write`.
+ */
+function directSocket(res: ServerResponse): Socket | undefined {
+  const sock = res.socket;
+  if (!sock || sock.destroyed || res.writableEnded || res.chunkedEncoding !== true) return undefined;
+  const internals = res as unknown as { readonly _headerSent?: unknown };
+  if (internals._headerSent !== true || (sock as unknown as { readonly _httpMessage?: unknown })._httpMessage !== res) return undefined;
+  if (res.writableLength !== sock.writableLength) return undefined;
+  if (res.write !== protoWrite && res.write !== counters.get(res)?.write) return undefined;
+  return sock;
+}
+
+/** Where a write's bytes wait when it returns false: its `'drain'` says when to write again. */
+export type DrainSource = ServerResponse | Socket;
+
+export interface ChunkWritten {
+  /** `false` when the bytes wait in memory (as `write` returns): write again on `drainOn`'s `'drain'`. */
+  readonly ok: boolean;
+  readonly drainOn: DrainSource;
+}
+
+/**
+ * Writes `text` (UTF-8) to the answer: as one chunk on its socket when that is safe, else through
+ * `res.write`. The answer's end (`res.end`) closes the chunked body as usual.
+ */
+export function writeChunk(res: ServerResponse, text: string): ChunkWritten {
+  const sock = text.length === 0 ? undefined : directSocket(res);
+  if (sock === undefined) return { ok: res.write(Buffer.from(text)), drainOn: res };
+  const n = Buffer.byteLength(text);
+  const size = n.toString(16);
+  const head = size.length + 2;
+  const chunk = Buffer.allocUnsafe(head + n + 2);
+  chunk.write(size, 0, 'latin1');
+  chunk[head - 2] = 13;
+  chunk[head - 1] = 10;
+  chunk.write(text, head, 'utf8');
+  chunk[head + n] = 13;
+  chunk[head + n + 1] = 10;
+  counters.get(res)?.count(n);
+  // (A Buffer is the Uint8Array `write` takes: the DOM and Node typings disagree on its buffer's type.)
+  return { ok: sock.write(chunk as unknown as Uint8Array), drainOn: sock };
+}

@@ -1,0 +1,163 @@
+// A streamed answer's pieces written as chunks of the gateway's own, straight to the socket: only where that is
+// safe (a chunked HTTP/1.1 answer whose head went out, on its own socket, nothing of it waiting, `res.write` Node's
+// or the access log's count), else through `res.write`. Real servers and sockets: what the client reads is checked.
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import { connect, type AddressInfo } from 'node:net';
+import { once } from 'node:events';
+import { writeChunk, countsWrites } from '../../gateway/chunk-write';
+
+type Handler = (req: IncomingMessage, res: ServerResponse) => void;
+
+async function serve(handler: Handler): Promise<{ port: number; close: () => Promise<void> }> {
+  const server = http.createServer(handler);
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return {
+    port: (server.address() as AddressInfo).port,
+    close: () => new Promise((r) => { server.closeAllConnections(); server.close(() => r()); }),
+  };
+}
+
+/** What a client reads of one GET, its body de-chunked by Node's own parser. */
+function get(port: number, path = '/'): Promise<{ headers: http.IncomingHttpHeaders; body: string }> {
+  return new Promise((resolve, reject) => {
+    http.get({ host: '127.0.0.1', port, path, agent: false }, (r) => {
+      let body = '';
+      r.setEncoding('utf8');
+      r.on('data', (c: string) => (body += c));
+      r.on('end', () => resolve({ headers: r.headers, body }));
+      r.on('error', reject);
+    }).on('error', reject);
+  });
+}
+
+const TEXT = ['id: 1\nevent: a\ndata: {"x":"é"}\n\n', 'id: 2\nevent: b\ndata: {"y":"✓ 𝄞"}\n\n', 'x'.repeat(70_000)];
+
+test('after the head went out, each piece is one chunk on the socket; the client reads the text exactly', async () => {
+  const seen: string[] = [];
+  const s = await serve((_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.flushHeaders();
+    for (const t of TEXT) seen.push(writeChunk(res, t).drainOn === res.socket ? 'socket' : 'res');
+    res.end();
+  });
+  try {
+    const { headers, body } = await get(s.port);
+    expect(headers['transfer-encoding']).toBe('chunked');
+    expect(body).toBe(TEXT.join(''));
+    expect(seen).toEqual(['socket', 'socket', 'socket']);
+  } finally {
+    await s.close();
+  }
+});
+
+test('the bytes on the wire are well-formed chunks (size in hex of the UTF-8 bytes), ended by the last chunk', async () => {
+  const s = await serve((_req, res) => {
+    res.writeHead(200);
+    res.flushHeaders();
+    writeChunk(res, 'é✓');
+    writeChunk(res, '');
+    res.end();
+  });
+  try {
+    const sock = connect(s.port, '127.0.0.1');
+    sock.write('GET / HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n');
+    let raw = '';
+    sock.setEncoding('latin1');
+    sock.on('data', (c: string) => (raw += c));
+    await once(sock, 'end');
+    const body = raw.slice(raw.indexOf('\r\n\r\n') + 4);
+    expect(body).toBe(`5\r\n${Buffer.from('é✓').toString('latin1')}\r\n0\r\n\r\n`);
+  } finally {
+    await s.close();
+  }
+});
+
+test('res.write takes the piece while the head has not gone out, or when res.write transforms (a compression middleware)', async () => {
+  const seen: string[] = [];
+  const s = await serve((req, res) => {
+    res.writeHead(200);
+    if (req.url === '/wrapped') {
+      const write = res.write;
+      res.write = function (this: ServerResponse, chunk: unknown, ...rest: unknown[]) {
+        return (write as (...a: unknown[]) => boolean).call(this, Buffer.from(String(chunk).toUpperCase()), ...rest);
+      } as ServerResponse['write'];
+      res.flushHeaders();
+    }
+    seen.push(writeChunk(res, 'abc').drainOn === res ? 'res' : 'socket');
+    seen.push(writeChunk(res, 'def').drainOn === res ? 'res' : 'socket');
+    res.end();
+  });
+  try {
+    expect((await get(s.port)).body).toBe('abcdef');
+    expect(seen).toEqual(['res', 'socket']);
+    seen.length = 0;
+    expect((await get(s.port, '/wrapped')).body).toBe('ABCDEF');
+    expect(seen).toEqual(['res', 'res']);
+  } finally {
+    await s.close();
+  }
+});
+
+test("an answer with a content-length is not chunked: res.write; the access log's count sees direct writes", async () => {
+  let counted = 0;
+  const s = await serve((req, res) => {
+    if (req.url === '/length') {
+      res.writeHead(200, { 'content-length': '6' });
+      res.flushHeaders();
+      expect(writeChunk(res, 'abc').drainOn).toBe(res);
+      expect(writeChunk(res, 'def').drainOn).toBe(res);
+      res.end();
+      return;
+    }
+    res.writeHead(200);
+    const write = res.write;
+    res.write = function (this: ServerResponse, chunk: unknown, ...rest: unknown[]) {
+      counted += Buffer.byteLength(chunk as Buffer);
+      return (write as (...a: unknown[]) => boolean).call(this, chunk, ...rest);
+    } as ServerResponse['write'];
+    countsWrites(res, res.write, (n) => (counted += n));
+    res.flushHeaders();
+    expect(writeChunk(res, 'é').drainOn).toBe(res.socket);
+    res.end();
+  });
+  try {
+    expect((await get(s.port, '/length')).body).toBe('abcdef');
+    expect((await get(s.port)).body).toBe('é');
+    expect(counted).toBe(2);
+  } finally {
+    await s.close();
+  }
+});
+
+test('a pipelined answer, queued behind the one on the socket, goes through res.write and arrives in order', async () => {
+  const ways: string[] = [];
+  let firstRes: ServerResponse | undefined;
+  const s = await serve((req, res) => {
+    res.writeHead(200);
+    res.flushHeaders();
+    if (req.url === '/first') {
+      firstRes = res;
+      writeChunk(res, 'one;');
+      return;
+    }
+    // The second answer while the first still holds the socket: it has none of its own yet.
+    ways.push(writeChunk(res, 'two;').drainOn === res ? 'res' : 'socket');
+    res.end();
+    ways.push(writeChunk(firstRes!, 'one-more;').drainOn === firstRes!.socket ? 'socket' : 'res');
+    firstRes!.end();
+  });
+  try {
+    const sock = connect(s.port, '127.0.0.1');
+    sock.write('GET /first HTTP/1.1\r\nhost: x\r\n\r\nGET /second HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n');
+    let raw = '';
+    sock.setEncoding('latin1');
+    sock.on('data', (c: string) => (raw += c));
+    await once(sock, 'end');
+    const bodies = raw.split('HTTP/1.1 200 OK').slice(1).map((r) => r.slice(r.indexOf('\r\n\r\n') + 4));
+    expect(bodies).toEqual(['4\r\none;\r\n9\r\none-more;\r\n0\r\n\r\n', '4\r\ntwo;\r\n0\r\n\r\n']);
+    expect(ways).toEqual(['res', 'socket']);
+  } finally {
+    await s.close();
+  }
+});
