@@ -113,7 +113,7 @@ test("an answer with a content-length is not chunked: res.write; the access log'
     res.writeHead(200);
     const write = res.write;
     res.write = function (this: ServerResponse, chunk: unknown, ...rest: unknown[]) {
-      counted += Buffer.byteLength(chunk as Buffer);
+      counted += (chunk as Uint8Array).byteLength;
       return (write as (...a: unknown[]) => boolean).call(this, chunk, ...rest);
     } as ServerResponse['write'];
     countsWrites(res, res.write, (n) => (counted += n));
