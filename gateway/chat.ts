@@ -11,7 +11,6 @@ import { toChatSSE } from '../operators/toChatSSE.js';
 import { upstreamConfig, type Caller } from './auth.js';
 import { chatRequestToResponses } from './chat-request.js';
 import { countEvent } from './access-log.js';
-import { writeChunk } from './chunk-write.js';
 import { admit, sendError, type GatewayContext } from './context.js';
 import { GatewayHttpError, upstreamError } from './errors.js';
 import { SSE_HEADERS } from './sse.js';
@@ -53,7 +52,7 @@ export function chatCompletion(ctx: GatewayContext, res: ServerResponse, caller:
 
   // The socket's buffer is the memory chunks wait in (the stream cannot be read again): bounded, then a typed end.
   const write = (text: string): void => {
-    writeChunk(res, text); // as bytes: the socket counts a string's characters
+    res.write(Buffer.from(text)); // as bytes: the socket counts a string's characters
     if (res.writableLength <= options.maxPendingBytes) return;
     finish();
     res.end(chatErrorFrame(new GatewayStreamError('client_too_slow')));
