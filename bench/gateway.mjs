@@ -559,7 +559,8 @@ async function paced(ctx, c, streams, rate, n) {
   const sorted = Float64Array.from(lat).sort();
   const cpu = s0 ? cpuSec(s0, s1) : undefined;
   return { streams, rate, deltas: total, deltasPerSec: total / (up.ms / 1000), p50: pct(sorted, 0.5), p99: pct(sorted, 0.99), max: sorted[sorted.length - 1],
-    cpuUsPerEvent: cpu === undefined ? undefined : (cpu * 1e6) / total, clientUsPerDelta: (client.user + client.system) / total, upstreamUsPerDelta: up.cpuUs / total,
+    cpuUsPerEvent: cpu === undefined ? undefined : (cpu * 1e6) / total,
+    userUsPerEvent: s0 ? (s1.cpu.user - s0.cpu.user) / total : undefined, sysUsPerEvent: s0 ? (s1.cpu.system - s0.cpu.system) / total : undefined, clientUsPerDelta: (client.user + client.system) / total, upstreamUsPerDelta: up.cpuUs / total,
     loopP99: s1?.loopP99, loopMax: s1?.loopMax, gcMax: s1?.gcMax, gcTotal: s1?.gcTotal, load: (l0 + load1()) / 2 };
 }
 
@@ -732,15 +733,15 @@ async function main() {
     }));
   if (SECTIONS.includes('paced')) console.log(`\n## Latency — upstream write → client read, per delta, ms; paced: 1 stream at ${RATE1}/s, ${MANY} streams at ${RATE}/s each, ${SECONDS} s; median of ${PACED_ROUNDS} round(s); added = contender − direct (indicative)`);
   const dr = { one: direct.rows.one, many: direct.rows.many };
-  if (SECTIONS.includes('paced')) table(['contender', 'streams', 'deltas/s', 'p50', 'p99', 'max', 'added p50', 'added p99', 'proxy CPU µs/delta', 'events/s per core', 'clients / upstream CPU µs/delta', 'proxy loop delay p99/max', 'longest GC / GC total ms', 'load'],
-    contenders.flatMap((c) => (c.skip ? [[c.name, c.skip, '', '', '', '', '', '', '', '', '', '', '', '']] : ['one', 'many'].map((key) => {
+  if (SECTIONS.includes('paced')) table(['contender', 'streams', 'deltas/s', 'p50', 'p99', 'max', 'added p50', 'added p99', 'proxy CPU µs/delta', 'user / sys', 'events/s per core', 'clients / upstream CPU µs/delta', 'proxy loop delay p99/max', 'longest GC / GC total ms', 'load'],
+    contenders.flatMap((c) => (c.skip ? [[c.name, c.skip, '', '', '', '', '', '', '', '', '', '', '', '', '']] : ['one', 'many'].map((key) => {
       const r = c.rows[key];
-      if (!r) return [c.name, status(c) ?? '—', '', '', '', '', '', '', '', '', '', '', '', ''];
+      if (!r) return [c.name, status(c) ?? '—', '', '', '', '', '', '', '', '', '', '', '', '', ''];
       const d = dr[key];
       const add = c === direct ? undefined : { p50: r.p50 - (d?.p50 ?? NaN), p99: r.p99 - (d?.p99 ?? NaN) };
       r.addedP50 = add?.p50;
       r.addedP99 = add?.p99;
-      return [c.name, r.streams, k(r.deltasPerSec), fmt(r.p50, 2), fmt(r.p99, 2), fmt(r.max, 1), fmt(add?.p50, 2), fmt(add?.p99, 2), fmt(r.cpuUsPerEvent, 1), r.cpuUsPerEvent ? k(1e6 / r.cpuUsPerEvent) : '—',
+      return [c.name, r.streams, k(r.deltasPerSec), fmt(r.p50, 2), fmt(r.p99, 2), fmt(r.max, 1), fmt(add?.p50, 2), fmt(add?.p99, 2), fmt(r.cpuUsPerEvent, 1), r.userUsPerEvent === undefined ? '—' : `${fmt(r.userUsPerEvent, 1)} / ${fmt(r.sysUsPerEvent, 1)}`, r.cpuUsPerEvent ? k(1e6 / r.cpuUsPerEvent) : '—',
         `${fmt(r.clientUsPerDelta, 1)} / ${fmt(r.upstreamUsPerDelta, 1)}`,
         r.loopMax === undefined ? '—' : `${fmt(r.loopP99, 1)} / ${fmt(r.loopMax, 1)}`, r.gcMax === undefined ? '—' : `${fmt(r.gcMax, 1)} / ${fmt(r.gcTotal, 0)}`, fmt(r.load, 1)];
     }))));
