@@ -31,6 +31,17 @@ function get(port: number, path = '/'): Promise<{ headers: http.IncomingHttpHead
   });
 }
 
+/** Everything the server sends back to `request`, byte for byte (latin1), until it closes the connection. */
+async function rawExchange(port: number, request: string): Promise<string> {
+  const sock = connect(port, '127.0.0.1');
+  sock.write(request);
+  let raw = '';
+  sock.setEncoding('latin1');
+  sock.on('data', (c: string) => (raw += c));
+  await once(sock, 'end');
+  return raw;
+}
+
 const TEXT = ['id: 1\nevent: a\ndata: {"x":"é"}\n\n', 'id: 2\nevent: b\ndata: {"y":"✓ 𝄞"}\n\n', 'x'.repeat(70_000)];
 
 test('after the head went out, each piece is one chunk on the socket; the client reads the text exactly', async () => {
@@ -60,12 +71,7 @@ test('the bytes on the wire are well-formed chunks (size in hex of the UTF-8 byt
     res.end();
   });
   try {
-    const sock = connect(s.port, '127.0.0.1');
-    sock.write('GET / HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n');
-    let raw = '';
-    sock.setEncoding('latin1');
-    sock.on('data', (c: string) => (raw += c));
-    await once(sock, 'end');
+    const raw = await rawExchange(s.port, 'GET / HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n');
     const body = raw.slice(raw.indexOf('\r\n\r\n') + 4);
     expect(body).toBe(`5\r\n${Buffer.from('é✓').toString('latin1')}\r\n0\r\n\r\n`);
   } finally {
@@ -148,12 +154,7 @@ test('a pipelined answer, queued behind the one on the socket, goes through res.
     firstRes!.end();
   });
   try {
-    const sock = connect(s.port, '127.0.0.1');
-    sock.write('GET /first HTTP/1.1\r\nhost: x\r\n\r\nGET /second HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n');
-    let raw = '';
-    sock.setEncoding('latin1');
-    sock.on('data', (c: string) => (raw += c));
-    await once(sock, 'end');
+    const raw = await rawExchange(s.port, 'GET /first HTTP/1.1\r\nhost: x\r\n\r\nGET /second HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n');
     const bodies = raw.split('HTTP/1.1 200 OK').slice(1).map((r) => r.slice(r.indexOf('\r\n\r\n') + 4));
     expect(bodies).toEqual(['4\r\none;\r\n9\r\none-more;\r\n0\r\n\r\n', '4\r\ntwo;\r\n0\r\n\r\n']);
     expect(ways).toEqual(['res', 'socket']);
