@@ -5,17 +5,14 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import { once } from 'node:events';
 import { writeChunk, countsWrites } from '../../gateway/chunk-write';
+import { closeServer, listen } from './helpers';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
+/** The gateway tests' server (helpers.ts `listen`, `closeServer`), by its port. */
 async function serve(handler: Handler): Promise<{ port: number; close: () => Promise<void> }> {
-  const server = http.createServer(handler);
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  return {
-    port: (server.address() as AddressInfo).port,
-    close: () => new Promise((r) => { server.closeAllConnections(); server.close(() => r()); }),
-  };
+  const server = await listen(handler);
+  return { port: (server.address() as AddressInfo).port, close: () => closeServer(server) };
 }
 
 /** What a client reads of one GET, its body de-chunked by Node's own parser. */
