@@ -7,8 +7,12 @@ import type { Socket } from 'node:net';
 
 const protoWrite = OutgoingMessage.prototype.write;
 
-/** The `res.write` wrappers that only count what passes (the access log's), and how to tell them of a direct write. */
-const counters = new WeakMap<ServerResponse, { readonly write: ServerResponse['write']; readonly count: (bytes: number) => void }>();
+/** A `res.write` wrapper that only counts what passes (the access log's), and how to tell it of a direct write. */
+interface Counter {
+  readonly write: ServerResponse['write'];
+  readonly count: (bytes: number) => void;
+}
+const counters = new WeakMap<ServerResponse, Counter>();
 
 /** Declares `write` (now `res.write`) a wrapper that only counts bytes: a direct write then counts through `count`. */
 export function countsWrites(res: ServerResponse, write: ServerResponse['write'], count: (bytes: number) => void): void {
@@ -21,13 +25,13 @@ export function countsWrites(res: ServerResponse, write: ServerResponse['write']
  * nothing of it waits in `res`; and `res.write` is Node's own (or the access log's count), not a wrapper that
  * transforms (a compression middleware). The internals read here fail safe: anything unexpected takes `res.write`.
  */
-function directSocket(res: ServerResponse): Socket | undefined {
+function directSocket(res: ServerResponse, counter: Counter | undefined): Socket | undefined {
   const sock = res.socket;
   if (!sock || sock.destroyed || res.writableEnded || res.chunkedEncoding !== true) return undefined;
   const internals = res as unknown as { readonly _headerSent?: unknown };
   if (internals._headerSent !== true || (sock as unknown as { readonly _httpMessage?: unknown })._httpMessage !== res) return undefined;
   if (res.writableLength !== sock.writableLength) return undefined;
-  if (res.write !== protoWrite && res.write !== counters.get(res)?.write) return undefined;
+  if (res.write !== protoWrite && res.write !== counter?.write) return undefined;
   return sock;
 }
 
@@ -45,7 +49,8 @@ export interface ChunkWritten {
  * `res.write`. The answer's end (`res.end`) closes the chunked body as usual.
  */
 export function writeChunk(res: ServerResponse, text: string): ChunkWritten {
-  const sock = text.length === 0 ? undefined : directSocket(res);
+  const counter = counters.get(res);
+  const sock = text.length === 0 ? undefined : directSocket(res, counter);
   if (sock === undefined) return { ok: res.write(Buffer.from(text)), drainOn: res };
   const n = Buffer.byteLength(text);
   const size = n.toString(16);
@@ -57,7 +62,7 @@ export function writeChunk(res: ServerResponse, text: string): ChunkWritten {
   chunk.write(text, head, 'utf8');
   chunk[head + n] = 13;
   chunk[head + n + 1] = 10;
-  counters.get(res)?.count(n);
+  counter?.count(n);
   // (A Buffer is the Uint8Array `write` takes: the DOM and Node typings disagree on its buffer's type.)
   return { ok: sock.write(chunk as unknown as Uint8Array), drainOn: sock };
 }
