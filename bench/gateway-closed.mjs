@@ -8,6 +8,7 @@
 //     Redis log: a redis-server of the run's own, REDIS_SERVER=/path/to/redis-server, shared by the Redis variants;
 //     its CPU is not counted) or `byte` (node:http piping the upstream body)
 //     PROF=<dir>: each child writes a CPU profile there (100 µs sampling; summarise with bench/profile.mjs)
+//     PROF_WINDOWS=<dir>: the same, of the measured rounds only (no start-up, no warm-up)
 import { fork, spawn } from 'node:child_process';
 import { connect, createServer } from 'node:net';
 import http from 'node:http';
@@ -38,9 +39,30 @@ if (process.argv[2] === '--child') {
   const server = http.createServer({ keepAliveTimeout: 60_000 }, handler);
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
-  process.on('message', (m) => {
-    if (m === 'cpu') process.send({ cpu: process.cpuUsage() });
-    if (m === 'exit') process.exit(0);
+  // PROF_WINDOWS: profiled from the first measured round on, through the inspector (start-up left out).
+  let session;
+  const profDir = process.env.PROF_WINDOWS;
+  const post = (method, params) => new Promise((ok, no) => session.post(method, params, (e, r) => (e ? no(e) : ok(r))));
+  process.on('message', async (m) => {
+    if (m === 'cpu') {
+      if (profDir && session === undefined) {
+        const { Session } = await import('node:inspector');
+        session = new Session();
+        session.connect();
+        await post('Profiler.enable');
+        await post('Profiler.setSamplingInterval', { interval: 100 });
+        await post('Profiler.start');
+      }
+      process.send({ cpu: process.cpuUsage() });
+    }
+    if (m === 'exit') {
+      if (session !== undefined) {
+        const { profile } = await post('Profiler.stop');
+        const { writeFileSync } = await import('node:fs');
+        writeFileSync(resolve(profDir, `windows.${variant.replace(/[^a-z0-9]+/gi, '_')}.${process.pid}.cpuprofile`), JSON.stringify(profile));
+      }
+      process.exit(0);
+    }
   });
   process.send({ port: server.address().port });
 } else {
