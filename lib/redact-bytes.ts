@@ -3,7 +3,7 @@
 // character is common: the 'e' of a key's end `…ench`, of `eyJ`); their bytes are tested in a third of that. A
 // "maybe" sends the read through the exact scan on the string (`credentialRanges`), so the masks are the same:
 // this test may answer "maybe" too often, never "no" where that scan finds something.
-import { isWordChar, MIN_EDGE_CHARS, MIN_RUN_CHARS, quadOfBytes, runSlotOfBytes, type PreparedSecrets } from './redact.js';
+import { isWordChar, MIN_EDGE_CHARS, MIN_RUN_CHARS, runSlotOfBytes, STRIDE, triOfBytes, type PreparedSecrets } from './redact.js';
 
 /** How common a byte is in JSON and prose (higher: more): a needle is looked for from its rarest byte. */
 function commonness(c: number): number {
@@ -87,9 +87,6 @@ function edgesOf(codes: Uint8Array): { head: Needle; tail: Needle } {
   return e;
 }
 
-/** Positions apart at which a secret's 4-grams are tested: a run of 8 starts at 5 positions, each holding a 4-gram. */
-const STRIDE = MIN_RUN_CHARS - 4 + 1;
-
 /**
  * Whether `credentialRanges(text, secrets, _, after)` may find a range in the text whose codes are `b` (a latin1
  * text: one byte per character), where `from` is `max(0, after − 8)`: the secrets are looked for from `from` on,
@@ -97,7 +94,7 @@ const STRIDE = MIN_RUN_CHARS - 4 + 1;
  */
 export function mayHoldCredential(b: Buffer, secrets: PreparedSecrets, from: number): boolean {
   for (const p of secrets.list) {
-    if (mayHoldRun(b, p.quads, p.hashes, from)) return true;
+    if (mayHoldRun(b, p.tris, p.hashes, from)) return true;
     const { head, tail } = edgesOf(p.codes);
     const codes = p.codes;
     if (head.some(b, from, (i) => cutStartAt(b, codes, i))) return true;
@@ -108,14 +105,14 @@ export function mayHoldCredential(b: Buffer, secrets: PreparedSecrets, from: num
 }
 
 /**
- * markSecret's runs of 8 of the secret from `from` on: each holds one of its 4-grams at a STRIDE-th position, where
+ * markSecret's runs of 8 of the secret from `from` on: each holds one of its 3-grams at a STRIDE-th position, where
  * the runs that may hold it are tested against the table of the secret's 8-grams.
  */
-function mayHoldRun(b: Buffer, quads: Uint8Array, runs: Uint8Array, from: number): boolean {
+function mayHoldRun(b: Buffer, tris: Uint8Array, runs: Uint8Array, from: number): boolean {
   const n = b.length;
-  for (let k = from; k + 4 <= n; k += STRIDE) {
-    if (quads[quadOfBytes(b, k)] !== 1) continue;
-    for (let a = Math.max(from, k - 4); a <= k && a + MIN_RUN_CHARS <= n; a++) if (runs[runSlotOfBytes(b, a)] === 1) return true;
+  for (let k = from; k + 3 <= n; k += STRIDE) {
+    if (tris[triOfBytes(b, k)] !== 1) continue;
+    for (let a = Math.max(from, k - STRIDE + 1); a <= k && a + MIN_RUN_CHARS <= n; a++) if (runs[runSlotOfBytes(b, a)] === 1) return true;
   }
   return false;
 }
