@@ -1,9 +1,9 @@
 // The masking's first look at a body's bytes (Node only). Most socket reads of an answer hold nothing to mask,
-// and scanning them as strings costs ~7 ns per character (charCodeAt loops, String#indexOf of needles whose first
-// character is common: the 'e' of a key's end `…ench`, of `eyJ`); their bytes are tested in a third of that. A
+// and scanning a long one as a string costs more than testing its bytes (measured at ~7 ns against a third of that
+// per character, before the string scan's 2026-12-03 rework: docs/performance.md, the gateway's eighth round). A
 // "maybe" sends the read through the exact scan on the string (`credentialRanges`), so the masks are the same:
 // this test may answer "maybe" too often, never "no" where that scan finds something.
-import { isWordChar, MIN_EDGE_CHARS, MIN_RUN_CHARS, runSlotOfBytes, STRIDE, triOfBytes, type PreparedSecrets } from './redact.js';
+import { isWordChar, MIN_EDGE_CHARS, MIN_RUN_CHARS, runSlotOfBytes, STRIDE, TRI_CHARS, triOfBytes, type PreparedSecrets } from './redact.js';
 
 /** How common a byte is in JSON and prose (higher: more): a needle is looked for from its rarest byte. */
 function commonness(c: number): number {
@@ -110,7 +110,7 @@ export function mayHoldCredential(b: Buffer, secrets: PreparedSecrets, from: num
  */
 function mayHoldRun(b: Buffer, tris: Uint8Array, runs: Uint8Array, from: number): boolean {
   const n = b.length;
-  for (let k = from; k + 3 <= n; k += STRIDE) {
+  for (let k = from; k + TRI_CHARS <= n; k += STRIDE) {
     if (tris[triOfBytes(b, k)] !== 1) continue;
     for (let a = Math.max(from, k - STRIDE + 1); a <= k && a + MIN_RUN_CHARS <= n; a++) if (runs[runSlotOfBytes(b, a)] === 1) return true;
   }

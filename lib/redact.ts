@@ -75,6 +75,8 @@ const hashOf = (s: string, at: number): number => {
  * of STRIDE: testing those alone (3 loads per 6 characters) finds every run.
  */
 const TRI = 3;
+/** @internal TRI and STRIDE, for the test on bytes. */
+export const TRI_CHARS = TRI;
 /** @internal */
 export const STRIDE = MIN_RUN - TRI + 1;
 const triOf = (s: string, at: number): number =>
@@ -94,8 +96,9 @@ export const triOfBytes = (b: ArrayLike<number>, at: number): number =>
   Math.imul((b[at]! << 16) ^ (b[at + 1]! << 8) ^ b[at + 2]!, 0x9e3779b1) >>> 16;
 
 /**
- * A secret's MIN_RUN-grams, a 64 Ki-entry table of their hashes (a cheap first test at every position of a long
- * text), and its short cut ends. Made once per secret and shared (see `preparedSecret`): the table is 64 KB.
+ * A secret's MIN_RUN-grams, a 64 Ki-entry table of their hashes and one of its TRI-grams' (the cheap first test at
+ * every STRIDE-th position of a text), and its first and last MIN_EDGE characters (what every cut start or end
+ * holds). Made once per secret and shared (see `preparedSecret`): the tables are 64 KB each.
  */
 class PreparedSecret {
   readonly grams = new Set<string>();
