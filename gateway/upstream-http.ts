@@ -5,10 +5,11 @@
 import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
 import type { Socket } from 'node:net';
+import { isAscii } from 'node:buffer';
 import { pipeline, type Readable } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import type { Secrets } from '../lib/redact.js';
-import { StreamRedactor } from '../lib/redact-stream.js';
+import { BYTES_AT_LEAST, StreamRedactor } from '../lib/redact-stream.js';
 import { isKeptHeader, NO_BODY, type MaskedUpstream, type UpstreamInit } from './answer-masking.js';
 import { redactString } from '../lib/redact.js';
 import type { PushingReader, PushSink } from '../lib/sse/source.js';
@@ -149,7 +150,7 @@ class MaskedBody implements Pick<PushingReader, 'pushTo' | 'unpush'> {
       if (this.sink !== sink) return;
     }
     if (this.parts.length > 0) {
-      const value = this.take();
+      const value = this.take(true);
       if (value.length > 0) sink.chunk(value);
       if (this.sink !== sink) return;
     }
@@ -159,8 +160,14 @@ class MaskedBody implements Pick<PushingReader, 'pushTo' | 'unpush'> {
     else sink.end();
   }
 
-  /** @internal The chunks gathered so far, masked (empty when all of it is held back, or nothing came). */
-  take(): Uint8Array {
+  /**
+   * @internal The chunks gathered so far, masked (empty when all of it is held back, or nothing came). `asText`: a
+   * piece whose bytes are all ASCII (most of a model's answer) comes as its text, which the reader then need not
+   * decode: the masking's latin1 string of a small piece is that text already, and a large one's is a plain copy.
+   */
+  take(asText: true): Uint8Array | string;
+  take(): Uint8Array;
+  take(asText = false): Uint8Array | string {
     const parts = this.parts;
     if (parts.length === 0) return EMPTY;
     this.parts = [];
@@ -170,8 +177,16 @@ class MaskedBody implements Pick<PushingReader, 'pushTo' | 'unpush'> {
       this.source.resume();
     }
     const chunk = parts.length === 1 ? parts[0]! : Buffer.concat(parts as unknown as Uint8Array[]);
+    const redactor = this.redactor;
+    if (asText && chunk.length < BYTES_AT_LEAST && isAscii(chunk)) {
+      // What `pushBytes` does with a small piece, keeping the string it scans.
+      const text = chunk.toString('latin1');
+      const out = redactor.push(text);
+      return redactor.unchanged ? text : bytes(Buffer.from(out, 'latin1'));
+    }
     // Most reads hold no secret: their own bytes go on (or those after the tail held back from the last read).
-    return bytes(this.redactor.pushBytes(chunk));
+    const out = redactor.pushBytes(chunk);
+    return asText && isAscii(out) ? out.toString('latin1') : bytes(out);
   }
 
   private deliver(value: Uint8Array): void {

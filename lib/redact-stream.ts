@@ -19,7 +19,7 @@ const CONTEXT = 64;
  * go the string's way, where the test's fixed cost would not pay. More than HOLD and an escape: the cut then
  * falls inside the piece.
  */
-const BYTES_AT_LEAST = 1024;
+export const BYTES_AT_LEAST = 1024;
 /** The junction of what is held and a piece: every match that crosses it ends within this many of the piece's characters. */
 const JUNCTION = 8;
 

@@ -86,6 +86,15 @@ export class Utf8 {
     }
     return decodeWhole(bytes);
   }
+  /**
+   * `text` of a chunk whose bytes are all ASCII, given as its text (the same characters): no decoding. After a
+   * character cut at the last chunk's end it fails as the decoding would (an ASCII byte cannot continue one).
+   */
+  ascii(text: string): string {
+    if (this.tail === undefined) return text;
+    this.tail = undefined;
+    throw new DecodeError('invalid UTF-8 in the stream body');
+  }
   /** End of body: a character cut in half is a truncated body, not bad input (`false`). */
   flush(): boolean {
     const complete = this.tail === undefined;
@@ -169,7 +178,8 @@ function readStream(stream: ReadableStream<Uint8Array>, utf8: Utf8, sink: Sink):
 
 /** Where a {@link PushingReader} hands its body over, in order: chunks, then one `end` or one `fail`. */
 export interface PushSink {
-  chunk(bytes: Uint8Array): void;
+  /** A chunk's bytes, or a chunk whose bytes are all ASCII as its text (a pusher that has it needs no decoding). */
+  chunk(chunk: Uint8Array | string): void;
   end(): void;
   fail(e: unknown): void;
 }
@@ -202,12 +212,12 @@ class Pushed implements PushSink {
     private readonly sink: Sink,
   ) {}
 
-  chunk(bytes: Uint8Array): void {
+  chunk(chunk: Uint8Array | string): void {
     const sink = this.sink;
     if (this.done || sink.closed) return;
     let s: string;
     try {
-      s = this.utf8.text(bytes);
+      s = typeof chunk === 'string' ? this.utf8.ascii(chunk) : this.utf8.text(chunk);
     } catch (e) {
       sink.error(e); // its teardown stops the pushing and cancels
       return;

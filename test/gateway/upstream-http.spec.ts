@@ -92,6 +92,39 @@ describe.each([
     expect(logged).not.toContain(KEY.slice(8, 20));
   });
 
+  it('relays every kind of text as it came: ASCII or not, in small and large reads, a character cut across reads', async () => {
+    const deltas = ['plain ascii', 'naïve', 'café ✓ 😀 done', 'x'.repeat(3000), `${'y'.repeat(2000)} über`, 'end'];
+    up = await startUpstream((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      const all = events('resp_text', deltas[0]!);
+      const frames = [all[0]!, ...deltas.map((delta, i) => frame({ type: 'response.output_text.delta', sequence_number: i + 1, item_id: 'msg_1', output_index: 0, content_index: 0, delta })), frame({ type: 'response.completed', sequence_number: deltas.length + 1, response: { id: 'resp_text', object: 'response', status: 'completed', output: [] } })];
+      const bytes = Buffer.from(frames.join(''));
+      // Each frame a write of its own, the third cut inside its emoji's four bytes.
+      const writes: Buffer[] = [];
+      let at = 0;
+      for (const [i, f] of frames.entries()) {
+        const n = Buffer.byteLength(f);
+        if (i === 3) {
+          const cut = at + Buffer.from(f).indexOf('😀') + 2;
+          writes.push(bytes.subarray(at, cut), bytes.subarray(cut, at + n));
+        } else writes.push(bytes.subarray(at, at + n));
+        at += n;
+      }
+      const next = (i: number): void => {
+        if (i === writes.length - 1) return void res.end(writes[i]);
+        res.write(writes[i]);
+        setTimeout(() => next(i + 1), 5);
+      };
+      next(0);
+    });
+    gw = await startGateway(up, withFetch);
+    const text = await (await create(gw.origin)).text();
+    const relayed = text.split('\n').filter((l) => l.startsWith('data: ')).map((l) => JSON.parse(l.slice(6)) as { type: string; delta?: string });
+    expect(relayed.filter((e) => e.type === 'response.output_text.delta').map((e) => e.delta)).toEqual(deltas);
+    const logged = (await gw.gateway.log.read({ responseId: 'resp_text', owner: 'o' }, undefined)) as { type: string; delta?: string }[];
+    expect(logged.filter((e) => e.type === 'response.output_text.delta').map((e) => e.delta)).toEqual(deltas);
+  });
+
   it('does not follow a redirect, and drops its location', async () => {
     let elsewhere = 0;
     const other = await startUpstream((_req, res) => {

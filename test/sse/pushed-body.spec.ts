@@ -57,6 +57,26 @@ describe('a pushed body', () => {
     expect(body.calls).toEqual(['pushTo']); // ended: nothing to stop or cancel
   });
 
+  it('takes a chunk of ASCII bytes as its text, and refuses it after a character cut short as the decoding does', () => {
+    const body = new PushingBody();
+    const r = read(body);
+    body.sink!.chunk('data: a');
+    body.sink!.chunk(new TextEncoder().encode('é'));
+    body.sink!.chunk('\n\n');
+    body.sink!.end();
+    expect(r.got).toEqual(['data: a', 'é', '\n\n', { complete: true }]);
+    // A lead byte then ASCII: as text or as bytes, the same refusal, the body cancelled.
+    for (const next of ['b', new TextEncoder().encode('b')]) {
+      const cut = new PushingBody();
+      const c = read(cut);
+      cut.sink!.chunk(Uint8Array.from([0x61, 0xc3]));
+      cut.sink!.chunk(next);
+      expect(c.got).toEqual(['a']);
+      expect(c.errors).toEqual([expect.objectContaining({ name: 'DecodeError', message: expect.stringContaining('invalid UTF-8') })]);
+      expect(cut.calls).toEqual(['pushTo', 'unpush', 'cancel']);
+    }
+  });
+
   it('fails with a NetworkError, and refuses invalid UTF-8 (cancelling the body)', () => {
     const failing = new PushingBody();
     const a = read(failing);
