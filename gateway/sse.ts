@@ -5,6 +5,7 @@
 // a bound; past it the source is let go for the log when the log records the stream, else the stream ends.
 import type { ServerResponse } from 'node:http';
 import { Subscriber, type Observable, type Subscription } from 'rxjs';
+import { atBurstEnd } from '../lib/burst.js';
 import { spacedRawDataOf } from '../lib/decode/raw-data.js';
 import { isTerminalType } from '../lib/events/guards.js';
 import type { ResponseStreamEvent } from '../lib/events/responses.js';
@@ -206,7 +207,17 @@ export function pumpSSE(o: PumpOptions): Pump {
     if (pending.length >= FLUSH_AT) flush();
     else if (!scheduled) {
       scheduled = true;
-      process.nextTick(flush);
+      // At the end of the upstream read that brought it (lib/burst.ts), after the log's append: no tick queued.
+      if (!atBurstEnd(flushAtBurstEnd)) process.nextTick(flush);
+    }
+  };
+
+  /** A burst's end runs other ends too (the log's append): what the write throws stays the pump's, as on a tick. */
+  const flushAtBurstEnd = (): void => {
+    try {
+      flush();
+    } catch (e) {
+      reportUnhandled(e);
     }
   };
 
