@@ -14,8 +14,8 @@ type Index = Float64Array<ArrayBufferLike>;
 interface Utf8 {
   alloc(size: number): Bytes;
   length(s: string): number;
-  /** Writes `s` (`length(s)` bytes, which fit) at `at`. */
-  write(into: Bytes, s: string, at: number): void;
+  /** Writes `s` at `at` (room for `length(s)` bytes there) and answers how many bytes it wrote. */
+  write(into: Bytes, s: string, at: number): number;
   read(from: Bytes, start: number, end: number): string;
 }
 
@@ -23,7 +23,7 @@ const nodeUtf8 = (): Utf8 => ({
   // Not from Buffer's shared pool: a small store would pin an 8 KB slab for as long as its stream is kept.
   alloc: (size) => Buffer.allocUnsafeSlow(size) as unknown as Bytes,
   length: (s) => Buffer.byteLength(s, 'utf8'),
-  write: (into, s, at) => void (into as unknown as Buffer).write(s, at, 'utf8'),
+  write: (into, s, at) => (into as unknown as Buffer).write(s, at, 'utf8'),
   read: (from, start, end) => (from as unknown as Buffer).toString('utf8', start, end),
 });
 
@@ -33,7 +33,7 @@ const webUtf8 = (): Utf8 => {
   return {
     alloc: (size) => new Uint8Array(size),
     length: (s) => encoder.encode(s).length,
-    write: (into, s, at) => void encoder.encodeInto(s, into.subarray(at)),
+    write: (into, s, at) => encoder.encodeInto(s, into.subarray(at)).written,
     read: (from, start, end) => decoder.decode(from.subarray(start, end)),
   };
 };
@@ -44,6 +44,9 @@ const EMPTY_INDEX: Index = new Float64Array(0);
 
 /** The size an event is charged (`maxBytes`): the UTF-8 length of the text it is stored as. */
 export const byteLength = (text: string): number => utf8.length(text);
+
+/** The most UTF-8 bytes a text of `length` UTF-16 units can take (3 per unit: a pair's 4 bytes are 2 units). */
+export const mostBytes = (length: number): number => 3 * length;
 
 /**
  * A stream's stored events: append-only, sequence numbers increasing. An append stages its events past the
@@ -61,17 +64,25 @@ export class StoredEvents {
   private staged = 0;
   private stagedBytes = 0;
 
-  /** Stages an event stored as `text` (its JSON, `size` bytes of UTF-8), numbered `seq` (above every other). */
-  stage(seq: number, text: string, size: number): void {
+  /**
+   * Stages an event stored as `text` (its JSON), numbered `seq` (above every other), and answers its size in bytes
+   * (`measured` when the caller measured it). Where the room left holds its most bytes, the text is encoded once, not
+   * measured first; else it is measured, and the array grows as it would for that size.
+   */
+  stage(seq: number, text: string, measured?: number): number {
     const at = this.bytes + this.stagedBytes;
     const i = this.count + this.staged;
-    if (at + size > this.data.length) this.data = grown(this.data, at, at + size, utf8.alloc);
+    if (at + (measured ?? mostBytes(text.length)) > this.data.length) {
+      const need = at + (measured ?? utf8.length(text));
+      if (need > this.data.length) this.data = grown(this.data, at, need, utf8.alloc);
+    }
     if (2 * i + 2 > this.index.length) this.index = grownIndex(this.index, 2 * i, 2 * i + 2);
-    utf8.write(this.data, text, at);
+    const size = utf8.write(this.data, text, at);
     this.index[2 * i] = seq;
     this.index[2 * i + 1] = at + size;
     this.staged++;
     this.stagedBytes += size;
+    return size;
   }
 
   /** Stores the staged events. */

@@ -3,7 +3,7 @@ import { EventLogError } from '../errors.js';
 import { nonNegativeInt, nonNegativeNumber, optionalFunction, positiveDurationMs } from '../options.js';
 import { rawDataOf } from '../decode/raw-data.js';
 import type { ResponseStreamEvent } from '../events/responses.js';
-import { byteLength, StoredEvents } from './memory-events.js';
+import { byteLength, mostBytes, StoredEvents } from './memory-events.js';
 import { isTerminalEvent, scopeKey } from './scope.js';
 import type { EventLog, Lease, LogEnd, LogScope, LogState } from './types.js';
 import { appendsSync, type SyncAppend } from './sync-append.js';
@@ -135,11 +135,16 @@ export function memoryEventLog(options: MemoryEventLogOptions = {}): EventLog {
         const n = e.sequence_number;
         if (typeof n !== 'number' || !Number.isFinite(n) || (last !== undefined && n <= last)) continue;
         const text = textOf(e);
-        const size = byteLength(text);
         count++;
-        bytes += size;
         last = n;
-        if (stored.count + count <= maxEvents && stored.bytes + bytes <= maxBytes) stored.stage(n, text, size);
+        // Far from maxBytes (the text's most bytes fit): encoded once, its size the bytes written; else measured first.
+        if (stored.count + count > maxEvents) bytes += byteLength(text);
+        else if (stored.bytes + bytes + mostBytes(text.length) <= maxBytes) bytes += stored.stage(n, text);
+        else {
+          const size = byteLength(text);
+          bytes += size;
+          if (stored.bytes + bytes <= maxBytes) stored.stage(n, text, size);
+        }
         if (isTerminalEvent(e)) {
           terminal = true;
           break;

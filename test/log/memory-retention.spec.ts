@@ -259,3 +259,66 @@ describe('memoryEventLog: limits per stream, through persistTo', () => {
     }
   });
 });
+
+describe('memoryEventLog: an event is charged its UTF-8 bytes, to the byte', () => {
+  // The log encodes an event once where its text's most bytes (3 per UTF-16 unit) fit under maxBytes, and
+  // measures it first where they do not: both must charge the same bytes, and store the text as it was.
+  test.each([
+    ['ASCII', 'plain text'],
+    ['2-byte', 'caf\u00e9 na\u00efve'],
+    ['3-byte', '\u20ac \u2713 \u4e2d\u6587'],
+    ['4-byte pairs', '\u{1F600}\u{1F680}'],
+    ['a lone surrogate', 'a\ud800b'],
+  ])('%s: a stream exactly at maxBytes is stored; one byte over, the append fails', async (_name, text) => {
+    const events = [created('resp_bytes'), delta(1, text), delta(2, `${text} again`)];
+    const bytes = events.reduce((n, e) => n + Buffer.byteLength(JSON.stringify(e)), 0);
+    for (const [maxBytes, fits] of [[bytes, true], [bytes - 1, false]] as const) {
+      const log = memoryEventLog({ maxBytes });
+      try {
+        const s = { responseId: 'resp_bytes' };
+        const { token } = await log.acquire(s, 60_000);
+        const appended = log.append(s, token, events);
+        if (fits) {
+          await appended;
+          const stored = await log.read(s, undefined);
+          expect(stored).toEqual(events);
+        } else {
+          await expect(appended).rejects.toMatchObject({ reason: 'limit' });
+          expect(await log.read(s, undefined)).toEqual([]);
+        }
+        // Event by event, the same: the last one is the one that does not fit.
+        const t = { responseId: 'resp_bytes_2' };
+        const lease = await log.acquire(t, 60_000);
+        await log.append(t, lease.token, events.slice(0, 2));
+        const last = log.append(t, lease.token, events.slice(2));
+        if (fits) await last;
+        else await expect(last).rejects.toMatchObject({ reason: 'limit' });
+        expect((await log.read(t, undefined)).length).toBe(fits ? 3 : 2);
+      } finally {
+        await log.close();
+      }
+    }
+  });
+});
+
+describe('memoryEventLog: stored text', () => {
+  test('events of every length of multi-byte text, appended one by one and in batches, read back as they were', async () => {
+    const log = memoryEventLog();
+    try {
+      // Mostly 3 bytes per character, every length: some event then meets a store whose room left holds its
+      // characters but not its bytes. A few of 2 and 4 bytes between them.
+      const texts = Array.from({ length: 160 }, (_, k) => (k % 10 === 3 ? '\u00e9' : k % 10 === 7 ? '\u{1F600}' : '\u20ac').repeat(1 + k));
+      const events = [created('resp_text'), ...texts.map((t, i) => delta(i + 1, t))];
+      const s = { responseId: 'resp_text' };
+      const { token } = await log.acquire(s, 60_000);
+      for (let i = 0; i < events.length; ) {
+        const n = 1 + (i % 3);
+        await log.append(s, token, events.slice(i, i + n));
+        i += n;
+      }
+      expect(await log.read(s, undefined)).toEqual(events);
+    } finally {
+      await log.close();
+    }
+  });
+});
