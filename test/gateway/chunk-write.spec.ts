@@ -159,3 +159,41 @@ test('a pipelined answer, queued behind the one on the socket, goes through res.
     await s.close();
   }
 });
+
+test('a client that does not read: what waits in the socket is never overwritten by the next chunks; it reads every byte in order', async () => {
+  // Pieces of distinct text, small enough to be encoded in the shared buffer, many more than the socket takes.
+  const pieces = Array.from({ length: 240 }, (_, i) => `${String(i).padStart(4, '0')}${String.fromCharCode(97 + (i % 26)).repeat(20_000)}é\n`);
+  let backedUp = false;
+  const s = await serve((_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.flushHeaders();
+    for (const p of pieces) if (!writeChunk(res, p).ok) backedUp = true;
+    res.end();
+  });
+  try {
+    const sock = connect(s.port, '127.0.0.1');
+    sock.pause(); // nothing read until every piece was written
+    sock.write('GET / HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n');
+    await new Promise((r) => setTimeout(r, 300));
+    const parts: Buffer[] = [];
+    sock.on('data', (c: Buffer) => parts.push(c));
+    sock.resume();
+    await once(sock, 'end');
+    expect(backedUp).toBe(true);
+    const raw = Buffer.concat(parts as unknown as Uint8Array[]).toString('latin1');
+    const body = raw.slice(raw.indexOf('\r\n\r\n') + 4);
+    // De-chunked by hand: every chunk's size line is right, and the text is the pieces in order.
+    let text = '';
+    for (let at = 0; ; ) {
+      const eol = body.indexOf('\r\n', at);
+      const size = parseInt(body.slice(at, eol), 16);
+      if (size === 0) break;
+      text += body.slice(eol + 2, eol + 2 + size);
+      expect(body.slice(eol + 2 + size, eol + 4 + size)).toBe('\r\n');
+      at = eol + 4 + size;
+    }
+    expect(Buffer.from(text, 'latin1').toString('utf8')).toBe(pieces.join(''));
+  } finally {
+    await s.close();
+  }
+});
