@@ -52,7 +52,7 @@ export function writeChunk(res: ServerResponse, text: string): ChunkWritten {
   const counter = counters.get(res);
   const sock = text.length === 0 ? undefined : directSocket(res, counter);
   if (sock === undefined) return { ok: res.write(Buffer.from(text)), drainOn: res };
-  if (sock.writableLength === 0 && 3 * text.length + SIZE_ROOM + 2 <= SCRATCH_BYTES && !(sock as { encrypted?: unknown }).encrypted) {
+  if (text.length >= SCRATCH_FROM && 3 * text.length + SIZE_ROOM + 2 <= SCRATCH_BYTES && sock.writableLength === 0 && !(sock as { encrypted?: unknown }).encrypted) {
     return { ok: writeFromScratch(sock, text, counter), drainOn: sock };
   }
   const n = Buffer.byteLength(text);
@@ -71,12 +71,18 @@ export function writeChunk(res: ServerResponse, text: string): ChunkWritten {
 }
 
 /**
- * The buffer chunks are encoded in: one pass over the text, and no buffer made per write (a bulk flush of 16K
- * characters was a fresh 16–48 KB one). Used only while its socket holds nothing (`writableLength` 0): every write
- * from it was then taken whole (what the kernel took is a copy), none still waits in it. Not for TLS sockets.
+ * The buffer chunks are encoded in, shared by every answer: one pass over the text, and no buffer made per write (a
+ * bulk flush of 16K characters was a fresh 16–48 KB one). A socket that keeps a write (its buffer full, corked)
+ * keeps the buffer: it is given up then, and the next write makes another. Written to only for a socket that holds
+ * nothing (its bytes would go behind what waits there anyway). Not for TLS sockets (their record layer).
  */
 let scratch: Buffer | undefined;
 const SCRATCH_BYTES = 64 * 1024;
+/**
+ * Texts shorter than this take a buffer of their own, from Node's pool (a paced delta): a kept write then pins the
+ * pool's 8 KB, where a view of the scratch would pin 64 KB for each slow client.
+ */
+const SCRATCH_FROM = 4096;
 /** Room for the size line before the text: 8 hex digits (the scratch's size is less) and CRLF. */
 const SIZE_ROOM = 10;
 
@@ -92,5 +98,8 @@ function writeFromScratch(sock: Socket, text: string, counter: Counter | undefin
   buf[SIZE_ROOM + n] = 13;
   buf[SIZE_ROOM + n + 1] = 10;
   counter?.count(n);
-  return sock.write(buf.subarray(start, SIZE_ROOM + n + 2) as unknown as Uint8Array);
+  const ok = sock.write(buf.subarray(start, SIZE_ROOM + n + 2) as unknown as Uint8Array);
+  // Not taken whole at once: the socket (or libuv) holds a view of it until then; another socket must not write over it.
+  if (sock.writableLength !== 0) scratch = undefined;
+  return ok;
 }

@@ -180,20 +180,76 @@ test('a client that does not read: what waits in the socket is never overwritten
     sock.resume();
     await once(sock, 'end');
     expect(backedUp).toBe(true);
-    const raw = Buffer.concat(parts as unknown as Uint8Array[]).toString('latin1');
-    const body = raw.slice(raw.indexOf('\r\n\r\n') + 4);
     // De-chunked by hand: every chunk's size line is right, and the text is the pieces in order.
-    let text = '';
-    for (let at = 0; ; ) {
-      const eol = body.indexOf('\r\n', at);
-      const size = parseInt(body.slice(at, eol), 16);
-      if (size === 0) break;
-      text += body.slice(eol + 2, eol + 2 + size);
-      expect(body.slice(eol + 2 + size, eol + 4 + size)).toBe('\r\n');
-      at = eol + 4 + size;
-    }
+    const text = dechunk(Buffer.concat(parts as unknown as Uint8Array[]).toString('latin1'));
     expect(Buffer.from(text, 'latin1').toString('utf8')).toBe(pieces.join(''));
   } finally {
     await s.close();
   }
 });
+
+test('two answers, one to a client that does not read: what waits in its socket is never overwritten by chunks to the other', async () => {
+  const pieces = (tag: string): string[] => Array.from({ length: 200 }, (_, i) => `${tag}${String(i).padStart(4, '0')}${String.fromCharCode(97 + (i % 26)).repeat(20_000)}\n`);
+  const slow = pieces('S');
+  const fast = pieces('F');
+  const answers: ServerResponse[] = [];
+  let backedUp = false;
+  const s = await serve((_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.flushHeaders();
+    answers.push(res);
+    if (answers.length < 2) return;
+    // Both heads out: a piece to each in turn, the slow client's socket backing up while the fast one's drains.
+    const [a, b] = answers as [ServerResponse, ServerResponse];
+    let i = 0;
+    const next = (): void => {
+      for (; i < slow.length; i++) {
+        if (!writeChunk(a, slow[i]!).ok) backedUp = true;
+        if (!writeChunk(b, fast[i]!).ok) {
+          i++;
+          b.socket!.once('drain', next);
+          return;
+        }
+      }
+      a.end();
+      b.end();
+    };
+    next();
+  });
+  const read = async (paused: boolean): Promise<string> => {
+    const sock = connect(s.port, '127.0.0.1');
+    if (paused) sock.pause();
+    sock.write('GET / HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n');
+    if (paused) await new Promise((r) => setTimeout(r, 600));
+    const parts: Buffer[] = [];
+    sock.on('data', (c: Buffer) => parts.push(c));
+    sock.resume();
+    await once(sock, 'end');
+    return Buffer.concat(parts as unknown as Uint8Array[]).toString('latin1');
+  };
+  try {
+    const slowText = read(true);
+    await new Promise((r) => setTimeout(r, 50));
+    const [rawSlow, rawFast] = await Promise.all([slowText, read(false)]);
+    expect(backedUp).toBe(true);
+    expect(dechunk(rawSlow)).toBe(slow.join(''));
+    expect(dechunk(rawFast)).toBe(fast.join(''));
+  } finally {
+    await s.close();
+  }
+});
+
+/** The body of a raw chunked answer, each chunk's size line and CRLF checked. */
+function dechunk(raw: string): string {
+  const body = raw.slice(raw.indexOf('\r\n\r\n') + 4);
+  let text = '';
+  for (let at = 0; ; ) {
+    const eol = body.indexOf('\r\n', at);
+    const size = parseInt(body.slice(at, eol), 16);
+    if (!(size > 0)) break;
+    text += body.slice(eol + 2, eol + 2 + size);
+    expect(body.slice(eol + 2 + size, eol + 4 + size)).toBe('\r\n');
+    at = eol + 4 + size;
+  }
+  return text;
+}
