@@ -3,7 +3,7 @@
 // per character, before the string scan's 2026-12-03 rework: docs/performance.md, the gateway's eighth round). A
 // "maybe" sends the read through the exact scan on the string (`credentialRanges`), so the masks are the same:
 // this test may answer "maybe" too often, never "no" where that scan finds something.
-import { isWordChar, MIN_EDGE_CHARS, MIN_RUN_CHARS, runSlotOfBytes, STRIDE, TRI_CHARS, triOfBytes, type PreparedSecrets } from './redact.js';
+import { isWordChar, MIN_EDGE_CHARS, MIN_RUN_CHARS, runSlotOfBytes, SHAPE_PREFIX, STRIDE, TRI_CHARS, triOfBytes, type PreparedSecrets } from './redact.js';
 
 /**
  * The places to look at closer, as one expression: each secret's first and last MIN_EDGE characters and the
@@ -18,7 +18,7 @@ function placesOf(secrets: PreparedSecrets): { readonly re: RegExp; readonly edg
     const edges = new Set(secrets.list.flatMap((p) => [p.head, p.tail]));
     const escaped = [...edges].map((e) => e.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&'));
     // The shapes first: where one starts, it is the match (a maybe), whatever edge starts there too.
-    found = { re: new RegExp(['sk-', 'sess-', 'eyJ', '[bB](?:[eE][aA][rR][eE][rR]|[aA][sS][iI][cC])', ...escaped].join('|'), 'g'), edges };
+    found = { re: new RegExp([SHAPE_PREFIX.source, ...escaped].join('|'), 'g'), edges };
     places.set(secrets, found);
   }
   return found;

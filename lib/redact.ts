@@ -185,8 +185,11 @@ function markSecret(text: string, prepared: PreparedSecret, ranges: Array<[numbe
   }
 }
 
-/** Whether a text may hold a shape: `sk-`, `sess-`, `eyJ`, or `/bearer|basic/i` (spelt out: faster than the `i` flag). */
-const SHAPE_PREFIX = /sk-|sess-|eyJ|[bB](?:[eE][aA][rR][eE][rR]|[aA][sS][iI][cC])/;
+/**
+ * @internal Whether a text may hold a shape: `sk-`, `sess-`, `eyJ`, or `/bearer|basic/i` (spelt out: faster than the
+ * `i` flag). The test on bytes (redact-bytes.ts) looks for the same prefixes.
+ */
+export const SHAPE_PREFIX = /sk-|sess-|eyJ|[bB](?:[eE][aA][rR][eE][rR]|[aA][sS][iI][cC])/;
 
 /** Marks every match of a credential shape; `AUTH_SCHEME` marks its token only (the scheme word stays readable). */
 function markShapes(text: string, ranges: Array<[number, number]>, textStart: boolean): void {
