@@ -56,15 +56,10 @@ export function writeChunk(res: ServerResponse, text: string): ChunkWritten {
     return { ok: writeFromScratch(sock, text, counter), drainOn: sock };
   }
   const n = Buffer.byteLength(text);
-  const size = n.toString(16);
-  const head = size.length + 2;
+  const head = n.toString(16).length + 2;
   const chunk = Buffer.allocUnsafe(head + n + 2);
-  chunk.write(size, 0, 'latin1');
-  chunk[head - 2] = 13;
-  chunk[head - 1] = 10;
   chunk.write(text, head, 'utf8');
-  chunk[head + n] = 13;
-  chunk[head + n + 1] = 10;
+  sizeAround(chunk, head, n);
   counter?.count(n);
   // (A Buffer is the Uint8Array `write` takes: the DOM and Node typings disagree on its buffer's type.)
   return { ok: sock.write(chunk as unknown as Uint8Array), drainOn: sock };
@@ -90,16 +85,22 @@ function writeFromScratch(sock: Socket, text: string, counter: Counter | undefin
   const buf = (scratch ??= Buffer.allocUnsafeSlow(SCRATCH_BYTES));
   // The text first (its UTF-8 length is what Buffer.write answers), then its size line right before it.
   const n = buf.write(text, SIZE_ROOM, 'utf8');
-  const size = n.toString(16);
-  const start = SIZE_ROOM - 2 - size.length;
-  buf.write(size, start, 'latin1');
-  buf[SIZE_ROOM - 2] = 13;
-  buf[SIZE_ROOM - 1] = 10;
-  buf[SIZE_ROOM + n] = 13;
-  buf[SIZE_ROOM + n + 1] = 10;
+  const start = sizeAround(buf, SIZE_ROOM, n);
   counter?.count(n);
   const ok = sock.write(buf.subarray(start, SIZE_ROOM + n + 2) as unknown as Uint8Array);
   // Not taken whole at once: the socket (or libuv) holds a view of it until then; another socket must not write over it.
   if (sock.writableLength !== 0) scratch = undefined;
   return ok;
+}
+
+/** Makes the `n` bytes at `at` of `buf` a chunk: its size line (hex, CRLF) right before them, CRLF after; answers where it starts. */
+function sizeAround(buf: Buffer, at: number, n: number): number {
+  const size = n.toString(16);
+  const start = at - 2 - size.length;
+  buf.write(size, start, 'latin1');
+  buf[at - 2] = 13;
+  buf[at - 1] = 10;
+  buf[at + n] = 13;
+  buf[at + n + 1] = 10;
+  return start;
 }
