@@ -189,18 +189,18 @@ test('a client that does not read: what waits in the socket is never overwritten
 });
 
 test('two answers, one to a client that does not read: what waits in its socket is never overwritten by chunks to the other', async () => {
-  const pieces = (tag: string): string[] => Array.from({ length: 200 }, (_, i) => `${tag}${String(i).padStart(4, '0')}${String.fromCharCode(97 + (i % 26)).repeat(20_000)}\n`);
+  const pieces = (tag: string): string[] => Array.from({ length: 500 }, (_, i) => `${tag}${String(i).padStart(4, '0')}${String.fromCharCode(97 + (i % 26)).repeat(20_000)}\n`);
   const slow = pieces('S');
   const fast = pieces('F');
-  const answers: ServerResponse[] = [];
+  const answers = new Map<string, ServerResponse>();
   let backedUp = false;
-  const s = await serve((_req, res) => {
+  const s = await serve((req, res) => {
     res.writeHead(200, { 'content-type': 'text/event-stream' });
     res.flushHeaders();
-    answers.push(res);
-    if (answers.length < 2) return;
+    answers.set(req.url ?? '', res);
+    if (answers.size < 2) return;
     // Both heads out: a piece to each in turn, the slow client's socket backing up while the fast one's drains.
-    const [a, b] = answers as [ServerResponse, ServerResponse];
+    const [a, b] = [answers.get('/slow')!, answers.get('/fast')!];
     let i = 0;
     const next = (): void => {
       for (; i < slow.length; i++) {
@@ -219,7 +219,7 @@ test('two answers, one to a client that does not read: what waits in its socket 
   const read = async (paused: boolean): Promise<string> => {
     const sock = connect(s.port, '127.0.0.1');
     if (paused) sock.pause();
-    sock.write('GET / HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n');
+    sock.write(`GET /${paused ? 'slow' : 'fast'} HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n`);
     if (paused) await new Promise((r) => setTimeout(r, 600));
     const parts: Buffer[] = [];
     sock.on('data', (c: Buffer) => parts.push(c));
