@@ -5,12 +5,13 @@
 // a bound; past it the source is let go for the log when the log records the stream, else the stream ends.
 import type { ServerResponse } from 'node:http';
 import { Subscriber, type Observable, type Subscription } from 'rxjs';
-import { atBurstEnd } from '../lib/burst.js';
+import { inBurst } from '../lib/burst.js';
 import { spacedRawDataOf } from '../lib/decode/raw-data.js';
 import { isTerminalType } from '../lib/events/guards.js';
 import type { ResponseStreamEvent } from '../lib/events/responses.js';
 import { reportUnhandled } from '../lib/report-unhandled.js';
 import { responsesErrorFrame } from '../lib/sse/error-frame.js';
+import { afterReads as sharedAfterReads, type AfterReads } from './after-reads.js';
 import { writeChunk, type DrainSource } from './chunk-write.js';
 import { GatewayStreamError } from './stream-errors.js';
 
@@ -83,6 +84,8 @@ export interface PumpOptions {
   readonly onEvent?: () => void;
   /** Once, when the pump is done (ended, failed, or the client left). */
   readonly onDone: () => void;
+  /** Where an upstream read's writes wait for the turn's other reads: the gateway's shared queue unless given (a test's clock). */
+  readonly afterReads?: AfterReads;
 }
 
 /** How the live source of a stream's starting client is held for a client that reads slower than it sends. */
@@ -107,6 +110,7 @@ const FLUSH_AT = 16 * 1024;
 /** Streams events from `open` to `res` until the source completes, fails, or the client leaves. */
 export function pumpSSE(o: PumpOptions): Pump {
   const { res } = o;
+  const afterReads = o.afterReads ?? sharedAfterReads;
   let last = o.startingAfter;
   let attempt = 0;
   let sub: Subscription | undefined;
@@ -207,17 +211,10 @@ export function pumpSSE(o: PumpOptions): Pump {
     if (pending.length >= FLUSH_AT) flush();
     else if (!scheduled) {
       scheduled = true;
-      // At the end of the upstream read that brought it (lib/burst.ts), after the log's append: no tick queued.
-      if (!atBurstEnd(flushAtBurstEnd)) process.nextTick(flush);
-    }
-  };
-
-  /** A burst's end runs other ends too (the log's append): what the write throws stays the pump's, as on a tick. */
-  const flushAtBurstEnd = (): void => {
-    try {
-      flush();
-    } catch (e) {
-      reportUnhandled(e);
+      // From an upstream read (lib/burst.ts): with the other streams' writes of this turn, after its reads
+      // (after-reads.ts); from the log: on a tick, once the events it handed over at once are joined.
+      if (inBurst()) afterReads(flush);
+      else process.nextTick(flush);
     }
   };
 

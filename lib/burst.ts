@@ -32,6 +32,11 @@ function endBurst(): void {
   if (failed) throw failure;
 }
 
+/** Whether a burst is under way (what runs now came from an upstream read). */
+export function inBurst(): boolean {
+  return depth > 0;
+}
+
 /** Calls `f` at the end of the burst under way and answers true; answers false outside a burst. */
 export function atBurstEnd(f: () => void): boolean {
   if (depth === 0) return false;
