@@ -2,12 +2,17 @@
 // check phase, right after the I/O phase). A paced upstream brings many streams' reads in one turn; written one
 // after another, their clients' sockets wake each client process once for several writes instead of once per write,
 // and a wake of a sleeping process is most of a small write's kernel time (docs/performance.md, the tenth round).
+import { atBurstEnd } from '../lib/burst.js';
 import { reportUnhandled } from '../lib/report-unhandled.js';
 
 /** How long a write may wait for the rest of its turn: a turn longer than that (an overloaded loop) writes at once. */
 export const AFTER_READS_MAX_WAIT_MS = 1;
 
-/** Calls each `f` given to it once the turn's reads have run, in the order given, or when the first waited `maxWaitMs`. */
+/**
+ * Calls each `f` given to it once the turn's reads have run, in the order given, or when the first waited
+ * `maxWaitMs`: then at the end of the read under way (lib/burst.ts), so that a write still follows the log's append
+ * of what that read brought (which the log's writer makes at that end too, registered first), else at once.
+ */
 export type AfterReads = (f: () => void) => void;
 
 /** A queue of its own (a test's clock); the gateway's pumps share `afterReads`. */
@@ -15,8 +20,11 @@ export function afterReadsQueue(maxWaitMs: number = AFTER_READS_MAX_WAIT_MS, now
   let queue: (() => void)[] = [];
   let firstAt = 0;
   let armed = false;
+  /** A run waits for the end of the read under way (the bound passed within a read). */
+  let atEnd = false;
 
   const run = (): void => {
+    atEnd = false;
     const list = queue;
     queue = [];
     // Each on its own: what one write throws is reported, never stops another stream's write.
@@ -41,7 +49,10 @@ export function afterReadsQueue(maxWaitMs: number = AFTER_READS_MAX_WAIT_MS, now
         armed = true;
         setImmediate(onImmediate);
       }
-    } else if (now() - firstAt >= maxWaitMs) run();
+    } else if (!atEnd && now() - firstAt >= maxWaitMs) {
+      if (atBurstEnd(run)) atEnd = true;
+      else run();
+    }
   };
 }
 

@@ -7,7 +7,7 @@ import { readFile } from 'node:fs';
 import { config, Subject } from 'rxjs';
 import { afterReadsQueue } from '../../gateway/after-reads';
 import { pumpSSE } from '../../gateway/sse';
-import { burstEnded, burstStarts } from '../../lib/burst';
+import { atBurstEnd, burstEnded, burstStarts } from '../../lib/burst';
 import type { ResponseStreamEvent } from '../../lib/events/responses';
 
 const turnOver = (): Promise<void> => new Promise((r) => setImmediate(r));
@@ -64,6 +64,23 @@ describe('afterReadsQueue', () => {
     expect(calls).toEqual([1, 2, 3, 4, 5]);
     await turnOver();
     expect(calls).toEqual([1, 2, 3, 4, 5]);
+  });
+
+  it('past the bound within a read, runs them at the end of that read, after what that end was given before', async () => {
+    let now = 0;
+    const q = afterReadsQueue(1, () => now);
+    const calls: string[] = [];
+    q(() => calls.push('earlier read'));
+    now = 2;
+    read(() => {
+      atBurstEnd(() => calls.push("the read's append"));
+      q(() => calls.push('this read'));
+      q(() => calls.push('this read, again'));
+      expect(calls).toEqual([]);
+    });
+    expect(calls).toEqual(["the read's append", 'earlier read', 'this read', 'this read, again']);
+    await turnOver();
+    expect(calls).toHaveLength(4);
   });
 
   it('one that throws is reported and stops none of the others', async () => {
