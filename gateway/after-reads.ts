@@ -5,7 +5,7 @@
 import { atBurstEnd } from '../lib/burst.js';
 import { reportUnhandled } from '../lib/report-unhandled.js';
 
-/** How long a write may wait for the rest of its turn: a turn longer than that (an overloaded loop) writes at once. */
+/** How long a write may wait for the rest of its turn: past it (an overloaded loop), the next write queued sends them all, at the end of its read. */
 export const AFTER_READS_MAX_WAIT_MS = 1;
 
 /**
