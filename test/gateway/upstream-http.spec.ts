@@ -6,6 +6,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { createGateway, type Gateway } from '../../gateway/index';
+import { nodeUpstream } from '../../gateway/upstream-http';
 import { closeServer, listen } from './helpers';
 
 const KEY = 'sk-proj-upstreamKEY0123456789abcdef';
@@ -206,6 +207,55 @@ describe('the default upstream (node:http)', () => {
     await closeServer(gw.server);
     await gw.gateway.close();
     await closeServer(up.server);
+  });
+});
+
+// A body read by pulling (a forwarded answer to a slow client) gathers at most a megabyte unread: then the answer,
+// and with it the connection, pauses until the next read.
+describe('the default upstream\'s unread body', () => {
+  it('stops reading the connection while a megabyte waits unread, then reads all of it, in order', async () => {
+    const PIECE = 64 * 1024;
+    const TOTAL = 24 * 1024 * 1024; // more than the loopback's socket buffers hold: the upstream cannot finish unread
+    const pieceAt = (i: number): Buffer => Buffer.alloc(PIECE, i % 251);
+    let written = 0;
+    let finished = false;
+    const server = createServer((req, res) => {
+      res.writeHead(200, { 'content-type': 'application/octet-stream' });
+      res.on('finish', () => (finished = true));
+      const write = (): void => {
+        while (written < TOTAL) {
+          const more = res.write(pieceAt(written / PIECE));
+          written += PIECE;
+          if (!more) return void res.once('drain', write);
+        }
+        res.end();
+      };
+      write();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const upstream = nodeUpstream();
+    try {
+      const answer = await upstream.request(`http://127.0.0.1:${(server.address() as AddressInfo).port}/big`, { method: 'GET' }, []);
+      const reader = answer.body!.getReader();
+      // Unread: the upstream's writes stop short of the end (until they have not moved for 300 ms).
+      let seen = -1;
+      for (let still = 0; still < 6; still = written === seen ? still + 1 : 0) {
+        seen = written;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(finished).toBe(false);
+      expect(written).toBeLessThan(TOTAL);
+      // Read: every byte, in order, and the upstream finishes.
+      const chunks: Uint8Array[] = [];
+      for (let r = await reader.read(); !r.done; r = await reader.read()) chunks.push(r.value);
+      const all = Buffer.concat(chunks);
+      expect(all.length).toBe(TOTAL);
+      for (let i = 0; i < TOTAL / PIECE; i++) if (all[i * PIECE] !== i % 251 || all[i * PIECE + PIECE - 1] !== i % 251) throw new Error(`piece ${i} is out of place`);
+      await until(() => finished);
+    } finally {
+      upstream.close();
+      await closeServer(server);
+    }
   });
 });
 
