@@ -4,6 +4,8 @@
 //   - gateway, Redis log          createGateway({ log: 'redis://…' }) (a redis-server started here; skipped without one)
 //   - byte proxy                  node:http piping the upstream body
 //   - openai SDK proxy            client.responses.create({ stream: true }) re-encoded as SSE
+//   - event proxy                 handwritten, no library: each event's JSON parsed, written again with its `id:`
+//                                 (an indication of the floor of any proxy that reads the events; not in a target)
 //
 //   node scripts/build.mjs && node --expose-gc bench/gateway.mjs [--quick] [--check] [--only gateway,byte,...]
 //     [--streams 10] [--events 2000] [--rounds 3] [--rate1 200] [--rate 10] [--many 1000] [--paced-rounds 3] [--sections bulk,paced,idle]
@@ -258,6 +260,54 @@ async function proxyRole() {
       const up = http.request({ host: base.hostname, port: base.port, path: req.url, method: req.method, headers, agent }, (ur) => {
         res.writeHead(ur.statusCode ?? 502, Object.fromEntries(Object.entries(ur.headers).filter(([k]) => !HOP.has(k))));
         ur.pipe(res);
+      });
+      up.on('error', () => (res.headersSent ? res.destroy() : res.writeHead(502).end()));
+      res.on('close', () => { if (!res.writableFinished) up.destroy(); });
+      req.pipe(up);
+    };
+  } else if (kind === 'events') {
+    // A handwritten proxy that reads the events, no library: what any gateway that numbers or logs events must do
+    // at least. Each upstream read's text cut into frames at their blank lines, each event's JSON parsed (its
+    // sequence_number), all of the read's frames written again, `id:` first, in one write, the writes of a turn of
+    // the event loop made together after its reads (as the gateway's, gateway/after-reads.ts: a client process is
+    // woken once for several). No masking, no validation, no log, no backpressure: an indication of the floor, not
+    // a contender that could replace one.
+    const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
+    const base = new URL(upstream);
+    let queued = [];
+    const writeQueued = () => {
+      const list = queued;
+      queued = [];
+      for (let i = 0; i < list.length; i += 2) if (!list[i].writableEnded) list[i].write(list[i + 1]);
+    };
+    handler = (req, res) => {
+      const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => !HOP.has(k)));
+      if (req.headers['content-length']) headers['content-length'] = req.headers['content-length'];
+      const up = http.request({ host: base.hostname, port: base.port, path: req.url, method: req.method, headers, agent }, (ur) => {
+        if (ur.statusCode !== 200) {
+          res.writeHead(ur.statusCode ?? 502, Object.fromEntries(Object.entries(ur.headers).filter(([k]) => !HOP.has(k))));
+          return void ur.pipe(res);
+        }
+        res.writeHead(200, SSE_HEADERS);
+        ur.setEncoding('utf8');
+        let rest = '';
+        ur.on('data', (text) => {
+          const all = rest === '' ? text : rest + text;
+          let out = '';
+          let at = 0;
+          for (let end = all.indexOf('\n\n', at); end !== -1; at = end + 2, end = all.indexOf('\n\n', at)) {
+            const d = all.indexOf('data: ', at);
+            const seq = d !== -1 && d < end ? JSON.parse(all.slice(d + 6, end)).sequence_number : undefined;
+            out += `${seq === undefined ? '' : `id: ${seq}\n`}${all.slice(at, end)}\n\n`;
+          }
+          rest = all.slice(at);
+          if (out === '') return;
+          if (queued.length === 0) setImmediate(writeQueued);
+          queued.push(res, out);
+        });
+        // After the turn's writes (an end in the same turn would come before them).
+        ur.on('end', () => setImmediate(() => res.end()));
+        ur.on('error', () => res.destroy());
       });
       up.on('error', () => (res.headersSent ? res.destroy() : res.writeHead(502).end()));
       res.on('close', () => { if (!res.writableFinished) up.destroy(); });
@@ -641,6 +691,7 @@ async function main() {
     { name: 'gateway, in-memory log', kind: 'gateway-memory' },
     { name: 'gateway, Redis log', kind: 'gateway-redis', skip: redis.missing && `skipped: no redis-server (${redis.missing}); set REDIS_SERVER` },
     { name: 'byte proxy (node:http pipe)', kind: 'byte' },
+    { name: 'event proxy (handwritten: parse, re-frame)', kind: 'events' },
     { name: 'openai SDK proxy (re-encoded SSE)', kind: 'sdk' },
   ].filter((d) => !ONLY || ONLY.some((o) => d.kind.includes(o)));
   // --dists a=<dist>,b=<dist>: the in-memory gateway once per build, side by side in this run (an A/B; swap the
@@ -760,14 +811,14 @@ async function main() {
   const add = (target, value, holds) => results.targets.push({ target, value, holds });
   // paced, --many streams × --rate deltas/s: the proxy's CPU per delta against the byte and SDK proxies'
   const us = (c) => c?.rows.many?.cpuUsPerEvent;
-  const cpuRatio = (who, other, otherName, max) => {
+  const cpuRatio = (who, whoName, other, otherName, max) => {
     const [x, y] = [us(who), us(other)];
-    add(`paced (${MANY} streams × ${RATE}/s): ${who === gwr ? 'gateway (Redis log)' : 'gateway (in-memory log)'} CPU per delta ≤ ${max}x the ${otherName}'s`,
+    add(`paced (${MANY} streams × ${RATE}/s): ${whoName} CPU per delta ≤ ${max}x the ${otherName}'s`,
       x && y ? `${fmt(x / y, 2)}x (${fmt(x, 1)} vs ${fmt(y, 1)} µs/delta)` : undefined, x && y ? x <= max * y : undefined);
   };
-  cpuRatio(gw, byte, 'byte proxy', 1.5);
-  cpuRatio(gw, sdk, 'SDK proxy', 0.6);
-  cpuRatio(gwr, byte, 'byte proxy', 2);
+  cpuRatio(gw, 'gateway (in-memory log)', byte, 'byte proxy', 1.5);
+  cpuRatio(gw, 'gateway (in-memory log)', sdk, 'SDK proxy', 0.6);
+  cpuRatio(gwr, 'gateway (Redis log)', byte, 'byte proxy', 2);
   // The proxy's whole p99 (upstream write → client read: an upper bound of what it adds) against the direct path's
   // (same upstream and clients, no proxy); when the direct p99 alone is ≥ 5 ms the machine is starved: n/a.
   const gm = gw?.rows.many;
@@ -791,6 +842,13 @@ async function main() {
     gi ? (rssHeld ? (gi.heapKB > 35 ? false : undefined) : gi.rssKB <= 35) : undefined);
   console.log('\n## Targets');
   table(['target', 'measured', 'holds'], results.targets.map((t) => [t.target, t.value ?? '—', t.holds === undefined ? 'n/a' : t.holds ? 'yes' : 'NO']));
+  // Not a target: where the least a proxy that reads the events must do stands against the byte proxy, in this run.
+  const events = contenders.find((c) => c.kind === 'events');
+  const [fe, fb, fg] = [us(events), us(byte), us(gw)];
+  if (fe && fb) {
+    results.floor = { eventsVsByte: fe / fb, gatewayVsEvents: fg === undefined ? undefined : fg / fe };
+    console.log(`\nThe handwritten event proxy's paced CPU per delta is ${fmt(fe / fb, 2)}x the byte proxy's (${fmt(fe, 1)} vs ${fmt(fb, 1)} µs)${fg ? `; the gateway's (in-memory log) is ${fmt(fg / fe, 2)}x the event proxy's` : ''}: an indication of the floor of any proxy that parses the events, not a target.`);
+  }
 
   for (const c of contenders) {
     results.contenders.push({ name: c.name, kind: c.kind ?? 'direct', status: status(c) ?? 'ok', bulk: c.rows.bulk, bulkMedian: c.rows.bulk ? mid(c) : undefined, paced1: c.rows.one, pacedMany: c.rows.many, idle: c.rows.idle });
