@@ -3,7 +3,7 @@
 // boundary is masked as one; a key-shaped token too long for that tail is masked, and what follows of it is
 // dropped, however long it runs.
 import { mayHoldCredential } from './redact-bytes.js';
-import { credentialRanges, escapeAround, escapeAroundIn, MASK, MIN_RUN_CHARS, PreparedSecrets, type Secrets } from './redact.js';
+import { credentialRanges, escapeAround, escapeAroundIn, isWordChar, MASK, MIN_RUN_CHARS, PreparedSecrets, type Secrets } from './redact.js';
 
 /**
  * Characters held back at the end of each piece, after its last line break: enough to see every bounded match
@@ -41,6 +41,24 @@ function tokenToEnd(text: string, at: number): boolean {
 function part(text: string, from: number, to: number): string {
   if (to - from === text.length) return text;
   return to - from > 0 && to - from < text.length >> 1 ? (' ' + text.slice(from, to)).slice(1) : text.slice(from, to);
+}
+
+/** The context after a line break that nothing before it can join (see `afterLineBreak`). */
+const LINE_BREAK = '\n';
+const SPACE = /\s/;
+
+/**
+ * Whether the text whose code at `i` is `code(i)` ends, at `cut`, with a line break that no match of a mask can
+ * cross: no secret holds one (each is split at them) and no shape but `Bearer`/`Basic` and its token's
+ * whitespace does, which a word's character before the whitespace would show. Then the line break alone is
+ * context enough (a word's edge): an SSE stream keeps nothing of an event once its blank line has come, rather
+ * than a copy of its last characters per stream until the next event (each one a survivor of V8's scavenges).
+ */
+function afterLineBreak(code: (i: number) => number, cut: number): boolean {
+  if (cut === 0 || code(cut - 1) !== 10) return false;
+  let i = cut - 2;
+  for (let c = code(i); i >= 0 && (c === 32 || (c >= 9 && c <= 13) || (c > 127 && SPACE.test(String.fromCharCode(c)))); c = code(--i));
+  return i < 0 || !isWordChar(code(i));
 }
 
 /**
@@ -120,7 +138,8 @@ export class StreamRedactor {
     const p = cut - h;
     const out = pending === '' ? piece.subarray(0, p) : Buffer.concat([Buffer.from(pending, 'latin1'), piece.subarray(0, p)] as unknown as Uint8Array[]);
     this.consumed += cut - start;
-    this.context = p >= CONTEXT ? piece.toString('latin1', p - CONTEXT, p) : head.slice(Math.max(0, cut - CONTEXT)) + piece.toString('latin1', 0, p);
+    if (afterLineBreak((i) => (i < h ? head.charCodeAt(i) : piece[i - h]!), cut)) this.context = LINE_BREAK;
+    else this.context = p >= CONTEXT ? piece.toString('latin1', p - CONTEXT, p) : head.slice(Math.max(0, cut - CONTEXT)) + piece.toString('latin1', 0, p);
     this.pending = piece.toString('latin1', p);
     this.masked = false;
     this.unchanged = pending === '' && this.pending === '' && p === piece.length;
@@ -148,18 +167,20 @@ export class StreamRedactor {
 
   private flush(final: boolean): string {
     this.masked = false;
-    const start = this.context.length;
+    // After a line break nothing before it can be part of a match: the new text is scanned alone, its start a word's edge.
+    const lineStart = this.context === LINE_BREAK;
+    const start = lineStart ? 0 : this.context.length;
     // Joined, not `+`: a flat string, where `+` makes a rope that every character read of the scan walks through.
-    const text = [this.context, this.pending].join('');
+    const text = start === 0 ? this.pending : [this.context, this.pending].join('');
     const len = text.length;
     // The context was looked at when it came: only what reaches into the new text is looked for again.
-    const ranges = credentialRanges(text, this.secrets, this.consumed === start, start);
+    const ranges = credentialRanges(text, this.secrets, lineStart || this.consumed === start, start);
     let from = start;
     if (this.inMask) {
       // The rest of the masked token: the mask already went out.
       for (const [a, b] of ranges) if (a < start && b > from) from = b;
       while (from < len && continuesToken(text.charCodeAt(from))) from++;
-      if (from === len && !final) return this.keep(text, len, '');
+      if (from === len && !final) return this.keep(text, lineStart, start, len, '');
       this.inMask = false;
     }
     // Up to a line break nothing is held back: no mask spans one, and no match before it needs what follows
@@ -188,12 +209,15 @@ export class StreamRedactor {
       }
     }
     out += text.slice(at, cut);
-    return this.keep(text, cut, out);
+    return this.keep(text, lineStart, start, cut, out);
   }
 
-  private keep(text: string, cut: number, out: string): string {
-    this.consumed += cut - this.context.length;
-    this.context = part(text, Math.max(0, cut - CONTEXT), cut);
+  /** `text[start, cut)` let out (or dropped), `text[cut…]` held; `lineStart`: a line break came just before `text`. */
+  private keep(text: string, lineStart: boolean, start: number, cut: number, out: string): string {
+    this.consumed += cut - start;
+    if (afterLineBreak((i) => text.charCodeAt(i), cut)) this.context = LINE_BREAK;
+    else if (lineStart && cut < CONTEXT) this.context = [LINE_BREAK, text.slice(0, cut)].join('');
+    else this.context = part(text, Math.max(0, cut - CONTEXT), cut);
     this.pending = part(text, cut, text.length);
     return out;
   }

@@ -166,6 +166,34 @@ describe('StreamRedactor: nothing held past a line break', () => {
     expect(r.end()).toBe('');
   });
 
+  test('once an event\'s blank line has come, nothing of it is kept: the line break alone is looked behind', () => {
+    const r = new StreamRedactor([KEY, CALLER]);
+    const delta = 'event: response.output_text.delta\ndata: {"type":"response.output_text.delta","delta":"plain words"}\n\n';
+    for (let i = 0; i < 3; i++) {
+      expect(r.push(delta)).toBe(delta);
+      expect(r.held).toBe(1);
+    }
+    // As bytes too (a piece past the bytes test's threshold).
+    const long = Buffer.from(delta.repeat(12), 'latin1');
+    expect(r.pushBytes(long).toString('latin1')).toBe(long.toString('latin1'));
+    expect(r.held).toBe(1);
+    // A key's end, cut at a word's edge, at the start of the next line is still known to start a word.
+    expect(r.push(`data: ${KEY.slice(-6)} and ${CALLER.slice(0, 5)}\n`)).toBe('data: [redacted] and [redacted]\n');
+  });
+
+  test('lines cut at their breaks or anywhere, keys and shapes at either end of a line: what redactString gives the whole', () => {
+    const separated = pieces.filter((p) => !/^[\\…]|…$/.test(p));
+    fc.assert(
+      fc.property(fc.array(fc.array(fc.constantFrom(...separated, 'Bearer', 'Basic'), { maxLength: 5 }), { maxLength: 12 }), fc.array(fc.nat(600), { maxLength: 6 }), (lines, more) => {
+        const text = lines.map((l) => l.join(' ')).join('\n');
+        const breaks = [...text.matchAll(/\n/g)].map((m) => m.index + 1);
+        const { out } = streamed(text, [...breaks, ...more]);
+        expect(out).toBe(redactString(text, [KEY, CALLER]));
+      }),
+      params(400),
+    );
+  });
+
   test('Bearer and its token on either side of a line break at a piece\'s end: the token is still masked', () => {
     const r = new StreamRedactor([]);
     const out = r.push('auth: Bearer\n') + r.push(`${'x'.repeat(3)} Bearer `) + r.push('abcdefgh12345678 tail\n') + r.end();
