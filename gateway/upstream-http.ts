@@ -44,7 +44,9 @@ class MaskedBody implements Pick<PushingReader, 'pushTo' | 'unpush'> {
    * write, often one event), all of a socket read before the reader's continuation runs: they are masked and read
    * as one piece when the reader takes them (one scan, one promise, one UTF-8 decoding per socket read).
    */
-  private parts: Buffer[] = [];
+  private part: Buffer | undefined;
+  /** The chunks after `part` (a read's several, or several reads' unread): an array only then, not one per read that outlives it. */
+  private moreParts: Buffer[] | undefined;
   private partsBytes = 0;
   private readonly redactor: StreamRedactor;
   private ended = false;
@@ -64,7 +66,7 @@ class MaskedBody implements Pick<PushingReader, 'pushTo' | 'unpush'> {
   };
   private readonly readEnds = (): void => {
     this.inRead = false;
-    if (this.sink !== undefined && this.parts.length > 0) this.flush();
+    if (this.sink !== undefined && this.part !== undefined) this.flush();
   };
   private readonly flushLater = (): void => {
     this.flushQueued = false;
@@ -89,7 +91,8 @@ class MaskedBody implements Pick<PushingReader, 'pushTo' | 'unpush'> {
 
   private data(chunk: Buffer): void {
     if (this.ended) return;
-    this.parts.push(chunk);
+    if (this.part === undefined) this.part = chunk;
+    else (this.moreParts ??= []).push(chunk);
     this.partsBytes += chunk.length;
     if (this.sink !== undefined) {
       // Pushed at the end of the socket read, with the chunks after it in the same read.
@@ -118,7 +121,7 @@ class MaskedBody implements Pick<PushingReader, 'pushTo' | 'unpush'> {
       this.socket.prependListener('data', this.readStarts);
       this.socket.on('data', this.readEnds);
     }
-    if (this.queue.length > 0 || this.parts.length > 0 || this.ended) this.later();
+    if (this.queue.length > 0 || this.part !== undefined || this.ended) this.later();
   }
 
   /** Stops pushing: the body is read (or cancelled) from here on. */
@@ -149,7 +152,7 @@ class MaskedBody implements Pick<PushingReader, 'pushTo' | 'unpush'> {
       sink.chunk(this.queue.shift()!);
       if (this.sink !== sink) return;
     }
-    if (this.parts.length > 0) {
+    if (this.part !== undefined) {
       const value = this.take(true);
       if (value.length > 0) sink.chunk(value);
       if (this.sink !== sink) return;
@@ -168,15 +171,15 @@ class MaskedBody implements Pick<PushingReader, 'pushTo' | 'unpush'> {
   take(asText: true): Uint8Array | string;
   take(): Uint8Array;
   take(asText = false): Uint8Array | string {
-    const parts = this.parts;
-    if (parts.length === 0) return EMPTY;
-    this.parts = [];
-    this.partsBytes = 0;
+    const first = this.part;
+    if (first === undefined) return EMPTY;
+    const more = this.moreParts;
+    this.dropParts();
     if (this.paused) {
       this.paused = false;
       this.source.resume();
     }
-    const chunk = parts.length === 1 ? parts[0]! : Buffer.concat(parts as unknown as Uint8Array[]);
+    const chunk = more === undefined ? first : Buffer.concat([first, ...more] as unknown as Uint8Array[]);
     const redactor = this.redactor;
     if (asText && chunk.length < BYTES_AT_LEAST && isAscii(chunk)) {
       // What `pushBytes` does with a small piece, keeping the string it scans.
@@ -187,6 +190,12 @@ class MaskedBody implements Pick<PushingReader, 'pushTo' | 'unpush'> {
     // Most reads hold no secret: their own bytes go on (or those after the tail held back from the last read).
     const out = redactor.pushBytes(chunk);
     return asText && isAscii(out) ? out.toString('latin1') : bytes(out);
+  }
+
+  private dropParts(): void {
+    this.part = undefined;
+    this.moreParts = undefined;
+    this.partsBytes = 0;
   }
 
   private deliver(value: Uint8Array): void {
@@ -202,7 +211,7 @@ class MaskedBody implements Pick<PushingReader, 'pushTo' | 'unpush'> {
   private end(): void {
     if (this.ended) return;
     // The chunks not read yet go before the held-back rest.
-    if (this.parts.length > 0) this.queue.push(this.take());
+    if (this.part !== undefined) this.queue.push(this.take());
     const rest = this.redactor.end();
     if (rest !== '') this.deliver(bytes(Buffer.from(rest, 'latin1')));
     this.ended = true;
@@ -211,7 +220,7 @@ class MaskedBody implements Pick<PushingReader, 'pushTo' | 'unpush'> {
 
   private fail(e: unknown): void {
     if (this.ended) return;
-    if (this.parts.length > 0) this.queue.push(this.take());
+    if (this.part !== undefined) this.queue.push(this.take());
     this.ended = true;
     this.failed = true;
     this.failure = fetchFailed(e);
@@ -242,7 +251,7 @@ class MaskedBody implements Pick<PushingReader, 'pushTo' | 'unpush'> {
     if (this.sink !== undefined) return Promise.reject(new TypeError('the body is being pushed'));
     const next = this.queue.shift();
     if (next !== undefined) return Promise.resolve({ done: false, value: next });
-    if (this.parts.length > 0) return Promise.resolve({ done: false, value: this.take() });
+    if (this.part !== undefined) return Promise.resolve({ done: false, value: this.take() });
     if (this.ended) return this.failed ? Promise.reject(this.failure) : Promise.resolve(DONE);
     if (this.waiting !== undefined) return Promise.reject(new TypeError('a read is already pending'));
     return new Promise((resolve, reject) => {
@@ -255,7 +264,7 @@ class MaskedBody implements Pick<PushingReader, 'pushTo' | 'unpush'> {
     if (!this.ended) {
       this.ended = true;
       this.queue.length = 0;
-      this.parts = [];
+      this.dropParts();
       this.stop();
       this.settle();
     }
@@ -269,7 +278,7 @@ class MaskedBody implements Pick<PushingReader, 'pushTo' | 'unpush'> {
     this.failed = true;
     this.failure = reason;
     this.queue.length = 0;
-    this.parts = [];
+    this.dropParts();
     this.stop();
     this.settle();
   }
@@ -283,7 +292,7 @@ class MaskedBody implements Pick<PushingReader, 'pushTo' | 'unpush'> {
 
 const EMPTY = new Uint8Array(0);
 
-/** A read resolved on a chunk's arrival, whose value is what has come by the time it is read (see `MaskedBody.parts`). */
+/** A read resolved on a chunk's arrival, whose value is what has come by the time it is read (see `MaskedBody.part`). */
 class GatheredRead {
   readonly done = false as const;
   private taken: Uint8Array | undefined;
