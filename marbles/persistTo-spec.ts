@@ -127,6 +127,17 @@ describe('persistTo', () => {
     });
   });
 
+  test('a renewal still unanswered when the next is due: that one is skipped, the one after goes on time', () => {
+    const f = fakeLog({ appendDelay: 1, leaseDelay: 15 });
+    marbleScheduler().run(({ cold, expectObservable, flush }) => {
+      expectObservable(cold('a 60ms e|', values).pipe(persistTo(f.log, { leaseMs: 30, maxBatchDelayMs: 0 }))).toBe('a 60ms e|', values);
+      flush();
+      // Granted at 15: renewals due at 25, 35, 45, 55; each answered 15 later, so the ones at 35 and 55 are skipped.
+      expect(f.calls.filter((c) => c.startsWith('renew'))).toEqual(['renew@25', 'renew@45']);
+      expect(f.calls.at(-1)).toBe('release@62');
+    });
+  });
+
   test('unsubscribing releases the lease and stops the renewals', () => {
     const f = fakeLog({ appendDelay: 1 });
     marbleScheduler().run(({ cold, expectObservable, flush }) => {

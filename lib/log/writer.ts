@@ -1,4 +1,4 @@
-import { asapScheduler, asyncScheduler, Subscription, type SchedulerLike } from 'rxjs';
+import { asapScheduler, asyncScheduler, Subscription, type SchedulerAction, type SchedulerLike } from 'rxjs';
 import { EventLogError } from '../errors.js';
 import type { ResponseStreamEvent } from '../events/responses.js';
 import { durationMs, nonNegativeInt, positiveDurationMs, positiveInt } from '../options.js';
@@ -313,23 +313,36 @@ export class LogWriter {
     }
   }
 
+  /** Renews the lease every third of `leaseMs` from now on, until stopped. */
   private scheduleRenewal(): void {
     const ms = Math.max(1, Math.floor(this.leaseMs / 3));
-    // On the scheduler (not a bare Node timer), so that TestScheduler.run times the renewals too.
-    this.renewal = this.scheduler.schedule(() => this.renew(), ms);
+    const writer = this;
+    // On the scheduler (not a bare Node timer), so that TestScheduler.run times the renewals too. The action re-arms
+    // itself as it runs, so the scheduler keeps its one timer for the stream's life: a new action and timer per
+    // renewal would live a third of the lease each, long enough for V8's scavenges to copy them twice.
+    this.renewal = this.scheduler.schedule(function (this: SchedulerAction<undefined>) {
+      this.schedule(undefined, ms);
+      writer.renew();
+    }, ms);
   }
+
+  /** A renewal still unanswered: the next one waits for it (its turn is skipped). */
+  private renewing = false;
 
   private renew(): void {
     const lease = this.lease;
-    if (this.stopped || !lease) return;
+    if (this.stopped || !lease || this.renewing) return;
+    this.renewing = true;
     call(
       () => this.log.renew(this.scope, lease.token, this.leaseMs),
       (renewed) => {
-        if (this.stopped) return;
-        this.lease = renewed;
-        this.scheduleRenewal();
+        this.renewing = false;
+        if (!this.stopped) this.lease = renewed;
       },
-      (e) => this.fail(e),
+      (e) => {
+        this.renewing = false;
+        this.fail(e);
+      },
     );
   }
 }
