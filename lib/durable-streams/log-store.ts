@@ -2,6 +2,7 @@ import { EventLogError } from '../errors.js';
 import type { EventLog } from '../log/types.js';
 import { Access } from './log-store-access.js';
 import { Appender } from './log-store-append.js';
+import { CallOrder } from './log-store-order.js';
 import { Directory } from './log-store-directory.js';
 import { KeepAlive } from './log-store-keepalive.js';
 import { createStream, deleteStream, infoOf, type Lifecycle, liveAt } from './log-store-lifecycle.js';
@@ -32,8 +33,9 @@ function limitIsTooLarge(e: unknown): typeof TOO_LARGE {
  * log records its incarnations (created, deleted, fork references); each incarnation's entries are the events of
  * its own data stream (an entry's sequence number is the offset after it; the close is a terminal event after the
  * last entry, stored with it in one append). Writes to a stream are serialized across processes by the log's lease
- * (and batched within a process); in-process caches (directory views, producer state) are validated against the
- * log's last sequence number on every use. docs/durable-streams-store.md: the guarantees, the log's retention, the cost.
+ * (and batched within a process, stored in the order they were called); in-process caches (directory views, producer
+ * state) are validated against the log's last sequence number on every use. docs/durable-streams-store.md: the
+ * guarantees, the log's retention, the cost.
  *
  * ```ts
  * const store = eventLogStreamStore(redisEventLog({ url }), { namespace: 'streams' });
@@ -43,6 +45,7 @@ export function eventLogStreamStore(log: EventLog, options: EventLogStreamStoreO
   const settings = logStoreSettings(log, options);
   const c: Lifecycle = { log, settings, dir: new Directory(log, settings), access: new Access(log, settings), keepAlive: new KeepAlive(log, settings) };
   const appender = new Appender(log, settings);
+  const order = new CallOrder();
 
   return {
     async info(path, touch) {
@@ -83,12 +86,13 @@ export function eventLogStreamStore(log: EventLog, options: EventLogStreamStoreO
 
     create: (path, request) => createStream(c, path, request).catch(limitIsTooLarge),
 
-    async append(path, request) {
-      const inc = await liveAt(c, path, true);
-      if (inc === 'not_found') return NOT_FOUND;
-      if (inc === 'gone') return GONE;
-      return appender.append(inc, request).catch(limitIsTooLarge);
-    },
+    // In call order per path (log-store-order.ts): the look-up before the writer's queue takes varying time.
+    append: (path, request) =>
+      order.run(path, liveAt(c, path, true), (inc) => {
+        if (inc === 'not_found') return NOT_FOUND;
+        if (inc === 'gone') return GONE;
+        return appender.append(inc, request).catch(limitIsTooLarge);
+      }),
 
     delete: (path) => deleteStream(c, path),
   };
