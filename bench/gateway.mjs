@@ -8,7 +8,7 @@
 //                                 (an indication of the floor of any proxy that reads the events; not in a target)
 //
 //   node scripts/build.mjs && node --expose-gc bench/gateway.mjs [--quick] [--check] [--only gateway,byte,...]
-//     [--streams 10] [--events 2000] [--rounds 3] [--rate1 200] [--rate 10] [--many 1000] [--paced-rounds 3] [--sections bulk,paced,idle]
+//     [--streams 10] [--events 2000] [--rounds 3] [--rate1 200] [--rate 10] [--many 1000] [--paced-rounds 3] [--paced-seconds 5] [--sections bulk,paced,idle]
 //     [--profile <contender>] (--cpu-prof of that proxy child; summarise with bench/profile.mjs) [--profile-interval µs] (its sampling interval; default 1000)
 //     [--proxy-flags '--trace-gc …'] (node flags of every proxy child)
 //     [--heap-snapshots DIR] (idle: each proxy's heap snapshot before and with --many streams open)
@@ -673,7 +673,7 @@ async function main() {
   const MANY = Number(opt('--many', 1000));
   const RATE1 = Number(opt('--rate1', 200)); // deltas/s of the one paced stream
   const RATE = Number(opt('--rate', 10)); // deltas/s of each of the --many paced streams
-  const SECONDS = QUICK ? 2 : 5; // paced run length
+  const SECONDS = Number(opt('--paced-seconds', QUICK ? 2 : 5)); // paced run length (longer: a window to profile)
   const PROFILE = opt('--profile');
   const ONLY = opt('--only')?.split(',');
   const SECTIONS = opt('--sections', 'bulk,paced,idle').split(',');
