@@ -8,11 +8,11 @@ import type { Socket } from 'node:net';
 const protoWrite = OutgoingMessage.prototype.write;
 
 /** A `res.write` wrapper that only counts what passes (the access log's), and how to tell it of a direct write. */
-interface Counter {
+export interface WriteCounter {
   readonly write: ServerResponse['write'];
   readonly count: (bytes: number) => void;
 }
-const counters = new WeakMap<ServerResponse, Counter>();
+const counters = new WeakMap<ServerResponse, WriteCounter>();
 
 /** Declares `write` (now `res.write`) a wrapper that only counts bytes: a direct write then counts through `count`. */
 export function countsWrites(res: ServerResponse, write: ServerResponse['write'], count: (bytes: number) => void): void {
@@ -25,7 +25,7 @@ export function countsWrites(res: ServerResponse, write: ServerResponse['write']
  * nothing of it waits in `res`; and `res.write` is Node's own (or the access log's count), not a wrapper that
  * transforms (a compression middleware). The internals read here fail safe: anything unexpected takes `res.write`.
  */
-function directSocket(res: ServerResponse, counter: Counter | undefined): Socket | undefined {
+function directSocket(res: ServerResponse, counter: WriteCounter | undefined): Socket | undefined {
   const sock = res.socket;
   if (!sock || sock.destroyed || res.writableEnded || res.chunkedEncoding !== true) return undefined;
   const internals = res as unknown as { readonly _headerSent?: unknown };
@@ -44,12 +44,14 @@ export interface ChunkWritten {
   readonly drainOn: DrainSource;
 }
 
+/** What counts `res`'s writes, if anything: set when its request starts, so a writer of many chunks looks it up once. */
+export const writeCounterOf = (res: ServerResponse): WriteCounter | undefined => counters.get(res);
+
 /**
  * Writes `text` (UTF-8) to the answer: as one chunk on its socket when that is safe, else through
  * `res.write`. The answer's end (`res.end`) closes the chunked body as usual.
  */
-export function writeChunk(res: ServerResponse, text: string): ChunkWritten {
-  const counter = counters.get(res);
+export function writeChunk(res: ServerResponse, text: string, counter: WriteCounter | undefined = counters.get(res)): ChunkWritten {
   const sock = text.length === 0 ? undefined : directSocket(res, counter);
   if (sock === undefined) return { ok: res.write(Buffer.from(text)), drainOn: res };
   if (text.length >= SCRATCH_FROM && 3 * text.length + SIZE_ROOM + 2 <= SCRATCH_BYTES && sock.writableLength === 0 && !(sock as { encrypted?: unknown }).encrypted) {
@@ -81,7 +83,7 @@ const SCRATCH_FROM = 4096;
 /** Room for the size line before the text: 8 hex digits (the scratch's size is less) and CRLF. */
 const SIZE_ROOM = 10;
 
-function writeFromScratch(sock: Socket, text: string, counter: Counter | undefined): boolean {
+function writeFromScratch(sock: Socket, text: string, counter: WriteCounter | undefined): boolean {
   const buf = (scratch ??= Buffer.allocUnsafeSlow(SCRATCH_BYTES));
   // The text first (its UTF-8 length is what Buffer.write answers), then its size line right before it.
   const n = buf.write(text, SIZE_ROOM, 'utf8');

@@ -12,7 +12,7 @@ import type { ResponseStreamEvent } from '../lib/events/responses.js';
 import { reportUnhandled } from '../lib/report-unhandled.js';
 import { responsesErrorFrame } from '../lib/sse/error-frame.js';
 import { afterReads as sharedAfterReads, type AfterReads } from './after-reads.js';
-import { writeChunk, type DrainSource } from './chunk-write.js';
+import { writeChunk, writeCounterOf, type DrainSource } from './chunk-write.js';
 import { GatewayStreamError } from './stream-errors.js';
 
 export const SSE_HEADERS = {
@@ -112,6 +112,7 @@ export function pumpSSE(o: PumpOptions): Pump {
   // Read once: the options objects of a thousand pumps do not share one shape (their routes differ), and a property
   // read per event from them missed V8's cache of shapes on most events (a runtime look-up each).
   const { res, live: liveSource, onEvent } = o;
+  const counter = writeCounterOf(res);
   const afterReads = o.afterReads ?? sharedAfterReads;
   let last = o.startingAfter;
   let attempt = 0;
@@ -171,7 +172,7 @@ export function pumpSSE(o: PumpOptions): Pump {
     const text = pending;
     pending = '';
     // As bytes: the socket counts a string's characters, and maxPendingBytes is about memory (UTF-8 text is up to 3×).
-    const written = writeChunk(res, text);
+    const written = writeChunk(res, text, counter);
     lastWrite = written.drainOn;
     const ok = written.ok;
     // Never after the terminal event: the source completes next, and a reader that took a stream over only

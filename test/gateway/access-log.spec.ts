@@ -29,6 +29,25 @@ test('a function gets one entry per request, the chat stream\'s chunks counted a
   }
 });
 
+test('a Responses stream: its events and every byte the pump wrote, on the socket itself or through res.write', async () => {
+  const entries: AccessLogEntry[] = [];
+  const h = await startHarness({ provider: { answer: words(40) }, gateway: { accessLog: (e) => void entries.push(e) } });
+  try {
+    const res = await fetch(`${h.baseURL}/responses`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'fake-model', input: 'Hi', stream: true }),
+    });
+    const text = await res.text();
+    for (let i = 0; i < 100 && entries.length < 1; i++) await new Promise((r) => setTimeout(r, 10));
+    const events = (text.match(/^data: /gm) ?? []).length;
+    expect(events).toBeGreaterThan(40);
+    expect(entries[0]).toMatchObject({ route: 'POST /v1/responses', status: 200, events, bytesOut: Buffer.byteLength(text) });
+  } finally {
+    await h.close();
+  }
+});
+
 test.each([
   ['throws', () => { throw new Error(`logger down ${KEY}`); }],
   ['rejects', () => Promise.reject(new Error('logger down')) as unknown as void],
