@@ -75,6 +75,7 @@ export function memoryEventLog(options: MemoryEventLogOptions = {}): EventLog {
     if (closed) throw new EventLogError('unavailable', 'the log is closed', scope.responseId);
   };
   const notify = (key: string): void => {
+    if (waiters.size === 0) return; // (most appends: nobody waits, and no look-up is made for them)
     const set = waiters.get(key);
     if (!set) return;
     waiters.delete(key);

@@ -112,11 +112,13 @@ export class LogWriter {
    * (not a bare microtask) so that `TestScheduler.run` times it as the marble specs pin it.
    */
   private readonly turn: SchedulerLike;
-  private readonly queue: ResponseStreamEvent[] = [];
+  // The queues are handed to the log whole when they fit in a batch, and a new one begun with the next event (an
+  // array literal): emptied by `splice` and pushed to again, a queue of one event grew its store on every push.
+  private queue: ResponseStreamEvent[] = [];
   /** A log that takes its events encoded: they queue as their JSON (`jsons`) and marks, not in `queue`. */
   private readonly packed: PackedAppend | undefined;
-  private readonly marks: number[] = [];
-  private readonly jsons: string[] = [];
+  private marks: number[] = [];
+  private jsons: string[] = [];
   /** A log that acknowledges an append at once (lib/log/sync-append.ts), when it is not one that takes packed events. */
   private readonly sync: SyncAppend | undefined;
   private lease: Lease | undefined;
@@ -182,8 +184,10 @@ export class LogWriter {
       this.fail(unplaceable(e, position, this.scope.responseId));
       return;
     }
-    if (this.packed === undefined) this.queue.push(e);
-    else {
+    if (this.packed === undefined) {
+      if (this.queue.length === 0) this.queue = [e];
+      else this.queue.push(e);
+    } else {
       let json: string;
       try {
         json = this.packed.encode(e);
@@ -192,8 +196,14 @@ export class LogWriter {
         return;
       }
       const seq = e.sequence_number as number;
-      this.marks.push(isTerminalEvent(e) ? -1 - seq : seq);
-      this.jsons.push(json);
+      const mark = isTerminalEvent(e) ? -1 - seq : seq;
+      if (this.jsons.length === 0) {
+        this.marks = [mark];
+        this.jsons = [json];
+      } else {
+        this.marks.push(mark);
+        this.jsons.push(json);
+      }
     }
     if (this.waiting > this.maxPending) {
       this.fail(new EventLogError('limit', `more than ${this.maxPending} events wait for the log (maxPending)`, this.scope.responseId));
@@ -221,9 +231,9 @@ export class LogWriter {
     this.stopped = true;
     this.delayed?.unsubscribe();
     this.renewal?.unsubscribe();
-    this.queue.length = 0;
-    this.marks.length = 0;
-    this.jsons.length = 0;
+    this.queue = [];
+    this.marks = [];
+    this.jsons = [];
     const lease = this.lease;
     if (release && lease) call(() => this.log.release(this.scope, lease.token), () => undefined, () => undefined);
   }
@@ -260,8 +270,8 @@ export class LogWriter {
     if (this.sync !== undefined) return this.sendSync(this.sync, this.lease.token);
     call(
       p === undefined
-        ? appendOf(this.log, this.scope, this.lease.token, this.queue.splice(0, this.maxBatchSize))
-        : packedAppendCall(p, this.scope, this.lease.token, this.marks.splice(0, this.maxBatchSize), this.jsons.splice(0, this.maxBatchSize)),
+        ? appendOf(this.log, this.scope, this.lease.token, this.takeEvents())
+        : this.takePacked(p, this.lease.token),
       () => {
         this.inFlight = false;
         if (this.stopped) return;
@@ -276,11 +286,30 @@ export class LogWriter {
     );
   }
 
+  /** The next batch of `queue`: all of it when it fits (a new queue begins), else its first `maxBatchSize`. */
+  private takeEvents(): ResponseStreamEvent[] {
+    const q = this.queue;
+    if (q.length > this.maxBatchSize) return q.splice(0, this.maxBatchSize);
+    this.queue = [];
+    return q;
+  }
+
+  /** As `takeEvents`, for a log that takes its events packed: the append of their marks and their JSON. */
+  private takePacked(p: PackedAppend, token: number): () => Promise<void> {
+    const marks = this.marks;
+    const jsons = this.jsons;
+    const max = this.maxBatchSize;
+    if (jsons.length > max) return packedAppendCall(p, this.scope, token, marks.splice(0, max), jsons.splice(0, max));
+    this.marks = [];
+    this.jsons = [];
+    return packedAppendCall(p, this.scope, token, marks, jsons);
+  }
+
   /** `send` to a log that acknowledges at once: no promise unless the append failed (then as a rejection). */
   private sendSync(append: SyncAppend, token: number): void {
     let answer: Promise<void> | undefined;
     try {
-      answer = append(this.scope, token, this.queue.splice(0, this.maxBatchSize));
+      answer = append(this.scope, token, this.takeEvents());
     } catch (e) {
       answer = Promise.reject(e);
     }
