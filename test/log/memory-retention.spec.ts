@@ -112,6 +112,28 @@ describe('memoryEventLog: expiry', () => {
     }
   });
 
+  test("one writer's scope object across its stream's expiry: the old token is fenced, the appends go to the new stream", async () => {
+    const log = memoryEventLog({ liveTtlMs: 200 });
+    const s = { responseId: 'resp_rebound', owner: 'u' };
+    try {
+      const first = await log.acquire(s, 50);
+      await log.append(s, first.token, [created('resp_rebound')]);
+      expect(await eventually(async () => (await log.state(s)) === undefined)).toBe(true);
+      const second = await log.acquire(s, 60_000);
+      await expect(log.append(s, first.token, [delta(1, 'old')])).rejects.toMatchObject({ reason: 'fenced' });
+      await log.append(s, second.token, [created('resp_rebound'), delta(1, 'new')]);
+      expect((await log.read(s, undefined)).map((e) => [e.sequence_number, (e as { delta?: string }).delta])).toEqual([[0, undefined], [1, 'new']]);
+      // The same object naming another stream: that stream, and the first one as it was.
+      const other = await log.acquire({ responseId: 'resp_other', owner: 'u' }, 60_000);
+      s.responseId = 'resp_other';
+      await log.append(s, other.token, [created('resp_other')]);
+      expect(await log.state(s)).toMatchObject({ lastSequenceNumber: 0 });
+      expect(await log.state({ responseId: 'resp_rebound', owner: 'u' })).toMatchObject({ lastSequenceNumber: 1 });
+    } finally {
+      await log.close();
+    }
+  });
+
   test('a TTL past the 32-bit timer limit (30 days) does not fire at once (no TimeoutOverflowWarning)', async () => {
     const warnings: string[] = [];
     const onWarning = (w: Error) => warnings.push(w.name);
