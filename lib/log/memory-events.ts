@@ -122,6 +122,15 @@ export class StoredEvents {
     return out;
   }
 
+  /** Lets go of every event (the stream was dropped): whatever still holds the stream holds no events. */
+  release(): void {
+    this.data = EMPTY_BYTES;
+    this.index = EMPTY_INDEX;
+    this.bytes = 0;
+    this.count = 0;
+    this.drop();
+  }
+
   /** Gives back the room kept for growth (the stream ended: nothing more is appended while it is kept). */
   fit(): void {
     if (this.data.length > this.bytes) this.data = grown(this.data, this.bytes, this.bytes, utf8.alloc);

@@ -85,6 +85,11 @@ export function memoryEventLog(options: MemoryEventLogOptions = {}): EventLog {
     waiters.delete(key);
     for (const wake of set) wake();
   };
+  /** Out of the map: a writer's scope that still names it looks the stream up again, and its events are let go. */
+  const dropped = (s: Stream): void => {
+    s.dropped = true;
+    s.events.release();
+  };
   const arm = (key: string, s: Stream): void => {
     const delay = Math.min(MAX_DELAY, Math.max(0, s.expiresAt - Date.now()));
     s.timerAt = Date.now() + delay;
@@ -94,7 +99,7 @@ export function memoryEventLog(options: MemoryEventLogOptions = {}): EventLog {
       if (s.expiresAt > Date.now()) arm(key, s);
       else {
         streams.delete(key);
-        s.dropped = true;
+        dropped(s);
       }
     }, delay);
     (s.timer as { unref?: () => void }).unref?.();
@@ -302,7 +307,7 @@ export function memoryEventLog(options: MemoryEventLogOptions = {}): EventLog {
       closed = true;
       for (const s of streams.values()) {
         if (s.timer !== undefined) clearTimeout(s.timer);
-        s.dropped = true;
+        dropped(s);
       }
       streams.clear();
       for (const key of [...waiters.keys()]) notify(key);
