@@ -88,6 +88,9 @@ export function unplaceable(e: ResponseStreamEvent, position: number, responseId
   return new EventLogError('invalid', `event ${position} of the stream (type ${type}) has ${seq} where an integer ≥ 0 was expected: it cannot be placed in the log`, responseId);
 }
 
+/** The empty queue of every writer (frozen: a push to it would throw rather than share events between writers). */
+const NONE = Object.freeze([]) as unknown as never[];
+
 /** `delayed` while the send waits for the end of a burst (lib/burst.ts): nothing to unsubscribe. */
 const BURST: Subscription = new Subscription();
 BURST.closed = true;
@@ -113,12 +116,14 @@ export class LogWriter {
    */
   private readonly turn: SchedulerLike;
   // The queues are handed to the log whole when they fit in a batch, and a new one begun with the next event (an
-  // array literal): emptied by `splice` and pushed to again, a queue of one event grew its store on every push.
-  private queue: ResponseStreamEvent[] = [];
+  // array literal): emptied by `splice` and pushed to again, a queue of one event grew its store on every push. An
+  // empty queue is the shared frozen NONE (never pushed to: the next event replaces it), not a new array per send
+  // that each writer would keep alive across the next scavenge.
+  private queue: ResponseStreamEvent[] = NONE;
   /** A log that takes its events encoded: they queue as their JSON (`jsons`) and marks, not in `queue`. */
   private readonly packed: PackedAppend | undefined;
-  private marks: number[] = [];
-  private jsons: string[] = [];
+  private marks: number[] = NONE;
+  private jsons: string[] = NONE;
   /** A log that acknowledges an append at once (lib/log/sync-append.ts), when it is not one that takes packed events. */
   private readonly sync: SyncAppend | undefined;
   private lease: Lease | undefined;
@@ -231,9 +236,9 @@ export class LogWriter {
     this.stopped = true;
     this.delayed?.unsubscribe();
     this.renewal?.unsubscribe();
-    this.queue = [];
-    this.marks = [];
-    this.jsons = [];
+    this.queue = NONE;
+    this.marks = NONE;
+    this.jsons = NONE;
     const lease = this.lease;
     if (release && lease) call(() => this.log.release(this.scope, lease.token), () => undefined, () => undefined);
   }
@@ -290,7 +295,7 @@ export class LogWriter {
   private takeEvents(): ResponseStreamEvent[] {
     const q = this.queue;
     if (q.length > this.maxBatchSize) return q.splice(0, this.maxBatchSize);
-    this.queue = [];
+    this.queue = NONE;
     return q;
   }
 
@@ -300,8 +305,8 @@ export class LogWriter {
     const jsons = this.jsons;
     const max = this.maxBatchSize;
     if (jsons.length > max) return packedAppendCall(p, this.scope, token, marks.splice(0, max), jsons.splice(0, max));
-    this.marks = [];
-    this.jsons = [];
+    this.marks = NONE;
+    this.jsons = NONE;
     return packedAppendCall(p, this.scope, token, marks, jsons);
   }
 
