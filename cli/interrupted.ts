@@ -14,3 +14,17 @@ export function untilInterrupted(io: IO): Promise<void> {
     })
   );
 }
+
+/**
+ * After a server stopped on a signal: if the process is still running `ms` later, says on stderr what Node still
+ * has open (`process.getActiveResourcesInfo()`), so that a supervisor that has to kill it leaves a clue of what kept
+ * it. The timer itself keeps nothing alive. Not armed when the caller stops the command itself (`io.interrupted`).
+ */
+export function explainIfStillRunning(io: IO, ms = 5000): void {
+  if (io.interrupted !== undefined) return;
+  setTimeout(() => {
+    // (Node 17.3+; the typings this package builds with predate it.)
+    const open = (process as { getActiveResourcesInfo?: () => string[] }).getActiveResourcesInfo?.() ?? [];
+    io.stderr.write(`still running ${ms} ms after stopping; open: ${open.length > 0 ? open.join(', ') : 'nothing Node lists'}\n`);
+  }, ms).unref();
+}

@@ -9,7 +9,7 @@ import { redisEventLog } from '../lib/log/redis.js';
 import type { EventLog } from '../lib/log/types.js';
 import { loadPeer } from '../lib/peer.js';
 import { CLIError, parse, usage } from './args.js';
-import { untilInterrupted } from './interrupted.js';
+import { explainIfStillRunning, untilInterrupted } from './interrupted.js';
 import { hostUrl, listenOrExplain } from './listen.js';
 import type { IO } from './run.js';
 import { outFor, paint } from './style.js';
@@ -67,5 +67,6 @@ export async function runStreams(argv: readonly string[], io: IO): Promise<numbe
   await listening.stop(); // live readers (SSE, long-poll) would hold the server open: their connections end now
   await closeLog();
   say('stopped');
+  explainIfStillRunning(io);
   return 0;
 }
