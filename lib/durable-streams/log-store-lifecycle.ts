@@ -8,6 +8,7 @@ import { type LogStoreSettings, withLease } from './log-store-options.js';
 import { appendEvents, mediaType } from './log-store-producers.js';
 import { dataState, inheritedAt, readEntries, segmentsOf } from './log-store-read.js';
 import { parseOffset } from './offsets.js';
+import { randomHex } from '../random-hex.js';
 import type { CreateRequest, CreateResult, Entry, StreamConfig, StreamInfo } from './store.js';
 
 // Creating and deleting incarnations: every change of a path's directory is made under the directory's lease, so
@@ -112,11 +113,7 @@ async function planFork(c: Lifecycle, req: CreateRequest, forkedFrom: string): P
 
 const isPlan = (p: ForkPlan | CreateResult): p is ForkPlan => !('status' in p);
 
-function randomId(): string {
-  const bytes = new Uint8Array(9);
-  globalThis.crypto.getRandomValues(bytes);
-  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
-}
+const randomId = (): string => randomHex(9);
 
 export async function createStream(c: Lifecycle, path: string, req: CreateRequest): Promise<CreateResult> {
   const { ttlSeconds, expiresAt, forkedFrom } = req.config;

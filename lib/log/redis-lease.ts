@@ -1,4 +1,5 @@
 import { EventLogError } from '../errors.js';
+import { randomHex } from '../random-hex.js';
 import { isCluster, type RedisConnections } from './redis-connection.js';
 import { corrupt } from './redis-corrupt.js';
 import { type LeaseCall, leaseSender, MAX_STREAMS } from './redis-lease-batch.js';
@@ -20,11 +21,8 @@ export const fenced = (scope: LogScope, token: number): EventLogError =>
 
 const ms = (leaseMs: number): number => Math.max(1, Math.round(leaseMs));
 
-/** A random claim: 16 bytes, hex (Web Crypto: Node 20+ and browsers). */
-function newClaim(): string {
-  const bytes = globalThis.crypto.getRandomValues(new Uint8Array(16));
-  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
-}
+/** A random claim: 16 bytes, hex. */
+const newClaim = (): string => randomHex(16);
 
 /** A stream's three reply elements as a lease, or the failure they say. */
 function leaseOf(scope: LogScope, r: readonly string[], token?: number): Lease {
