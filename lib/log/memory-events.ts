@@ -71,7 +71,7 @@ export class StoredEvents {
   /** The segments before it and their offsets, once there are any (most streams have one segment). */
   private earlier: Bytes[] | undefined;
   private bases: number[] | undefined;
-  /** Bytes of `data` stored: the stream's size. */
+  /** Bytes stored (over every segment): the stream's size. */
   bytes = 0;
   /** For event i: its sequence number at 2i, the end of its text (an offset) at 2i + 1. */
   private index = EMPTY_INDEX;
