@@ -1,9 +1,8 @@
-// Random ids as hex, from Web Crypto (Node 20+ and browsers). The bytes are drawn a pool at a time: one
-// getRandomValues per id cost a lease acquire ~8 µs (a call into the CSPRNG, then a string per byte), the
-// largest part of the producer's own work for a stream that opens, as Node's randomUUID pools its bytes too.
+// Random ids as hex, from Web Crypto (Node 20+ and browsers). The bytes are drawn a pool at a time, as Node's
+// randomUUID draws its own: one getRandomValues per id, then a string per byte, cost a lease acquire 3.7-4.5 us.
+import { hexOf } from './hex.js';
 
 const POOL = 4096;
-const HEX = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, '0'));
 
 let pool = new Uint8Array(0);
 let at = 0;
@@ -16,7 +15,7 @@ export function randomHex(bytes: number): string {
     pool = globalThis.crypto.getRandomValues(new Uint8Array(POOL));
     at = 0;
   }
-  let s = '';
-  for (let end = at + bytes; at < end; at++) s += HEX[pool[at]!]!;
+  const s = hexOf(pool, at, at + bytes);
+  at += bytes;
   return s;
 }

@@ -1,4 +1,5 @@
 import type { Cluster, Redis } from 'ioredis';
+import { hexOf } from '../hex.js';
 import type { RedisConnections } from './redis-connection.js';
 import { refusal } from './redis-refused.js';
 import { exhausted, withRetry } from './redis-retry.js';
@@ -9,10 +10,8 @@ export type RunScript = (script: string, scope: LogScope, args: (string | number
 
 // Each script's SHA-1, computed here (Web Crypto: Node 20+ and browsers) rather than asked of Redis with
 // SCRIPT LOAD: one command fewer for the log's ACL user to be granted.
-const shaOf = (script: string): Promise<string> =>
-  globalThis.crypto.subtle
-    .digest('SHA-1', new TextEncoder().encode(script))
-    .then((d) => Array.from(new Uint8Array(d), (b) => b.toString(16).padStart(2, '0')).join(''));
+export const shaOf = (script: string): Promise<string> =>
+  globalThis.crypto.subtle.digest('SHA-1', new TextEncoder().encode(script)).then((d) => hexOf(new Uint8Array(d)));
 
 /**
  * Runs scripts by their SHA (EVALSHA), sending one whole (EVAL, which caches it in Redis) on its first use

@@ -3,6 +3,7 @@ import { EventLogError } from '../errors.js';
 import { isCluster, type RedisConnections, unavailable } from './redis-connection.js';
 import type { RedisLogSettings } from './redis-options.js';
 import { refusal } from './redis-refused.js';
+import { shaOf } from './redis-run-script.js';
 import { exhausted, isTransient, withRetry } from './redis-retry.js';
 import { masterOfSlot, slotOf } from './redis-slot.js';
 import type { LogScope } from './types.js';
@@ -50,9 +51,7 @@ class ScriptNames {
     const known = this.digests.get(script);
     if (known !== undefined || this.computing.has(script)) return known;
     this.computing.add(script);
-    void globalThis.crypto.subtle.digest('SHA-1', new TextEncoder().encode(script)).then((d) => {
-      this.digests.set(script, Array.from(new Uint8Array(d), (b) => b.toString(16).padStart(2, '0')).join(''));
-    });
+    void shaOf(script).then((sha) => void this.digests.set(script, sha));
     return undefined;
   }
 
