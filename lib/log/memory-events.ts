@@ -125,10 +125,13 @@ export class StoredEvents {
     this.staged = 0;
     this.stagedBytes = 0;
     // A segment begun at `bytes` holds nothing stored: it stays, as the room for the next event.
-    while (this.base > this.bytes) {
-      this.data = this.earlier!.pop()!;
-      this.base = this.bases!.pop()!;
-    }
+    while (this.base > this.bytes) this.previous();
+  }
+
+  /** Goes back to the segment before the last (the last given up). */
+  private previous(): void {
+    this.data = this.earlier!.pop()!;
+    this.base = this.bases!.pop()!;
   }
 
   /** The position of the first event numbered above `after` (binary search: stored sequence numbers increase). */
@@ -179,12 +182,9 @@ export class StoredEvents {
 
   /** Gives back the room kept for growth (the stream ended: nothing more is appended while it is kept). */
   fit(): void {
+    // A last segment with nothing stored (begun for dropped events) is given up; a later one begins at a base above 0.
+    while (this.base > 0 && this.base === this.bytes) this.previous();
     const used = this.bytes - this.base;
-    if (used === 0 && this.earlier !== undefined && this.earlier.length > 0) {
-      this.data = this.earlier.pop()!;
-      this.base = this.bases!.pop()!;
-      return this.fit();
-    }
     if (this.data.length > used) this.data = grown(this.data, used, used, utf8.alloc);
     if (this.index.length > 2 * this.count) this.index = grownIndex(this.index, 2 * this.count, 2 * this.count);
   }
