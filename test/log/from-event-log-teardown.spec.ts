@@ -6,6 +6,7 @@ import { fromEventLog } from '../../lib/log/from-event-log';
 import { memoryEventLog } from '../../lib/log/memory';
 import type { EventLog, FollowHandlers, LogScope } from '../../lib/log/types';
 import { created, delta } from './contract';
+import { until } from './live-streams';
 
 /** A live stream: two events stored, the producer still holding the lease (readers wait for more). */
 async function liveStream(id: string): Promise<{ log: EventLog; s: LogScope }> {
@@ -47,11 +48,6 @@ function reading(log: EventLog, id: string, n: number): Promise<{ sub: Subscript
   });
 }
 
-const until = async (f: () => boolean): Promise<void> => {
-  for (let i = 0; i < 500 && !f(); i++) await new Promise((r) => setTimeout(r, 2));
-  expect(f()).toBe(true);
-};
-
 test('a following reader leaves the follow as it is unsubscribed', async () => {
   const { log, s } = await liveStream('resp_teardown_follow');
   // A follow that hands nothing over (the memory log has none of its own): the stream has no more events.
@@ -62,7 +58,7 @@ test('a following reader leaves the follow as it is unsubscribed', async () => {
   };
   const { sub, seen } = await reading(wrapped(log, follow, []), s.responseId, 2);
   expect(seen).toEqual([0, 1]);
-  await until(() => following === 1);
+  await until(() => following === 1, 5000, () => `following ${following} times`);
   sub.unsubscribe();
   expect(following).toBe(0);
 });
@@ -72,7 +68,7 @@ test("a polled reader's wait is aborted as it is unsubscribed", async () => {
   const waits: AbortSignal[] = [];
   const { sub, seen } = await reading(wrapped(log, undefined, waits), s.responseId, 2);
   expect(seen).toEqual([0, 1]);
-  await until(() => waits.length > 0);
+  await until(() => waits.length > 0, 5000, () => 'no wait');
   const waiting = waits[waits.length - 1]!;
   expect(waiting.aborted).toBe(false);
   sub.unsubscribe();
