@@ -31,6 +31,8 @@
 //   upstream, no proxy) runs in each round too: "added" is the proxy's percentile minus the direct one
 //   (indicative: percentiles do not subtract); the target holds the proxy's whole p99 (an upper bound of what
 //   it adds) under 5 ms plus the direct p99, and is n/a when the direct p99 alone is ≥ 5 ms (a starved machine).
+//   "deltas ≥ p99 in a GC pause": of the deltas at or above the proxy's p99, the share in flight while one of the
+//   proxy's GC pauses ran (the pauses as PerformanceObserver reports them): how much of the tail its collector explains.
 // - memory per open stream: the proxy's RSS and heap (after a full GC) with --many streams open and idle,
 //   minus before they opened, each read once the process has been idle --idle-settle-ms since a full GC (V8 gives
 //   back the young generation the opening of the streams grew only then; the figure 0.5 s after is printed too).
@@ -49,7 +51,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
+import { monitorEventLoopDelay, performance, PerformanceObserver } from 'node:perf_hooks';
 import { getHeapSpaceStatistics } from 'node:v8';
 
 const argv = process.argv.slice(2);
@@ -341,10 +343,16 @@ async function proxyRole() {
   loop.enable();
   let gcMax = 0;
   let gcTotal = 0;
+  // Each pause since the last stats call, as [start, end] on the clock the stamps use (CLOCK_MONOTONIC, ms): what
+  // the paced tail is checked against. At most GC_KEPT pauses (a paced window has a few hundred).
+  const GC_KEPT = 20_000;
+  let pauses = [];
+  const monoOffset = nowMs() - performance.now();
   new PerformanceObserver((list) => {
     for (const e of list.getEntries()) {
       gcMax = Math.max(gcMax, e.duration);
       gcTotal += e.duration;
+      if (pauses.length < 2 * GC_KEPT) pauses.push(e.startTime + monoOffset, e.startTime + monoOffset + e.duration);
     }
   }).observe({ entryTypes: ['gc'] });
   const server = http.createServer({ keepAliveTimeout: 60_000 }, handler);
@@ -356,10 +364,11 @@ async function proxyRole() {
       if (m.gc && globalThis.gc) for (let i = 0; i < 3; i++) { globalThis.gc(); await sleep(20); }
       const mem = process.memoryUsage();
       const young = getHeapSpaceStatistics().find((x) => x.space_name === 'new_space')?.physical_space_size ?? 0;
-      process.send({ stats: true, cpu: process.cpuUsage(), rss: mem.rss, heap: mem.heapUsed, young, loopP99: loop.percentile(99) / 1e6, loopMax: loop.max / 1e6, gcMax, gcTotal });
+      process.send({ stats: true, cpu: process.cpuUsage(), rss: mem.rss, heap: mem.heapUsed, young, loopP99: loop.percentile(99) / 1e6, loopMax: loop.max / 1e6, gcMax, gcTotal, pauses });
       loop.reset();
       gcMax = 0;
       gcTotal = 0;
+      pauses = [];
       return;
     }
     if (m.snapshot) {
@@ -450,7 +459,7 @@ async function startRedis() {
  * (the stamp read where it sits in the bytes, without parsing the event). `onFirst` once the prelude has arrived.
  * Resolves with the event count at the body's end, which must follow a response.completed.
  */
-function streamOnce(port, input, { lat, onFirst, onStamp } = {}) {
+function streamOnce(port, input, { lat, stamps, onFirst, onStamp } = {}) {
   return new Promise((resolve, reject) => {
     const body = JSON.stringify({ model: 'gpt-5.4-nano', input, stream: true });
     const sock = connect(port, '127.0.0.1');
@@ -484,7 +493,9 @@ function streamOnce(port, input, { lat, onFirst, onStamp } = {}) {
         if (lat) {
           const k = s.indexOf(STAMP, at);
           if (k >= 0 && k < end) {
-            lat.push(t - Number(s.toString('latin1', k + 2, s.indexOf(126 /* ~ */, k + 2))));
+            const stamp = Number(s.toString('latin1', k + 2, s.indexOf(126 /* ~ */, k + 2)));
+            lat.push(t - stamp);
+            stamps?.push(stamp);
             onStamp?.();
           }
         }
@@ -580,6 +591,7 @@ async function bulk(ctx, c, streams, n) {
 async function paced(ctx, c, streams, rate, n) {
   const run = runId();
   const lat = [];
+  const stamps = [];
   const total = streams * n;
   let first = 0;
   let allFirst;
@@ -588,7 +600,7 @@ async function paced(ctx, c, streams, rate, n) {
   const read = new Promise((r) => (allRead = r));
   const port = c.port ?? ctx.upstreamPort;
   const done = Promise.all(Array.from({ length: streams }, () => streamOnce(port, `bench:${run}:hold:${n}`,
-    { lat, onFirst: () => ++first === streams && allFirst(), onStamp: () => lat.length === total && allRead() })));
+    { lat, stamps, onFirst: () => ++first === streams && allFirst(), onStamp: () => lat.length === total && allRead() })));
   done.catch(() => undefined);
   await withTimeout(Promise.race([opened, done]), 300_000, `${c.name}: opening ${streams} streams`);
   await sleep(200);
@@ -607,11 +619,43 @@ async function paced(ctx, c, streams, rate, n) {
   if (got.reduce((a, b) => a + b, 0) !== events) throw new Error(`${c.name}: ${got.reduce((a, b) => a + b, 0)} of ${events} events`);
   if (lat.length !== total || up.written !== total) throw new Error(`${c.name}: ${lat.length} of ${total} stamps read, ${up.written} written`);
   const sorted = Float64Array.from(lat).sort();
+  const p99 = pct(sorted, 0.99);
   const cpu = s0 ? cpuSec(s0, s1) : undefined;
-  return { streams, rate, deltas: total, deltasPerSec: total / (up.ms / 1000), p50: pct(sorted, 0.5), p99: pct(sorted, 0.99), max: sorted[sorted.length - 1],
+  return { streams, rate, deltas: total, deltasPerSec: total / (up.ms / 1000), p50: pct(sorted, 0.5), p99, max: sorted[sorted.length - 1],
+    tailInGc: s1 ? tailInPauses(lat, stamps, p99, s1.pauses) : undefined,
     cpuUsPerEvent: cpu === undefined ? undefined : (cpu * 1e6) / total,
     userUsPerEvent: s0 ? (s1.cpu.user - s0.cpu.user) / total : undefined, sysUsPerEvent: s0 ? (s1.cpu.system - s0.cpu.system) / total : undefined, clientUsPerDelta: (client.user + client.system) / total, upstreamUsPerDelta: up.cpuUs / total,
     loopP99: s1?.loopP99, loopMax: s1?.loopMax, gcMax: s1?.gcMax, gcTotal: s1?.gcTotal, load: (l0 + load1()) / 2 };
+}
+
+/**
+ * The share of the deltas at or above `p99` that were in flight (written, not yet read) while the proxy was paused
+ * by its GC: how much of the paced tail the collector explains. `pauses`: [start, end] pairs on the stamps' clock,
+ * in the order they ended.
+ */
+function tailInPauses(lat, stamps, p99, pauses) {
+  const starts = [];
+  for (let i = 0; i < pauses.length; i += 2) starts.push([pauses[i], pauses[i + 1]]);
+  starts.sort((a, b) => a[0] - b[0]);
+  let tail = 0;
+  let hit = 0;
+  for (let i = 0; i < lat.length; i++) {
+    if (lat[i] < p99) continue;
+    tail++;
+    const from = stamps[i];
+    const to = from + lat[i];
+    // The last pause that started before the delta was read.
+    let lo = 0;
+    let hi = starts.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (starts[mid][0] < to) lo = mid + 1;
+      else hi = mid;
+    }
+    // Pauses follow one another: if the last one to start before the read ended before the write, so did the rest.
+    if (lo > 0 && starts[lo - 1][1] > from) hit++;
+  }
+  return tail === 0 ? undefined : hit / tail;
 }
 
 /**
@@ -784,17 +828,17 @@ async function main() {
     }));
   if (SECTIONS.includes('paced')) console.log(`\n## Latency — upstream write → client read, per delta, ms; paced: 1 stream at ${RATE1}/s, ${MANY} streams at ${RATE}/s each, ${SECONDS} s; median of ${PACED_ROUNDS} round(s); added = contender − direct (indicative)`);
   const dr = { one: direct.rows.one, many: direct.rows.many };
-  if (SECTIONS.includes('paced')) table(['contender', 'streams', 'deltas/s', 'p50', 'p99', 'max', 'added p50', 'added p99', 'proxy CPU µs/delta', 'user / sys', 'events/s per core', 'clients / upstream CPU µs/delta', 'proxy loop delay p99/max', 'longest GC / GC total ms', 'load'],
-    contenders.flatMap((c) => (c.skip ? [[c.name, c.skip, '', '', '', '', '', '', '', '', '', '', '', '', '']] : ['one', 'many'].map((key) => {
+  if (SECTIONS.includes('paced')) table(['contender', 'streams', 'deltas/s', 'p50', 'p99', 'max', 'added p50', 'added p99', 'proxy CPU µs/delta', 'user / sys', 'events/s per core', 'clients / upstream CPU µs/delta', 'proxy loop delay p99/max', 'longest GC / GC total ms', 'deltas ≥ p99 in a GC pause', 'load'],
+    contenders.flatMap((c) => (c.skip ? [[c.name, c.skip, '', '', '', '', '', '', '', '', '', '', '', '', '', '']] : ['one', 'many'].map((key) => {
       const r = c.rows[key];
-      if (!r) return [c.name, status(c) ?? '—', '', '', '', '', '', '', '', '', '', '', '', '', ''];
+      if (!r) return [c.name, status(c) ?? '—', '', '', '', '', '', '', '', '', '', '', '', '', '', ''];
       const d = dr[key];
       const add = c === direct ? undefined : { p50: r.p50 - (d?.p50 ?? NaN), p99: r.p99 - (d?.p99 ?? NaN) };
       r.addedP50 = add?.p50;
       r.addedP99 = add?.p99;
       return [c.name, r.streams, k(r.deltasPerSec), fmt(r.p50, 2), fmt(r.p99, 2), fmt(r.max, 1), fmt(add?.p50, 2), fmt(add?.p99, 2), fmt(r.cpuUsPerEvent, 1), r.userUsPerEvent === undefined ? '—' : `${fmt(r.userUsPerEvent, 1)} / ${fmt(r.sysUsPerEvent, 1)}`, r.cpuUsPerEvent ? k(1e6 / r.cpuUsPerEvent) : '—',
         `${fmt(r.clientUsPerDelta, 1)} / ${fmt(r.upstreamUsPerDelta, 1)}`,
-        r.loopMax === undefined ? '—' : `${fmt(r.loopP99, 1)} / ${fmt(r.loopMax, 1)}`, r.gcMax === undefined ? '—' : `${fmt(r.gcMax, 1)} / ${fmt(r.gcTotal, 0)}`, fmt(r.load, 1)];
+        r.loopMax === undefined ? '—' : `${fmt(r.loopP99, 1)} / ${fmt(r.loopMax, 1)}`, r.gcMax === undefined ? '—' : `${fmt(r.gcMax, 1)} / ${fmt(r.gcTotal, 0)}`, r.tailInGc === undefined ? '—' : `${fmt(100 * r.tailInGc, 0)}%`, fmt(r.load, 1)];
     }))));
   if (SECTIONS.includes('idle')) console.log(`\n## Memory per open stream — ${MANY} streams open and idle (after the first events), proxy process after a full GC`);
   if (SECTIONS.includes('idle')) table(['contender', `RSS KB/stream (idle ${IDLE_SETTLE_MS / 1000} s)`, 'heap KB/stream', 'RSS KB/stream 0.5 s after opening', 'of which young generation', 'load'],
