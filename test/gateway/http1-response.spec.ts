@@ -20,7 +20,7 @@ function reader(method = 'GET', maxHeadBytes?: number): Read {
       },
       body: (piece) => {
         if (out.ended) throw new Error('body after the end');
-        out.body.push(Buffer.from(piece));
+        out.body.push(Buffer.from(piece as unknown as Uint8Array));
       },
       end: () => {
         if (out.ended) throw new Error('a second end');
@@ -44,7 +44,7 @@ function feed(r: Read, bytes: Buffer, cuts: number[] = []): void {
   if (at < bytes.length) r.reader.push(bytes.subarray(at));
 }
 
-const body = (r: Read): string => Buffer.concat(r.body).toString('latin1');
+const body = (r: Read): string => Buffer.concat(r.body as unknown as Uint8Array[]).toString('latin1');
 
 describe('Http1Response', () => {
   it('reads every framing the same however its bytes are cut', () => {
