@@ -31,7 +31,7 @@ export interface GatewayCaller {
  * (`fromEventLog`'s `upstream` is a whole ClientConfig). `baseURL` as in `OPENAI_BASE_URL`, with its `/v1`
  * (default `OPENAI_BASE_URL`, else `https://api.openai.com/v1`); `apiKey` is used with a custom `authorize`
  * that returns none (never with the default, which forwards the caller's); `fetch` is the operator's way to the
- * upstream (answers are masked all the same), by default node:http(s) with keep-alive agents of the gateway's own,
+ * upstream (answers are masked all the same), by default an HTTP/1.1 client of the gateway's own with keep-alive connections,
  * or the global `fetch` when the application set a dispatcher of its own for it (an HTTP proxy).
  * Headers come per caller from `authorize`; the gateway's own `timeouts` stand for a client's idle timeout and signal.
  */
@@ -150,7 +150,7 @@ function logOf(log: GatewayOptions['log']): { log: EventLog; owned: boolean; bat
 }
 
 /**
- * The operator's `fetch`, else node:http(s) over keep-alive agents, unless the application routes `fetch` through
+ * The operator's `fetch`, else the gateway's own HTTP/1.1 client (upstream-http.ts), unless the application routes `fetch` through
  * a dispatcher of its own (an HTTP proxy set with undici's `setGlobalDispatcher`): then the global `fetch`, which
  * goes through it.
  */

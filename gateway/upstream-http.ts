@@ -1,13 +1,12 @@
-// The gateway's upstream when the operator passed no `fetch`: node:http(s) over keep-alive agents. The answer is
-// masked as its bytes arrive and read without web streams: each socket read goes through the masking scan and on
-// to the body's reader, one promise, where `fetch` took undici's stream, a TransformStream and their readers (a
-// quarter of the gateway's CPU per delta, and ~40 KB of heap per open stream).
-import http, { type IncomingMessage } from 'node:http';
-import https from 'node:https';
+// The gateway's upstream when the operator passed no `fetch`: HTTP/1.1 over keep-alive connections of its own
+// (upstream-connection.ts). The answer is masked as its bytes arrive and read without web streams: each socket
+// read goes through the masking scan and on to the body's reader, one promise, where `fetch` took undici's stream,
+// a TransformStream and their readers (a quarter of the gateway's CPU per delta, and ~40 KB of heap per open
+// stream).
 import type { Socket } from 'node:net';
 import { isAscii } from 'node:buffer';
-import { pipeline, type Readable } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
+import { UpstreamConnections, type UpstreamAnswer, type UpstreamConnectionOptions, type UpstreamRequest } from './upstream-connection.js';
 import type { Secrets } from '../lib/redact.js';
 import { BYTES_AT_LEAST, StreamRedactor } from '../lib/redact-stream.js';
 import { isKeptHeader, NO_BODY, type MaskedUpstream, type UpstreamInit } from './answer-masking.js';
@@ -26,6 +25,15 @@ const fetchFailed = (cause: unknown): TypeError => new TypeError('fetch failed',
 const abortReason = (signal: AbortSignal): unknown => signal.reason ?? new DOMException('This operation was aborted', 'AbortError');
 
 const RESOLVED = Promise.resolve();
+
+/** Where a body's bytes come from: the answer itself, or the decompressor it is written into. */
+interface BodySource {
+  on(event: 'data', listener: (chunk: Buffer) => void): unknown;
+  on(event: 'end' | 'close', listener: () => void): unknown;
+  on(event: 'error', listener: (e: Error) => void): unknown;
+  pause(): unknown;
+  resume(): unknown;
+}
 
 /**
  * The body of an upstream answer, masked: the subset of a `ReadableStream` and its reader that the library's
@@ -74,7 +82,7 @@ class MaskedBody implements Pick<PushingReader, 'pushTo' | 'unpush'> {
   };
 
   constructor(
-    private readonly source: Readable,
+    private readonly source: BodySource,
     secrets: Secrets,
     private readonly stop: () => void,
     /** The connection, when `source` is the answer itself (not a decompressor's output). */
@@ -329,7 +337,7 @@ class MaskedAnswer {
 }
 
 /** The answer's headers a client may see, values masked (as `maskedHeaders`). */
-function keptHeaders(res: IncomingMessage, secrets: Secrets): Headers {
+function keptHeaders(res: UpstreamAnswer, secrets: Secrets): Headers {
   const out = new Headers();
   const raw = res.rawHeaders;
   for (let i = 0; i + 1 < raw.length; i += 2) {
@@ -338,21 +346,34 @@ function keptHeaders(res: IncomingMessage, secrets: Secrets): Headers {
   return out;
 }
 
-/** The answer's `content-encoding`, from its raw headers (`res.headers` would build an object kept as long as the answer). */
-function encodingOf(res: IncomingMessage): string {
+/** The answer's `content-encoding`, from its raw headers. */
+function encodingOf(res: UpstreamAnswer): string {
   const raw = res.rawHeaders;
   let out: string | undefined;
-  // Repeated, joined as node:http joins them (then no single decoder matches: the bytes go as they are).
+  // Repeated, joined (then no single decoder matches: the bytes go as they are).
   for (let i = 0; i + 1 < raw.length; i += 2) if (raw[i]!.length === 16 && raw[i]!.toLowerCase() === 'content-encoding') out = out === undefined ? raw[i + 1]! : `${out}, ${raw[i + 1]!}`;
   return out ?? '';
 }
 
 /** The body's bytes as sent, decoded when the upstream compressed them despite `accept-encoding: identity`. */
-function decoded(res: IncomingMessage): Readable {
+function decoded(res: UpstreamAnswer): BodySource {
   const encoding = encodingOf(res).trim().toLowerCase();
   const decoder = encoding === 'gzip' || encoding === 'x-gzip' ? createGunzip() : encoding === 'deflate' ? createInflate() : encoding === 'br' ? createBrotliDecompress() : undefined;
   if (decoder === undefined) return res;
-  pipeline(res, decoder, () => undefined);
+  // As a pipe: the answer paused while the decoder is full; a broken answer destroys it.
+  let ended = false;
+  res.on('data', (piece: Buffer) => {
+    if (!decoder.write(piece)) res.pause();
+  });
+  decoder.on('drain', () => res.resume());
+  res.on('end', () => {
+    ended = true;
+    decoder.end();
+  });
+  res.on('error', (e: Error) => decoder.destroy(e));
+  res.on('close', () => {
+    if (!ended) decoder.destroy(new Error('the upstream connection closed before the body ended'));
+  });
   return decoder;
 }
 
@@ -362,14 +383,14 @@ export interface NodeUpstream {
   close(): void;
 }
 
-/** The gateway's default upstream: node:http(s) with keep-alive agents of its own. */
-export function nodeUpstream(): NodeUpstream {
-  const agents = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
-  const request: MaskedUpstream = (url, init, secrets) => send(url, init, secrets, agents);
-  return { request, close: () => (agents.http.destroy(), agents.https.destroy()) };
+/** The gateway's default upstream: HTTP/1.1 over keep-alive connections of its own. */
+export function nodeUpstream(options: UpstreamConnectionOptions = {}): NodeUpstream {
+  const connections = new UpstreamConnections(options);
+  const request: MaskedUpstream = (url, init, secrets) => send(url, init, secrets, connections);
+  return { request, close: () => connections.close() };
 }
 
-function send(url: string, init: UpstreamInit, secrets: Secrets, agents: { http: http.Agent; https: https.Agent }): Promise<Response> {
+function send(url: string, init: UpstreamInit, secrets: Secrets, connections: UpstreamConnections): Promise<Response> {
   const signal = init.signal ?? undefined;
   if (signal?.aborted) return Promise.reject(abortReason(signal));
   let target: URL;
@@ -378,26 +399,15 @@ function send(url: string, init: UpstreamInit, secrets: Secrets, agents: { http:
   } catch (e) {
     return Promise.reject(new TypeError(`Failed to parse URL from ${url}`, { cause: e }));
   }
-  const secure = target.protocol === 'https:';
+  if (target.protocol !== 'http:' && target.protocol !== 'https:') return Promise.reject(new TypeError(`fetch failed: the protocol ${target.protocol} is not supported`));
   const headers: Record<string, string | number> = { ...init.headers, 'accept-encoding': 'identity' };
-  const body = init.body === null || init.body === undefined ? undefined : typeof init.body === 'string' ? Buffer.from(init.body) : init.body;
+  const body = init.body === null || init.body === undefined ? undefined : typeof init.body === 'string' ? (Buffer.from(init.body) as unknown as Uint8Array) : init.body;
   if (body !== undefined) headers['content-length'] = body.byteLength;
   const method = (init.method ?? 'GET').toUpperCase();
   try {
-    const req = (secure ? https : http).request({
-      protocol: target.protocol,
-      hostname: target.hostname.replace(/^\[|\]$/g, ''),
-      port: target.port,
-      path: `${target.pathname}${target.search}`,
-      method,
-      headers,
-      agent: secure ? agents.https : agents.http,
-    });
-    const answer = answerOf(req, url, method, signal, secrets);
-    req.end(body);
-    return answer;
+    return answerOf(connections.request(target, method, headers, body), url, method, signal, secrets);
   } catch (e) {
-    // As from fetch: a header node:http refuses (a line break in a value) rejects, it does not throw.
+    // As from fetch: a header that cannot be sent (a line break in a value) rejects, it does not throw.
     return Promise.reject(e);
   }
 }
@@ -407,7 +417,7 @@ function send(url: string, init: UpstreamInit, secrets: Secrets, agents: { http:
  * long as the body is read (an idle stream's, for as long as it is open), and keep only what they use; the
  * promise's settling functions are let go once it has settled (else the resolved answer, its headers, stay too).
  */
-function answerOf(req: http.ClientRequest, url: string, method: string, signal: AbortSignal | undefined, secrets: Secrets): Promise<Response> {
+function answerOf(req: UpstreamRequest, url: string, method: string, signal: AbortSignal | undefined, secrets: Secrets): Promise<Response> {
   let settle: ((answer: Response | undefined, error?: unknown) => void) | undefined;
   const promise = new Promise<Response>((resolve, reject) => {
     settle = (answer, error) => (answer !== undefined ? resolve(answer) : reject(error));
@@ -427,14 +437,14 @@ function answerOf(req: http.ClientRequest, url: string, method: string, signal: 
   };
   const done = (): void => signal?.removeEventListener('abort', onAbort);
   signal?.addEventListener('abort', onAbort, { once: true });
-  req.on('error', (e) => {
+  req.on('error', (e: Error) => {
     if (answered) return; // the body's source reports it
     done();
     settled(undefined, signal?.aborted === true ? abortReason(signal) : fetchFailed(e));
   });
-  req.on('response', (res: IncomingMessage) => {
+  req.on('response', (res: UpstreamAnswer) => {
     answered = true;
-    const status = res.statusCode ?? 502;
+    const status = res.statusCode;
     const headersOut = keptHeaders(res, secrets);
     if (method === 'HEAD' || NO_BODY.has(status)) {
       res.resume();

@@ -1,4 +1,4 @@
-// The gateway's two upstreams: node:http (the default, no `upstream.fetch`) and an operator's `fetch`. Both mask a
+// The gateway's two upstreams: its own HTTP/1.1 client (the default, no `upstream.fetch`) and an operator's `fetch`. Both mask a
 // key the upstream echoes however its bytes are cut, follow no redirect, time out and fail as 504 / 502, and let
 // the upstream request go when the client leaves; the default one reuses its connections and decodes a compressed
 // answer.
@@ -60,7 +60,7 @@ const until = async (check: () => boolean, ms = 3000): Promise<void> => {
 };
 
 describe.each([
-  ['node:http (default)', false],
+  ['its own HTTP/1.1 client (default)', false],
   ['the operator\'s fetch', true],
 ])('the gateway\'s upstream over %s', (_name, withFetch) => {
   let up: Upstream | undefined;
@@ -157,7 +157,7 @@ describe.each([
     const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     const res = await fetch(`${origin}/v1/models`);
     expect(res.status).toBe(502);
-    // node:http names the system's reason (fetch's error in Node 20 does not carry it where the gateway looks).
+    // The default client names the system's reason (fetch's error in Node 20 does not carry it where the gateway looks).
     if (!withFetch) expect(await res.text()).toContain('ECONNREFUSED');
     expect((await create(origin)).status).toBeGreaterThanOrEqual(500);
     await closeServer(server);
@@ -189,7 +189,7 @@ describe.each([
   });
 });
 
-describe('the default upstream (node:http)', () => {
+describe('the default upstream (its own HTTP/1.1 client)', () => {
   it('reuses its connection across streams and decodes a gzip answer', async () => {
     const up = await startUpstream((req, res) => {
       const body = events(`resp_${up.connections}_${Date.now()}`, 'hello').join('');
