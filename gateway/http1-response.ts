@@ -1,8 +1,8 @@
 // An HTTP/1.1 response read from a connection's bytes: the head, then the body by its framing (RFC 9112 §6.3),
 // handed on as views of the bytes read (no copy). node:http's client copies every body chunk into a buffer of its
-// own and passes it through two streams: for a paced answer, one event per read, that was a tenth of the gateway's
-// CPU per delta and one of the two young `ArrayBuffer`s each delta left for the collector (docs/performance.md,
-// the gateway's fifteenth round). No I/O here: upstream-connection.ts feeds it.
+// own and passes it through two streams: for a paced answer, one event per read, that was 8% of the gateway's CPU
+// samples and one of the two young `ArrayBuffer`s each delta left for the collector (docs/performance.md, the
+// gateway's fifteenth round). No I/O here: upstream-connection.ts feeds it.
 
 /** What the upstream answered that is not HTTP/1.1 as the gateway reads it: the connection is not used again. */
 export class Http1ResponseError extends Error {
