@@ -181,16 +181,18 @@ export class UpstreamConnections {
   request(target: URL, method: string, headers: Readonly<Record<string, string | number>>, body: Uint8Array | undefined): UpstreamRequest {
     const path = `${target.pathname}${target.search}`;
     if (/[^\u0021-\u00ff]/.test(path) || !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(method)) throw new TypeError('Request path or method contains invalid characters');
-    let head = `${method} ${path} HTTP/1.1\r\n`;
-    let host = false;
+    // One line per name, whatever its case: the last value given wins, as with node:http's setHeader (two
+    // content-lengths would be a request the upstream and the gateway could read differently).
+    const lines = new Map<string, string>();
     for (const name of Object.keys(headers)) {
       const value = String(headers[name]);
       validateHeaderName(name);
       validateHeaderValue(name, value);
-      if (name.length === 4 && name.toLowerCase() === 'host') host = true;
-      head += `${name}: ${value}\r\n`;
+      lines.set(name.toLowerCase(), `${name}: ${value}\r\n`);
     }
-    if (!host) head = `${head}Host: ${target.host}\r\n`;
+    if (!lines.has('host')) lines.set('host', `Host: ${target.host}\r\n`);
+    let head = `${method} ${path} HTTP/1.1\r\n`;
+    for (const line of lines.values()) head += line;
     head += '\r\n';
     const secure = target.protocol === 'https:';
     const port = Number(target.port) || (secure ? 443 : 80);
