@@ -37,7 +37,8 @@ export interface ResponseLimits {
 
 /** (A Buffer is the Uint8Array `indexOf` takes: the DOM and Node typings disagree on its buffer's type.) */
 const CRLF2 = Buffer.from('\r\n\r\n') as unknown as Uint8Array;
-const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/** An HTTP token (RFC 9110 §5.6.2): a header's name, a request's method. */
+export const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 /** A value's characters: visible ASCII, space, tab and obs-text; no CR, LF or NUL. */
 const VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
 const STATUS_LINE = /^HTTP\/1\.([01]) ([1-5][0-9][0-9])(?: [^\r\n]*)?$/;

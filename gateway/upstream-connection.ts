@@ -6,7 +6,7 @@ import { EventEmitter } from 'node:events';
 import { validateHeaderName, validateHeaderValue } from 'node:http';
 import net, { type Socket } from 'node:net';
 import tls from 'node:tls';
-import { Http1Response, Http1ResponseError, type ResponseHead } from './http1-response.js';
+import { Http1Response, type ResponseHead, TOKEN } from './http1-response.js';
 
 /** Idle connections kept per origin, at most (node:http's agents keep 256). */
 const MAX_IDLE = 256;
@@ -53,7 +53,7 @@ export class UpstreamAnswer extends EventEmitter {
 export class UpstreamRequest extends EventEmitter {
   private readonly reader: Http1Response;
   private answer: UpstreamAnswer | undefined;
-  private ended = false;
+  /** Whether the answer has closed (its connection kept or given up). */
   private closed = false;
   private idleMs: number;
   private readonly onData = (bytes: Buffer): void => this.data(bytes);
@@ -72,10 +72,7 @@ export class UpstreamRequest extends EventEmitter {
       {
         head: (head) => this.head(head),
         body: (piece) => this.answer!.emit('data', piece),
-        end: () => {
-          this.ended = true;
-          this.answer!.emit('end');
-        },
+        end: () => this.answer!.emit('end'),
       },
       method,
     );
@@ -103,7 +100,7 @@ export class UpstreamRequest extends EventEmitter {
       this.socket.destroy(e as Error);
       return;
     }
-    if (this.ended) this.done();
+    if (this.reader.done) this.done();
   }
 
   /** The answer has ended: the connection goes back to the pool (or is closed), then the answer closes. */
@@ -121,13 +118,13 @@ export class UpstreamRequest extends EventEmitter {
 
   private broken(e: Error): void {
     if (this.answer === undefined) this.emit('error', e);
-    else if (!this.ended && this.answer.listenerCount('error') > 0) this.answer.emit('error', e);
+    else if (!this.reader.done && this.answer.listenerCount('error') > 0) this.answer.emit('error', e);
     // 'close' follows.
   }
 
   private connectionClosed(): void {
     if (this.closed) return;
-    if (!this.ended) {
+    if (!this.reader.done) {
       try {
         this.reader.close();
       } catch (e) {
@@ -180,7 +177,7 @@ export class UpstreamConnections {
    */
   request(target: URL, method: string, headers: Readonly<Record<string, string | number>>, body: Uint8Array | undefined): UpstreamRequest {
     const path = `${target.pathname}${target.search}`;
-    if (/[^\u0021-\u00ff]/.test(path) || !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(method)) throw new TypeError('Request path or method contains invalid characters');
+    if (/[^\u0021-\u00ff]/.test(path) || !TOKEN.test(method)) throw new TypeError('Request path or method contains invalid characters');
     // One line per name, whatever its case: the last value given wins, as with node:http's setHeader (two
     // content-lengths would be a request the upstream and the gateway could read differently).
     const lines = new Map<string, string>();
