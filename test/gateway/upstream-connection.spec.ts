@@ -15,8 +15,16 @@ const portOf = (s: Server): number => (s.address() as AddressInfo).port;
 const listening = <S extends Server>(s: S): Promise<S> => new Promise((resolve) => s.listen(0, '127.0.0.1', () => resolve(s)));
 const closed = (s: Server): Promise<void> => new Promise((resolve) => s.close(() => resolve()));
 
+interface RawServer {
+  readonly server: Server;
+  readonly connections: Socket[];
+  readonly requests: string[];
+  /** Closes every connection it took, then itself. */
+  close(): Promise<void>;
+}
+
 /** A server that answers each request (its head read up to the blank line) with `answer(n)`, raw bytes. */
-async function rawServer(answer: (n: number, socket: Socket) => string | undefined): Promise<{ server: Server; connections: Socket[]; requests: string[] }> {
+async function rawServer(answer: (n: number, socket: Socket) => string | undefined): Promise<RawServer> {
   const connections: Socket[] = [];
   const requests: string[] = [];
   const server = createNetServer((socket) => {
@@ -36,7 +44,16 @@ async function rawServer(answer: (n: number, socket: Socket) => string | undefin
     });
     socket.on('error', () => undefined);
   });
-  return { server: await listening(server), connections, requests };
+  await listening(server);
+  return {
+    server,
+    connections,
+    requests,
+    close: async () => {
+      for (const c of connections) c.destroy();
+      await closed(server);
+    },
+  };
 }
 
 const text = async (r: Response): Promise<string> => {
@@ -95,8 +112,7 @@ describe('the gateway\'s upstream connections', () => {
       expect(up.requests[0]).toBe(`POST /one HTTP/1.1\r\nx-k: v\r\ncontent-length: 3\r\naccept-encoding: identity\r\nHost: 127.0.0.1:${portOf(up.server)}\r\n\r\nabc`);
     } finally {
       upstream.close();
-      for (const c of up.connections) c.destroy();
-      await closed(up.server);
+      await up.close();
     }
   });
 
@@ -122,8 +138,7 @@ describe('the gateway\'s upstream connections', () => {
       expect(up.connections).toHaveLength(2);
     } finally {
       upstream.close();
-      for (const c of up.connections) c.destroy();
-      await closed(up.server);
+      await up.close();
     }
   });
 
@@ -149,8 +164,7 @@ describe('the gateway\'s upstream connections', () => {
       expect(up.connections).toHaveLength(3);
     } finally {
       upstream.close();
-      for (const c of up.connections) c.destroy();
-      await closed(up.server);
+      await up.close();
     }
   });
 
@@ -165,7 +179,7 @@ describe('the gateway\'s upstream connections', () => {
       expect(up.connections).toHaveLength(0);
     } finally {
       upstream.close();
-      await closed(up.server);
+      await up.close();
     }
   });
 });
