@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import { idText, later, parseId, type StreamEntry } from './redis-stream-id.js';
 import type { RedisTail } from './redis-tail.js';
+import { subscriptionCommands } from './redis-subscription-commands.js';
 
 // Live reading on a Redis Cluster, for one master node (and on a single Redis with liveReads 'subscribe', for
 // it: lib/log/redis-connection.ts): ONE subscriber connection to it, SSUBSCRIBEd to the
@@ -38,6 +39,11 @@ export interface NodeLiveOptions {
   readonly failure: (e: unknown) => Error;
   /** Told first when it is taken out of use (failed, idle), before the consumers are: none may come back to it. */
   readonly onRetire: () => void;
+  /**
+   * A channel's hash slot, on a Cluster node (one SSUBSCRIBE may name channels of one slot only: CROSSSLOT);
+   * `undefined` on a single Redis, where one command names every channel.
+   */
+  readonly slotOf?: (channel: string) => number;
 }
 
 interface Consumer {
@@ -182,13 +188,14 @@ export function nodeLive(options: NodeLiveOptions): NodeLive {
     for (const x of [...ch.consumers]) x.fail(err);
   };
 
+  const commands = subscriptionCommands({ connection, current: () => conn, timed: options.timed, slotOf: options.slotOf });
+
   /** `x` on the channel of `events`, subscribed (once per channel) when it is the first. */
   const attach = (events: string, x: Consumer): Promise<void> => {
     const name = liveChannel(events);
     let ch = channels.get(name);
     if (ch === undefined) {
-      const subscribed = connection().then(async (c) => {
-        await options.timed(c.ssubscribe(name));
+      const subscribed = commands.subscribe(name).then(() => {
         made.done = true;
       });
       const made: Channel = (ch = { consumers: new Set(), subscribed, done: false });
@@ -207,7 +214,7 @@ export function nodeLive(options: NodeLiveOptions): NodeLive {
     const ch = channels.get(name);
     if (ch === undefined || !ch.consumers.delete(x) || ch.consumers.size > 0) return;
     channels.delete(name);
-    void conn?.then((c) => c.sunsubscribe(name)).catch(() => undefined);
+    commands.unsubscribe(name);
     if (channels.size > 0 || retired) return;
     idle = setTimeout(() => {
       idle = undefined;

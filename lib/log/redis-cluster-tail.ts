@@ -60,6 +60,7 @@ export function clusterTails(cluster: Cluster, options: ClusterTailOptions): Clu
       onRetire: () => {
         if (byNode.get(node) === live) byNode.delete(node);
       },
+      slotOf,
     });
     byNode.set(node, live);
     return live;

@@ -2,7 +2,8 @@
 // subscriber connection per log instance, as on a Cluster): the EventLog contract suite; a reader of another
 // instance through catch-up and live hand-over, a cancel and a stream not there yet; a restart of Redis ridden
 // through; the option refused when it is neither; and, as an ACL user with the documented line plus the pub/sub
-// rights docs/durable-log.md names, nothing refused, while a user without them gets 'forbidden' naming SPUBLISH.
+// rights docs/durable-log.md names, nothing refused, while a user without them gets 'forbidden' naming SPUBLISH;
+// 100 followers started and ended together, each exact, subscribed and unsubscribed in a few commands.
 import { InvalidOptionError } from '../../lib/errors';
 import type { FollowableEventLog } from '../../lib/log/follow';
 import { redisEventLog } from '../../lib/log/redis';
@@ -137,6 +138,44 @@ test('the subscriber connection killed (CLIENT KILL TYPE pubsub) mid-follow, thr
       await got.done;
       expect(got.seqs).toEqual(Array.from({ length: 41 }, (_, i) => i));
     }
+  } finally {
+    await Promise.all([writer.close(), reader.close()]);
+  }
+});
+
+/** Calls of `cmd` Redis has counted (INFO commandstats). */
+async function calls(cmd: string): Promise<number> {
+  const info = String(await redis.admin.info('commandstats'));
+  return Number(new RegExp(`cmdstat_${cmd}:calls=(\\d+)`).exec(info)?.[1] ?? 0);
+}
+
+test('100 followers started and ended together: each exact, their SSUBSCRIBEs and SUNSUBSCRIBEs a few commands, not one each', async () => {
+  const [writer, reader] = [redisEventLog({ url: redis.server.url, ...SUBSCRIBE }), redisEventLog({ url: redis.server.url, ...SUBSCRIBE })];
+  try {
+    const streams = await Promise.all(
+      Array.from({ length: 100 }, async () => {
+        const s = scope();
+        const { token } = await writer.acquire(s, 60_000);
+        await writer.append(s, token, [created(s.responseId)]);
+        return { s, token };
+      }),
+    );
+    const [sub0, unsub0] = [await calls('ssubscribe'), await calls('sunsubscribe')];
+    const followed = streams.map(({ s }) => collect(reader as FollowableEventLog, s, 5));
+    await Promise.all(streams.map(({ s, token }) => writer.append(s, token, [1, 2, 3, 4].map((k) => delta(k)))));
+    // Every append of one turn in one script call: the ends reach the reader together.
+    await Promise.all(streams.map(({ s, token }) => writer.append(s, token, [completed(s.responseId, 5)])));
+    for (const got of followed) {
+      await got.done;
+      expect(got.seqs).toEqual([0, 1, 2, 3, 4, 5]);
+    }
+    for (let i = 0; i < 100 && (await calls('sunsubscribe')) === unsub0; i++) await sleep(10);
+    await sleep(100);
+    const [subscribes, unsubscribes] = [(await calls('ssubscribe')) - sub0, (await calls('sunsubscribe')) - unsub0];
+    expect(subscribes).toBeGreaterThanOrEqual(1);
+    expect(subscribes).toBeLessThanOrEqual(10);
+    expect(unsubscribes).toBeGreaterThanOrEqual(1);
+    expect(unsubscribes).toBeLessThanOrEqual(10);
   } finally {
     await Promise.all([writer.close(), reader.close()]);
   }
