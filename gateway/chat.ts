@@ -13,7 +13,7 @@ import { chatRequestToResponses } from './chat-request.js';
 import { countEvent } from './access-log.js';
 import { admit, sendError, type GatewayContext } from './context.js';
 import { GatewayHttpError, upstreamError } from './errors.js';
-import { SSE_HEADERS } from './sse.js';
+import { SSE_HEADERS } from './sse-frame.js';
 import { GatewayStreamError } from './stream-errors.js';
 import { chatErrorFrame } from '../lib/sse/error-frame.js';
 

@@ -6,57 +6,14 @@
 import type { ServerResponse } from 'node:http';
 import { Subscriber, type Observable, type Subscription } from 'rxjs';
 import { inBurst } from '../lib/burst.js';
-import { spacedRawDataOf } from '../lib/decode/raw-data.js';
 import { isTerminalType } from '../lib/events/guards.js';
 import type { ResponseStreamEvent } from '../lib/events/responses.js';
 import { reportUnhandled } from '../lib/report-unhandled.js';
 import { responsesErrorFrame } from '../lib/sse/error-frame.js';
 import { afterReads as sharedAfterReads, type AfterReads } from './after-reads.js';
 import { writeChunk, writeCounterOf, type DrainSource } from './chunk-write.js';
+import { SSE_HEADERS, sseFrame } from './sse-frame.js';
 import { GatewayStreamError } from './stream-errors.js';
-
-export const SSE_HEADERS = {
-  'content-type': 'text/event-stream; charset=utf-8',
-  'cache-control': 'no-cache, no-transform',
-  // nginx and friends: do not buffer the stream.
-  'x-accel-buffering': 'no',
-} as const;
-
-/** One SSE event: `id:` (its sequence number, what `Last-Event-ID` brings back), `event:` and `data:`. */
-export function sseFrame(e: ResponseStreamEvent): string {
-  const seq = e.sequence_number;
-  // The upstream's own text when the decoder kept it (the same JSON, not serialised again), with the space that
-  // follows `data:`; one with line breaks (multi-line `data:`) would need a `data:` per line: serialised instead.
-  const raw = spacedRawDataOf(e);
-  const data = raw !== undefined && raw.indexOf('\n') === -1 ? raw : ` ${JSON.stringify(e)}`;
-  return `${Number.isSafeInteger(seq) ? `id: ${seq as number}\n` : ''}${frameHead(e.type)}${data}\n\n`;
-}
-
-/** `event: <type>\ndata:` of the types met (a few dozen: the documented ones), each checked once, not per event. */
-const heads = new Map<string, string>();
-/** More types than the API has: past this many (or past this length), a head is made per event (an upstream inventing types gets no cache). */
-const MAX_HEADS = 256;
-const MAX_CACHED_TYPE = 64;
-const MESSAGE_HEAD = 'event: message\ndata:';
-
-/** The last type asked for and its head: a run of deltas asks for the same one (a comparison, not a hash of a fresh string). */
-let lastType: unknown = undefined;
-let lastHead = MESSAGE_HEAD;
-
-function frameHead(type: unknown): string {
-  if (type === lastType) return lastHead;
-  if (typeof type !== 'string') return MESSAGE_HEAD;
-  let head = heads.get(type);
-  if (head === undefined) {
-    // A type with a line break would forge SSE fields: refused upstream by the decoder, checked again here.
-    head = /[\r\n]/.test(type) ? MESSAGE_HEAD : `event: ${type}\ndata:`;
-    if (heads.size >= MAX_HEADS || type.length > MAX_CACHED_TYPE) return head;
-    heads.set(type, head);
-  }
-  lastType = type;
-  lastHead = head;
-  return head;
-}
 
 export interface PumpOptions {
   readonly res: ServerResponse;
@@ -109,174 +66,202 @@ const FLUSH_AT = 16 * 1024;
 
 /** Streams events from `open` to `res` until the source completes, fails, or the client leaves. */
 export function pumpSSE(o: PumpOptions): Pump {
+  return new SsePump(o);
+}
+
+/**
+ * One client's pump: a class, its state in fields and its steps in shared methods, where a closure per step and a
+ * context for the state were some sixteen functions per open stream (docs/performance.md, the gateway's sixteenth
+ * round). Only what is handed out as a callback is bound: `finish` ('close'), `resume` ('drain'), `flush` (a tick).
+ */
+class SsePump implements Pump {
   // Read once: the options objects of a thousand pumps do not share one shape (their routes differ), and a property
   // read per event from them missed V8's cache of shapes on most events (a runtime look-up each).
-  const { res, live: liveSource, onEvent } = o;
-  const counter = writeCounterOf(res);
-  const afterReads = o.afterReads ?? sharedAfterReads;
-  let last = o.startingAfter;
-  let attempt = 0;
-  let sub: Subscription | undefined;
+  private readonly res: ServerResponse;
+  private readonly liveSource: LiveSource | undefined;
+  private readonly onEvent: (() => void) | undefined;
+  private readonly counter: ReturnType<typeof writeCounterOf>;
+  private readonly afterReads: AfterReads;
+  private last: number | undefined;
+  private attempt = 0;
+  private sub: Subscription | undefined;
   /** Whether the current source is the live one (o.live, attempt 0). */
-  let live = false;
-  let started = false;
-  let paused = false;
-  let ended = false;
-  let beat: NodeJS.Timeout | undefined;
+  private live = false;
+  private started = false;
+  private paused = false;
+  private ended = false;
+  private beat: NodeJS.Timeout | undefined;
   // Events that arrive together (one upstream chunk, one page of the log) leave in one write to the socket:
   // their frames are joined until the next tick, or until FLUSH_AT characters.
-  let pending = '';
-  let scheduled = false;
+  private pending = '';
+  private scheduled = false;
   /** What the last write's bytes wait in when it returned false (the socket, when written to it directly). */
-  let lastWrite: DrainSource = res;
+  private lastWrite: DrainSource;
   /** What the pump waits on for 'drain' while it has let its source go. */
-  let waitingOn: DrainSource = res;
-  let terminalSeen = false;
+  private waitingOn: DrainSource;
+  private terminalSeen = false;
 
-  const finish = (): void => {
-    if (ended) return;
-    ended = true;
-    sub?.unsubscribe();
-    clearInterval(beat);
-    waitingOn.off('drain', resume);
-    o.onDone();
-  };
-  res.on('close', finish); // the client left (or the stream ended): the source is let go, the producer runs on
-  // Gone already (while the route waited for the log or read the body): no 'close' will come.
-  if (res.destroyed || res.writableEnded) {
-    finish();
-    return { stop: () => undefined };
+  constructor(private readonly o: PumpOptions) {
+    const { res } = o;
+    this.res = res;
+    this.liveSource = o.live;
+    this.onEvent = o.onEvent;
+    this.counter = writeCounterOf(res);
+    this.afterReads = o.afterReads ?? sharedAfterReads;
+    this.last = o.startingAfter;
+    this.lastWrite = res;
+    this.waitingOn = res;
+    res.on('close', this.finish); // the client left (or the stream ended): the source is let go, the producer runs on
+    // Gone already (while the route waited for the log or read the body): no 'close' will come.
+    if (res.destroyed || res.writableEnded) {
+      this.finish();
+      return;
+    }
+    this.subscribe();
   }
 
-  const start = (): void => {
-    if (started) return;
-    started = true;
-    res.writeHead(200, SSE_HEADERS);
-    res.flushHeaders();
-    if (o.heartbeatMs > 0) {
-      beat = setInterval(() => {
-        if (!paused && !ended && pending === '') res.write(': keep-alive\n\n');
-      }, o.heartbeatMs);
-      beat.unref();
+  stop(): void {
+    if (this.ended) return;
+    if (!this.started) {
+      this.finish();
+      this.res.destroy();
+      return;
     }
+    this.flush();
+    this.res.end();
+    this.finish();
+  }
+
+  private readonly finish = (): void => {
+    if (this.ended) return;
+    this.ended = true;
+    this.sub?.unsubscribe();
+    clearInterval(this.beat);
+    this.waitingOn.off('drain', this.resume);
+    this.o.onDone();
   };
 
-  const failBeforeStart = (err: unknown): void => {
-    finish();
-    o.onFailedBeforeStart(err);
-  };
+  private start(): void {
+    if (this.started) return;
+    this.started = true;
+    this.res.writeHead(200, SSE_HEADERS);
+    this.res.flushHeaders();
+    if (this.o.heartbeatMs > 0) {
+      this.beat = setInterval(() => {
+        if (!this.paused && !this.ended && this.pending === '') this.res.write(': keep-alive\n\n');
+      }, this.o.heartbeatMs);
+      this.beat.unref();
+    }
+  }
 
-  const flush = (): void => {
-    scheduled = false;
-    if (ended || pending === '') return;
-    const text = pending;
-    pending = '';
+  private failBeforeStart(err: unknown): void {
+    this.finish();
+    this.o.onFailedBeforeStart(err);
+  }
+
+  private readonly flush = (): void => {
+    this.scheduled = false;
+    if (this.ended || this.pending === '') return;
+    const text = this.pending;
+    this.pending = '';
     // As bytes: the socket counts a string's characters, and maxPendingBytes is about memory (UTF-8 text is up to 3×).
-    const written = writeChunk(res, text, counter);
-    lastWrite = written.drainOn;
+    const written = writeChunk(this.res, text, this.counter);
+    this.lastWrite = written.drainOn;
     const ok = written.ok;
     // Never after the terminal event: the source completes next, and a reader that took a stream over only
     // completes once its last appends are acknowledged (let go now, they would be dropped).
-    if (paused || terminalSeen) return;
-    if (!live || liveSource === undefined) {
-      if (!ok) letGo();
+    if (this.paused || this.terminalSeen) return;
+    const liveSource = this.liveSource;
+    if (!this.live || liveSource === undefined) {
+      if (!ok) this.letGo();
       return;
     }
     // The socket's buffer is the memory the live events wait in: bytes written and not yet taken by the client.
-    if (res.writableLength <= liveSource.maxPendingBytes) return;
-    if (liveSource.canReread()) letGo();
-    else tooSlow();
+    if (this.res.writableLength <= liveSource.maxPendingBytes) return;
+    if (liveSource.canReread()) this.letGo();
+    else this.tooSlow();
   };
 
   /** Lets the source go until the socket drains; then the events after the last one written come from the log. */
-  const letGo = (): void => {
-    paused = true;
-    sub?.unsubscribe();
-    waitingOn = lastWrite;
-    waitingOn.once('drain', resume);
-  };
-
-  /** The live events waiting for the client went past the bound, and the log cannot hold them: a typed end. */
-  const tooSlow = (): void => {
-    paused = true;
-    sub?.unsubscribe();
-    res.end(responsesErrorFrame(new GatewayStreamError('client_too_slow'), last));
-    finish();
-  };
-
-  const next = (e: ResponseStreamEvent): void => {
-    if (ended || paused) return;
-    start();
-    pending += sseFrame(e);
-    if (Number.isSafeInteger(e.sequence_number)) last = e.sequence_number as number;
-    if (isTerminalType(e.type)) terminalSeen = true;
-    onEvent?.();
-    if (pending.length >= FLUSH_AT) flush();
-    else if (!scheduled) {
-      scheduled = true;
-      // From an upstream read (lib/burst.ts): with the other streams' writes of this turn, after its reads
-      // (after-reads.ts); from the log: on a tick, once the events it handed over at once are joined.
-      if (inBurst()) afterReads(flush);
-      else process.nextTick(flush);
-    }
-  };
-
-  /** Ends the response after the source ended (`err` when it failed); a cancelled stream ends with its terminal event. */
-  const end = (err?: { readonly error: unknown }): void => {
-    paused = true; // nothing more from this source while the ending is decided
-    flush();
-    // After a terminal event nothing more is said: the stream already ended in-band.
-    if (terminalSeen || !o.cancelled) return close(undefined, err);
-    void o.cancelled().catch(() => undefined).then((terminal) => close(terminal, err));
-  };
-
-  const close = (terminal: ResponseStreamEvent | undefined, err: { readonly error: unknown } | undefined): void => {
-    if (ended) return;
-    start();
-    if (terminal !== undefined) res.write(sseFrame({ ...terminal, sequence_number: last === undefined ? 0 : last + 1 } as ResponseStreamEvent));
-    else if (err !== undefined && !terminalSeen) res.write(responsesErrorFrame(err.error, last));
-    res.end();
-    finish();
-  };
-
-  const subscribe = (): void => {
-    live = liveSource !== undefined && attempt === 0;
-    const current = o.open(last, attempt++).subscribe(new PumpSubscriber(next, error, complete));
-    sub = current;
-    if (paused || ended) current.unsubscribe();
-  };
-
-  const error = (err: unknown): void => {
-    if (ended || paused) return;
-    if (!started) return failBeforeStart(err);
-    end({ error: err });
-  };
-
-  const complete = (): void => {
-    if (ended || paused) return;
-    end();
-  };
-
-  function resume(): void {
-    if (ended) return;
-    paused = false;
-    subscribe();
+  private letGo(): void {
+    this.paused = true;
+    this.sub?.unsubscribe();
+    this.waitingOn = this.lastWrite;
+    this.waitingOn.once('drain', this.resume);
   }
 
-  subscribe();
+  /** The live events waiting for the client went past the bound, and the log cannot hold them: a typed end. */
+  private tooSlow(): void {
+    this.paused = true;
+    this.sub?.unsubscribe();
+    this.res.end(responsesErrorFrame(new GatewayStreamError('client_too_slow'), this.last));
+    this.finish();
+  }
 
-  return {
-    stop: () => {
-      if (ended) return;
-      if (!started) {
-        finish();
-        res.destroy();
-        return;
-      }
-      flush();
-      res.end();
-      finish();
-    },
+  /** @internal The source's next event (PumpSubscriber). */
+  next(e: ResponseStreamEvent): void {
+    if (this.ended || this.paused) return;
+    this.start();
+    this.pending += sseFrame(e);
+    if (Number.isSafeInteger(e.sequence_number)) this.last = e.sequence_number as number;
+    if (isTerminalType(e.type)) this.terminalSeen = true;
+    this.onEvent?.();
+    if (this.pending.length >= FLUSH_AT) this.flush();
+    else if (!this.scheduled) {
+      this.scheduled = true;
+      // From an upstream read (lib/burst.ts): with the other streams' writes of this turn, after its reads
+      // (after-reads.ts); from the log: on a tick, once the events it handed over at once are joined.
+      if (inBurst()) this.afterReads(this.flush);
+      else process.nextTick(this.flush);
+    }
+  }
+
+  /** Ends the response after the source ended (`err` when it failed); a cancelled stream ends with its terminal event. */
+  private end(err?: { readonly error: unknown }): void {
+    this.paused = true; // nothing more from this source while the ending is decided
+    this.flush();
+    // After a terminal event nothing more is said: the stream already ended in-band.
+    const cancelled = this.o.cancelled;
+    if (this.terminalSeen || !cancelled) return this.close(undefined, err);
+    void cancelled()
+      .catch(() => undefined)
+      .then((terminal) => this.close(terminal, err));
+  }
+
+  private close(terminal: ResponseStreamEvent | undefined, err: { readonly error: unknown } | undefined): void {
+    if (this.ended) return;
+    this.start();
+    const last = this.last;
+    if (terminal !== undefined) this.res.write(sseFrame({ ...terminal, sequence_number: last === undefined ? 0 : last + 1 } as ResponseStreamEvent));
+    else if (err !== undefined && !this.terminalSeen) this.res.write(responsesErrorFrame(err.error, last));
+    this.res.end();
+    this.finish();
+  }
+
+  private subscribe(): void {
+    this.live = this.liveSource !== undefined && this.attempt === 0;
+    const current = this.o.open(this.last, this.attempt++).subscribe(new PumpSubscriber(this));
+    this.sub = current;
+    if (this.paused || this.ended) current.unsubscribe();
+  }
+
+  /** @internal The source failed (PumpSubscriber). */
+  error(err: unknown): void {
+    if (this.ended || this.paused) return;
+    if (!this.started) return this.failBeforeStart(err);
+    this.end({ error: err });
+  }
+
+  /** @internal The source completed (PumpSubscriber). */
+  complete(): void {
+    if (this.ended || this.paused) return;
+    this.end();
+  }
+
+  private readonly resume = (): void => {
+    if (this.ended) return;
+    this.paused = false;
+    this.subscribe();
   };
 }
 
@@ -287,17 +272,13 @@ export function pumpSSE(o: PumpOptions): Pump {
  * on for the log and other clients whatever one client's pump does.
  */
 class PumpSubscriber extends Subscriber<ResponseStreamEvent> {
-  constructor(
-    private readonly onNext: (e: ResponseStreamEvent) => void,
-    private readonly onError: (err: unknown) => void,
-    private readonly onComplete: () => void,
-  ) {
+  constructor(private readonly pump: SsePump) {
     super();
   }
 
   protected override _next(e: ResponseStreamEvent): void {
     try {
-      this.onNext(e);
+      this.pump.next(e);
     } catch (err) {
       reportUnhandled(err);
     }
@@ -305,7 +286,7 @@ class PumpSubscriber extends Subscriber<ResponseStreamEvent> {
 
   protected override _error(err: unknown): void {
     try {
-      this.onError(err);
+      this.pump.error(err);
     } catch (e) {
       reportUnhandled(e);
     } finally {
@@ -315,7 +296,7 @@ class PumpSubscriber extends Subscriber<ResponseStreamEvent> {
 
   protected override _complete(): void {
     try {
-      this.onComplete();
+      this.pump.complete();
     } catch (e) {
       reportUnhandled(e);
     } finally {

@@ -1,7 +1,7 @@
 // The gateway's SSE frame: the upstream's own data text when the decoder kept it (not serialised again), the
 // event serialised when it has none or when it spans lines (one `data:` line per frame).
 import { fromResponsesSSE } from '../../index';
-import { sseFrame } from '../../gateway/sse';
+import { sseFrame } from '../../gateway/sse-frame';
 import { run } from '../decode/sources';
 
 const one = '{ "type": "response.output_text.delta", "sequence_number": 3, "item_id": "m", "output_index": 0, "content_index": 0, "delta": "\\u00e9" }';
