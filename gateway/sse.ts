@@ -221,11 +221,9 @@ class SsePump implements Pump {
     this.paused = true; // nothing more from this source while the ending is decided
     this.flush();
     // After a terminal event nothing more is said: the stream already ended in-band.
-    const cancelled = this.o.cancelled;
-    if (this.terminalSeen || !cancelled) return this.close(undefined, err);
-    void cancelled()
-      .catch(() => undefined)
-      .then((terminal) => this.close(terminal, err));
+    const o = this.o;
+    if (this.terminalSeen || !o.cancelled) return this.close(undefined, err);
+    void o.cancelled().catch(() => undefined).then((terminal) => this.close(terminal, err));
   }
 
   private close(terminal: ResponseStreamEvent | undefined, err: { readonly error: unknown } | undefined): void {
