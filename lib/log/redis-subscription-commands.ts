@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 // The SSUBSCRIBEs and SUNSUBSCRIBEs a live subscriber connection (lib/log/redis-cluster-live.ts) is asked for in
 // one turn of the event loop (promise callbacks included: setImmediate, as the log's writes) go together, in the
 // order asked: one command per run of one kind (per slot on a Cluster node: a shard
-// channel command may name channels of one slot only, CROSSSLOT), all of them written before any answers. A
+// channel command may name channels of one slot only, CROSSSLOT), all of them in one write to the socket. A
 // thousand readers ending together were a thousand writes to the socket, each a system call for this process
 // and a read and a reply for Redis (docs/performance.md, the durable log's sixteenth round).
 
@@ -51,6 +51,17 @@ export function subscriptionCommands(options: SubscriptionCommandsOptions): Subs
   };
 
   const send = (redis: Redis, todo: Op[]): void => {
+    // Corked: the commands (one per slot on a Cluster node: as many as the streams) leave in one write.
+    const socket = redis.stream as Partial<Pick<Redis['stream'], 'cork' | 'uncork'>> | undefined;
+    socket?.cork?.();
+    try {
+      sendAll(redis, todo);
+    } finally {
+      socket?.uncork?.();
+    }
+  };
+
+  const sendAll = (redis: Redis, todo: Op[]): void => {
     for (let at = 0; at < todo.length; ) {
       const subscribing = isSubscribe(todo[at]!);
       let end = at + 1;

@@ -11,6 +11,8 @@ type Sent = [string, ...string[]];
 function fakeRedis(refuse?: string): { redis: Redis; sent: Sent[] } {
   const sent: Sent[] = [];
   const redis = {
+    // Corked while the turn's commands are written (so that they leave in one write): recorded as commands are.
+    stream: { cork: () => sent.push(['cork']), uncork: () => sent.push(['uncork']) },
     ssubscribe: (...channels: string[]) => {
       sent.push(['ssubscribe', ...channels]);
       return channels.includes(refuse ?? '\0') ? Promise.reject(new Error(`MOVED 1 x:1 (${refuse})`)) : Promise.resolve(channels.length);
@@ -45,7 +47,7 @@ test('a turn of subscribes on a single Redis: one SSUBSCRIBE naming each channel
   await Promise.resolve();
   expect(sent).toEqual([]); // after the turn (its promise callbacks too), not before
   expect(await Promise.all(answers.map(settled))).toEqual(['ok', 'ok', 'ok']);
-  expect(sent).toEqual([['ssubscribe', 'a:live', 'b:live', 'c:live']]);
+  expect(sent).toEqual([['cork'], ['ssubscribe', 'a:live', 'b:live', 'c:live'], ['uncork']]);
   expect(opened()).toBe(1);
 });
 
@@ -58,7 +60,7 @@ test('subscribes and unsubscribes of one turn keep their order: a command per ru
   c.unsubscribe('c');
   const second = c.subscribe('b');
   await Promise.all([first, second]);
-  expect(sent).toEqual([['ssubscribe', 'a'], ['sunsubscribe', 'b', 'c'], ['ssubscribe', 'b']]);
+  expect(sent).toEqual([['cork'], ['ssubscribe', 'a'], ['sunsubscribe', 'b', 'c'], ['ssubscribe', 'b'], ['uncork']]);
 });
 
 test("the promise callbacks of a turn are in its commands; the next turn's get their own", async () => {
@@ -68,7 +70,7 @@ test("the promise callbacks of a turn are in its commands; the next turn's get t
   await c.subscribe('a');
   await chained;
   await c.subscribe('c');
-  expect(sent).toEqual([['ssubscribe', 'a', 'b'], ['ssubscribe', 'c']]);
+  expect(sent).toEqual([['cork'], ['ssubscribe', 'a', 'b'], ['uncork'], ['cork'], ['ssubscribe', 'c'], ['uncork']]);
 });
 
 test('on a Cluster node: one command per slot, each in the order of its first channel', async () => {
@@ -79,7 +81,11 @@ test('on a Cluster node: one command per slot, each in the order of its first ch
   await Promise.all(['a', 'b', 'c', 'd', 'e'].map((ch) => c.subscribe(ch)));
   ['e', 'a', 'c'].forEach((ch) => c.unsubscribe(ch));
   await turn();
-  expect(sent).toEqual([['ssubscribe', 'a', 'c'], ['ssubscribe', 'b', 'd'], ['ssubscribe', 'e'], ['sunsubscribe', 'e'], ['sunsubscribe', 'a', 'c']]);
+  // Each turn's commands between a cork and an uncork: one write to the socket.
+  expect(sent).toEqual([
+    ['cork'], ['ssubscribe', 'a', 'c'], ['ssubscribe', 'b', 'd'], ['ssubscribe', 'e'], ['uncork'],
+    ['cork'], ['sunsubscribe', 'e'], ['sunsubscribe', 'a', 'c'], ['uncork'],
+  ]);
 });
 
 test("a refused command fails the subscribes it carried, and no other slot's", async () => {
