@@ -1,5 +1,6 @@
 import { EventLogError } from '../errors.js';
 import { eventLogErrorOf, unavailable } from './redis-connection.js';
+import { groupBySlot } from './redis-slot.js';
 import type { LogScope } from './types.js';
 
 // Gathers the write path's calls of one turn (appends, acquires, renewals, releases of every stream) and hands
@@ -86,14 +87,7 @@ export function slotBatcher<T extends { readonly scope: LogScope }, R>(options: 
     const all = queue;
     queue = [];
     if (slot === undefined) return cut(all);
-    const bySlot = new Map<number, Waiting<T, R>[]>();
-    for (const w of all) {
-      const s = slot(w.item);
-      const group = bySlot.get(s);
-      if (group === undefined) bySlot.set(s, [w]);
-      else group.push(w);
-    }
-    for (const group of bySlot.values()) cut(group);
+    for (const group of groupBySlot(all, (w) => slot(w.item))) cut(group);
   };
 
   return {

@@ -32,6 +32,18 @@ export function slotOf(key: string): number {
   return crc16(encoder.encode(key)) % 16384;
 }
 
+/** `items` in groups of one slot each: a group's items in their order, the groups in the order of their first item. */
+export function groupBySlot<T>(items: readonly T[], slotOfItem: (item: T) => number): T[][] {
+  const groups = new Map<number, T[]>();
+  for (const item of items) {
+    const slot = slotOfItem(item);
+    const group = groups.get(slot);
+    if (group === undefined) groups.set(slot, [item]);
+    else group.push(item);
+  }
+  return [...groups.values()];
+}
+
 /** A hash tag (`{…}` content) whose slot is `slot`: found by trying short strings (about 16,000 tries at most). */
 export function tagForSlot(slot: number, seed = 'w'): string {
   for (let i = 0; ; i++) {

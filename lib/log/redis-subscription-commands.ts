@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { groupBySlot } from './redis-slot.js';
 
 // The SSUBSCRIBEs and SUNSUBSCRIBEs a live subscriber connection (lib/log/redis-cluster-live.ts) is asked for in
 // one turn of the event loop (promise callbacks included: setImmediate, as the log's writes) go together, in the
@@ -38,17 +39,7 @@ export function subscriptionCommands(options: SubscriptionCommandsOptions): Subs
   let ops: Op[] = [];
 
   /** `run` as the commands it takes: one, or one per slot on a Cluster node (in the order of their first channel). */
-  const commandsOf = (run: Op[]): Op[][] => {
-    if (slotOf === undefined) return [run];
-    const groups = new Map<number, Op[]>();
-    for (const op of run) {
-      const slot = slotOf(op.channel);
-      const group = groups.get(slot);
-      if (group === undefined) groups.set(slot, [op]);
-      else group.push(op);
-    }
-    return [...groups.values()];
-  };
+  const commandsOf = (run: Op[]): Op[][] => (slotOf === undefined ? [run] : groupBySlot(run, (op) => slotOf(op.channel)));
 
   const send = (redis: Redis, todo: Op[]): void => {
     // Corked: the commands (one per slot on a Cluster node: as many as the streams) leave in one write.

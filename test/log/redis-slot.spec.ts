@@ -1,6 +1,6 @@
 // Redis Cluster's key → slot mapping (lib/log/redis-slot.ts). The expected slots are what `CLUSTER KEYSLOT`
 // answered for these keys on Debian's redis-server 7 (checked once by hand; the cluster suite checks the log's keys live).
-import { slotOf, tagForSlot } from '../../lib/log/redis-slot';
+import { groupBySlot, slotOf, tagForSlot } from '../../lib/log/redis-slot';
 
 test.each([
   ['a', 15495],
@@ -16,4 +16,10 @@ test.each([
 
 test('tagForSlot finds a hash tag for any slot', () => {
   for (const slot of [0, 1, 1234, 8191, 16383]) expect(slotOf(`x{${tagForSlot(slot)}}y`)).toBe(slot);
+});
+
+test('groupBySlot: one group per slot, items in their order, groups in the order of their first item', () => {
+  const keys = ['{a}1', '{b}1', '{a}2', 'c', '{b}2', '{a}3'];
+  expect(groupBySlot(keys, slotOf)).toEqual([['{a}1', '{a}2', '{a}3'], ['{b}1', '{b}2'], ['c']]);
+  expect(groupBySlot([], slotOf)).toEqual([]);
 });
