@@ -1,5 +1,5 @@
 // How the log suites write down what a call did: `'ok'` (or its value) or `'<reason> <responseId>'` for an
-// EventLogError, and how many scripts Redis ran (INFO commandstats), to count calls per batch.
+// EventLogError, and how many scripts (or other commands) Redis ran (INFO commandstats), to count calls per batch.
 import type { Redis } from 'ioredis';
 import { EventLogError } from '../../lib/errors';
 
@@ -24,10 +24,13 @@ export const valueOrFailure = async <T>(p: Promise<T>): Promise<T | string> => {
   }
 };
 
-/** Script calls (EVAL and EVALSHA) the Redis of `admin` has run so far. */
-export const scriptCalls = async (admin: Redis): Promise<number> => {
+/** Calls of the commands `cmds` (lower case, as INFO names them) the Redis of `admin` has run so far, together. */
+export const commandCalls = async (admin: Redis, ...cmds: string[]): Promise<number> => {
   const info = await admin.info('commandstats');
   let calls = 0;
-  for (const [, , c] of info.matchAll(/cmdstat_(evalsha|eval):calls=(\d+)/g)) calls += Number(c);
+  for (const [, cmd, c] of info.matchAll(/cmdstat_([\w|]+):calls=(\d+)/g)) if (cmds.includes(cmd!)) calls += Number(c);
   return calls;
 };
+
+/** Script calls (EVAL and EVALSHA) the Redis of `admin` has run so far. */
+export const scriptCalls = (admin: Redis): Promise<number> => commandCalls(admin, 'evalsha', 'eval');

@@ -3,6 +3,7 @@
 import type { Redis } from 'ioredis';
 import { redisEventLog } from '../../lib/log/redis';
 import type { EventLog, LogScope } from '../../lib/log/types';
+import { commandCalls } from './outcomes';
 import { aclUser, refusedTo } from './redis-acl';
 import { type ExtraRedis, startRedisWith } from './redis-server-args';
 
@@ -28,7 +29,7 @@ async function server(policy: string): Promise<{ url: string; port: number; admi
 }
 
 const s: LogScope = { responseId: 'resp_eviction' };
-const infoCalls = async (admin: Redis): Promise<number> => Number(/cmdstat_info:calls=(\d+)/.exec(await admin.info('commandstats'))?.[1] ?? 0);
+const infoCalls = (admin: Redis): Promise<number> => commandCalls(admin, 'info');
 
 /** A log on `url` used a few times; resolves with what it warned once its INFO was answered (or never sent). */
 async function warnings(url: string, admin: Redis, expectInfo: boolean): Promise<string[]> {

@@ -6,6 +6,7 @@ import { EventLogError } from '../../lib/errors';
 import { redisEventLog } from '../../lib/log/redis';
 import type { EventLog, LogScope } from '../../lib/log/types';
 import { created, delta } from './contract';
+import { commandCalls } from './outcomes';
 import { replicaPairForSuite } from './redis-server-args';
 
 jest.setTimeout(120_000);
@@ -22,7 +23,7 @@ const newLog = (options: { replicas?: number } = {}): EventLog => {
   logs.push(log);
   return log;
 };
-const waits = async (): Promise<number> => Number(/cmdstat_wait:calls=(\d+)/.exec(await pair.admin.info('commandstats'))?.[1] ?? 0);
+const waits = (): Promise<number> => commandCalls(pair.admin, 'wait');
 const failure = async (p: Promise<unknown>): Promise<EventLogError> => {
   const e = await p.then(() => undefined, (x: unknown) => x);
   if (!(e instanceof EventLogError)) throw new Error(`expected an EventLogError, got ${String(e)}`);

@@ -9,6 +9,7 @@ import type { FollowableEventLog } from '../../lib/log/follow';
 import { redisEventLog } from '../../lib/log/redis';
 import type { LogScope } from '../../lib/log/types';
 import { completed, created, delta, describeEventLogContract, reasonOf } from './contract';
+import { commandCalls } from './outcomes';
 import { aclUser, refusedTo } from './redis-acl';
 import { redisForSuite } from './redis-server';
 
@@ -143,11 +144,7 @@ test('the subscriber connection killed (CLIENT KILL TYPE pubsub) mid-follow, thr
   }
 });
 
-/** Calls of `cmd` Redis has counted (INFO commandstats). */
-async function calls(cmd: string): Promise<number> {
-  const info = String(await redis.admin.info('commandstats'));
-  return Number(new RegExp(`cmdstat_${cmd}:calls=(\\d+)`).exec(info)?.[1] ?? 0);
-}
+const calls = (cmd: string): Promise<number> => commandCalls(redis.admin, cmd);
 
 test('100 followers started and ended together: each exact, their SSUBSCRIBEs and SUNSUBSCRIBEs a few commands, not one each', async () => {
   const [writer, reader] = [redisEventLog({ url: redis.server.url, ...SUBSCRIBE }), redisEventLog({ url: redis.server.url, ...SUBSCRIBE })];
