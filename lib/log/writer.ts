@@ -1,10 +1,11 @@
-import { asapScheduler, asyncScheduler, Subscription, type SchedulerAction, type SchedulerLike } from 'rxjs';
+import { asapScheduler, asyncScheduler, Subscription, type SchedulerLike } from 'rxjs';
 import { EventLogError } from '../errors.js';
 import type { ResponseStreamEvent } from '../events/responses.js';
 import { durationMs, nonNegativeInt, positiveDurationMs, positiveInt } from '../options.js';
 import type { EventLog, Lease, LogScope } from './types.js';
 import { DEFAULT_LEASE_MS } from './defaults.js';
 import { packedAppendOf, type PackedAppend } from './packed.js';
+import { renewEvery } from './renewal-clock.js';
 import { isTerminalEvent } from './scope.js';
 import { syncAppendOf, type SyncAppend } from './sync-append.js';
 import { atBurstEnd } from '../burst.js';
@@ -129,7 +130,8 @@ export class LogWriter {
   private lease: Lease | undefined;
   private inFlight = false;
   private delayed: Subscription | undefined;
-  private renewal: Subscription | undefined;
+  /** Leaves the renewal clock. */
+  private renewal: (() => void) | undefined;
   private onIdle: (() => void) | undefined;
   private stopped = false;
   private readonly sendLater = (): void => {
@@ -235,7 +237,7 @@ export class LogWriter {
     if (this.stopped) return;
     this.stopped = true;
     this.delayed?.unsubscribe();
-    this.renewal?.unsubscribe();
+    this.renewal?.();
     this.queue = NONE;
     this.marks = NONE;
     this.jsons = NONE;
@@ -349,21 +351,16 @@ export class LogWriter {
 
   /** Renews the lease every third of `leaseMs` from now on, until stopped. */
   private scheduleRenewal(): void {
-    const ms = Math.max(1, Math.floor(this.leaseMs / 3));
-    const writer = this;
-    // On the scheduler (not a bare Node timer), so that TestScheduler.run times the renewals too. The action re-arms
-    // itself as it runs, so the scheduler keeps its one timer for the stream's life: a new action and timer per
-    // renewal would live a third of the lease each, long enough for V8's scavenges to copy them twice.
-    this.renewal = this.scheduler.schedule(function (this: SchedulerAction<undefined>) {
-      this.schedule(undefined, ms);
-      writer.renew();
-    }, ms);
+    // On the scheduler (not a bare Node timer), so that TestScheduler.run times the renewals too; on a clock shared
+    // with the other writers due at the same instant (lib/log/renewal-clock.ts), so that a stream keeps no timer.
+    this.renewal = renewEvery(this.scheduler, Math.max(1, Math.floor(this.leaseMs / 3)), this);
   }
 
   /** A renewal still unanswered: the next one waits for it (its turn is skipped). */
   private renewing = false;
 
-  private renew(): void {
+  /** @internal Called by the renewal clock. */
+  renew(): void {
     const lease = this.lease;
     if (this.stopped || !lease || this.renewing) return;
     this.renewing = true;
