@@ -254,7 +254,11 @@ export function redisTail(options: RedisTailOptions): RedisTail {
         // the entries it handed over.
         if (issued - lastSynced >= SYNC_MS || got === null) {
           lastSynced = issued;
-          synced(covers, cut, followers, issued);
+          // An XREAD that timed out blocked from no earlier than it was sent for blockMs, and no entry came on its
+          // keys meanwhile: every one stored before then was read. (Told its sending time, a quiet follower was
+          // always one to two blocks behind, and its reader's check took that for a stalled follow and read the
+          // stream itself.)
+          synced(covers, cut, followers, got === null ? Math.min(Date.now(), issued + blockMs) : issued);
         }
         if (got !== null && plan === p) advance(p, got);
         if (got === null || got.length === 0) continue;

@@ -170,6 +170,29 @@ test('a follower is told it is synced after a read that handed it every entry st
   }
 });
 
+test('a quiet follower is told it is synced at the end of a block that timed out, not at its sending', async () => {
+  const key = `tail${++n}:${process.pid}`;
+  const opened: Redis[] = [];
+  const blockMs = 300;
+  const { tail } = controlledTail(opened, undefined, blockMs);
+  const fail = jest.fn();
+  const syncs: { at: number; told: number }[] = [];
+  const start = Date.now();
+  try {
+    tail.follow(key, '0-0', () => undefined, fail, (at) => void syncs.push({ at, told: Date.now() }));
+    await until(() => syncs.length >= 2);
+    // Every XREAD was sent after the follow began and blocked blockMs with nothing to read: what it covers reaches
+    // at least blockMs past the start, never past the moment it is told.
+    expect(syncs[0]!.at).toBeGreaterThanOrEqual(start + blockMs);
+    for (const s of syncs) expect(s.at).toBeLessThanOrEqual(s.told);
+    expect(syncs[1]!.at).toBeGreaterThanOrEqual(syncs[0]!.at + blockMs);
+    expect(fail).not.toHaveBeenCalled();
+  } finally {
+    tail.close();
+    for (const c of opened) c.disconnect();
+  }
+});
+
 /** Waits (at most 30 s: well under the tests' 60 s block) until `done()`. */
 async function until(done: () => boolean): Promise<void> {
   for (let i = 0; i < 3000 && !done(); i++) await new Promise((r) => setTimeout(r, 10));
