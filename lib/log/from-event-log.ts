@@ -1,5 +1,6 @@
 import { Observable, throwError, type Subscription } from 'rxjs';
 import { checkCursor } from '../cursor.js';
+import { coarseTimeout } from '../coarse-timer.js';
 import { EventLogError, StreamInterruptedError } from '../errors.js';
 import type { ResponseStreamEvent } from '../events/responses.js';
 import type { ClientConfig } from '../http/config.js';
@@ -164,7 +165,7 @@ export function fromEventLog(log: EventLog, responseId: string, options: FromEve
      */
     const follow = (flog: FollowableEventLog, expiresAt: number | undefined, deadline: number): Promise<'done' | 'lapsed'> =>
       new Promise<'done' | 'lapsed'>((resolve, reject) => {
-        let timer: ReturnType<typeof setTimeout> | undefined;
+        let timer: (() => void) | undefined; // cancels the pending check
         let finished = false;
         let checking = false;
         let again = false;
@@ -174,7 +175,7 @@ export function fromEventLog(log: EventLog, responseId: string, options: FromEve
         const finish = (result: 'done' | 'lapsed' | Error): void => {
           if (finished) return;
           finished = true;
-          if (timer !== undefined) clearTimeout(timer);
+          timer?.();
           unfollow();
           onStop.delete(onAbort);
           if (result instanceof Error) reject(result);
@@ -186,8 +187,10 @@ export function fromEventLog(log: EventLog, responseId: string, options: FromEve
         };
         const onAbort = (): void => finish('done');
         const arm = (ms: number): void => {
-          if (timer !== undefined) clearTimeout(timer);
-          timer = setTimeout(onTimer, Math.max(1, ms));
+          timer?.();
+          // Due with the other readers' checks of the same sixteenth of pollMs (never early), so that a log that
+          // gathers a turn's calls answers them together (lib/coarse-timer.ts).
+          timer = coarseTimeout(onTimer, Math.max(1, ms), pollMs / 16);
         };
         const onTimer = (): void => {
           timer = undefined;

@@ -5,8 +5,8 @@ import { asOwnError, type RedisConnections } from './redis-connection.js';
 import { redisStreamKeys } from './redis-keys.js';
 import type { RedisLogSettings } from './redis-options.js';
 import { exhausted, withRetry } from './redis-retry.js';
-import type { RunScript } from './redis-run-script.js';
-import { STATE } from './redis-scripts.js';
+import type { SendScript } from './redis-script-send.js';
+import { batchedState } from './redis-state.js';
 import type { StreamEntry } from './redis-stream-id.js';
 import { type TailRoute, waitRiding } from './redis-tail-retry.js';
 import type { EventLog, LogEnd, LogScope, LogState } from './types.js';
@@ -31,19 +31,6 @@ export const parseEntries = (entries: StreamEntry[]): ResponseStreamEvent[] => {
 /** Whether entries hold the one a cancel adds to the events stream. */
 export const hasEnd = (entries: StreamEntry[]): boolean => entries.some(([, fields]) => fields[0] === 'end');
 
-/** The stream's state (the STATE script): `undefined` when it does not exist. */
-export async function stateOf(run: RunScript, scope: LogScope): Promise<LogState | undefined> {
-  const r = await run(STATE, scope, []);
-  if (r.length === 0) return undefined;
-  const [, holder, until, endOf, last, now] = r as [string, string, string, string, string, string];
-  const live = holder !== '' && until !== '' && Number(until) > Number(now);
-  return {
-    lastSequenceNumber: last === '' ? undefined : Number(last),
-    end: endOf === '' ? undefined : (endOf as LogEnd),
-    lease: live ? { token: Number(holder), expiresAt: Number(until) } : undefined,
-  };
-}
-
 /** The tails of `conn`, as the readers ride through their failures (lib/log/redis-tail-retry.ts). */
 export const tailRoute = (conn: RedisConnections, settings: RedisLogSettings): TailRoute => ({
   tail: conn.tail,
@@ -52,7 +39,7 @@ export const tailRoute = (conn: RedisConnections, settings: RedisLogSettings): T
   closing: conn.closing,
 });
 
-export function redisRead(conn: RedisConnections, run: RunScript, settings: RedisLogSettings): Pick<EventLog, 'read' | 'wait' | 'state'> {
+export function redisRead(conn: RedisConnections, send: SendScript, settings: RedisLogSettings): Pick<EventLog, 'read' | 'wait' | 'state'> {
   const { keyPrefix, retryBudgetMs, replicas } = settings;
   const { timed } = conn;
   const route = tailRoute(conn, settings);
@@ -132,7 +119,7 @@ export function redisRead(conn: RedisConnections, run: RunScript, settings: Redi
       }
     },
 
-    state: (scope) => stateOf(run, scope),
+    state: batchedState(conn, send, (scope) => redisStreamKeys(keyPrefix, scope).meta),
   };
 }
 

@@ -45,7 +45,7 @@ export function redisEventLog(options: RedisEventLogOptions = {}): EventLog & Fo
   // The write path (appends, lease calls): batched per slot, per node on a Cluster, confirmed by `replicas`.
   const send = scriptSender(conn, settings, { first: evictionCheck(settings) });
   const { acquire, renew, release, flush } = redisLease(conn, send, keysOf, settings);
-  const { read, wait, state } = redisRead(conn, run, settings);
+  const { read, wait, state } = redisRead(conn, send, settings);
   const { append, appendPacked } = redisAppend(conn, send, keysOf, settings);
 
   // A writer of this log queues its events as the JSON stored (lib/log/packed.ts).

@@ -86,6 +86,28 @@ test("the streams' keys land on every master, each stream's three keys on the ma
   for (const [port, keys] of onMaster) for (const k of keys) expect(await suite.cluster.masterOf(k)).toBe(port);
 });
 
+test('the state calls of one turn, over streams on every master, are each answered as their lone call is (one script call per slot)', async () => {
+  const prefix = `states${uniq()}:`;
+  const log = redisEventLog({ client: await clusterClient(), keyPrefix: prefix });
+  const scopes = Array.from({ length: 40 }, (_, i) => ({ responseId: `resp_states_${i}` }));
+  try {
+    for (const [i, s] of scopes.entries()) {
+      if (i % 4 === 0) continue; // none
+      const { token } = await log.acquire(s, 60_000);
+      await log.append(s, token, i % 4 === 1 ? [created(s.responseId)] : [created(s.responseId), completed(s.responseId, 1)]);
+      if (i % 4 === 3) await log.release(s, token);
+    }
+    const alone = [];
+    for (const s of scopes) alone.push(await log.state(s));
+    const together = await Promise.all(scopes.map((s) => log.state(s)));
+    expect(together).toEqual(alone);
+    expect(together.filter((st) => st === undefined)).toHaveLength(10);
+    expect(together.filter((st) => st?.end === 'completed')).toHaveLength(20);
+  } finally {
+    await log.close();
+  }
+});
+
 test.each(CLIENTS)('120 live readers (fromEventLog, another log instance) follow 120 persistTo producers, with %s: every reader, live or late, gets exactly what its producer sent', async (_, make) => {
   const producerLog: EventLog = redisEventLog({ client: await clusterClient(make) });
   const readerLog: EventLog = redisEventLog({ client: await clusterClient(make) });

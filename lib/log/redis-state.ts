@@ -1,0 +1,88 @@
+import { isCluster, type RedisConnections } from './redis-connection.js';
+import type { RunScript } from './redis-run-script.js';
+import type { SendScript } from './redis-script-send.js';
+import { STATE } from './redis-scripts.js';
+import { isolated, type SlotBatcher, slotBatcher } from './redis-slot-batch.js';
+import { slotOf } from './redis-slot.js';
+import type { LogScope, LogState } from './types.js';
+
+// `state` of `redisEventLog`. The readers following streams check each stream's state when no news came for a
+// while (fromEventLog's `pollMs`): with 1,000 readers of quiet streams, 1,000 STATE calls a second, each a script
+// call of its own. The state calls of one turn (per hash slot on a Cluster) go as one call instead, and the
+// readers' checks fall due together (lib/coarse-timer.ts).
+
+/** Most streams one call reads: each is two commands in Redis (EXISTS, HMGET), the call blocks it while it runs. */
+export const MAX_STATES = 500;
+
+/**
+ * STATE of several streams: KEYS are their meta keys. Per stream five elements: 'ok' (or '' when the stream
+ * does not exist, the other four '' too), holder, until, end, last ('' for none); then Redis's clock, once.
+ */
+export const STATES = `
+local out = {}
+for j = 1, #KEYS do
+  if redis.call('EXISTS', KEYS[j]) == 0 then
+    out[#out + 1], out[#out + 2], out[#out + 3], out[#out + 4], out[#out + 5] = '', '', '', '', ''
+  else
+    local m = redis.call('HMGET', KEYS[j], 'holder', 'until', 'end', 'last')
+    out[#out + 1], out[#out + 2], out[#out + 3], out[#out + 4], out[#out + 5] = 'ok', m[1] or '', m[2] or '', m[3] or '', m[4] or ''
+  end
+end
+local t = redis.call('TIME')
+out[#out + 1] = string.format('%d', tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000))
+return out
+`;
+
+/** A stream's state from what STATE answers (after its 'ok'): a lease is live while its `until` is ahead of Redis's clock. */
+function stateFrom(holder: string, until: string, endOf: string, last: string, now: string): LogState {
+  const live = holder !== '' && until !== '' && Number(until) > Number(now);
+  return {
+    lastSequenceNumber: last === '' ? undefined : Number(last),
+    end: endOf === '' ? undefined : (endOf as LogState['end']),
+    lease: live ? { token: Number(holder), expiresAt: Number(until) } : undefined,
+  };
+}
+
+/** The stream's state (the STATE script): `undefined` when it does not exist. */
+export async function stateOf(run: RunScript, scope: LogScope): Promise<LogState | undefined> {
+  const r = await run(STATE, scope, []);
+  if (r.length === 0) return undefined;
+  const [, holder, until, endOf, last, now] = r as [string, string, string, string, string, string];
+  return stateFrom(holder, until, endOf, last, now);
+}
+
+interface StateCall {
+  readonly scope: LogScope;
+  /** The stream's meta key. */
+  readonly key: string;
+}
+
+/** `state` with the calls of one turn in one script call (per slot on a Cluster, each node's in one pipeline). */
+export function batchedState(conn: RedisConnections, send: SendScript, metaKeyOf: (scope: LogScope) => string): (scope: LogScope) => Promise<LogState | undefined> {
+  const many = async (batch: readonly StateCall[]): Promise<{ ok: true; value: LogState | undefined }[]> => {
+    const r = (await send({ script: STATES, keys: batch.map((b) => b.key), args: [], durable: false }, batch[0]!.scope)) as string[];
+    if (r.length !== 5 * batch.length + 1) throw new Error(`STATES answered ${r.length} elements for ${batch.length} streams`);
+    const now = r[r.length - 1]!;
+    return batch.map((_, k) => {
+      const at = 5 * k;
+      return { ok: true as const, value: r[at] === '' ? undefined : stateFrom(r[at + 1]!, r[at + 2]!, r[at + 3]!, r[at + 4]!, now) };
+    });
+  };
+  const one = async (c: StateCall): Promise<LogState | undefined> => {
+    const r = (await send({ script: STATE, keys: [c.key], args: [], durable: false }, c.scope)) as string[];
+    return r.length === 0 ? undefined : stateFrom(r[1]!, r[2]!, r[3]!, r[4]!, r[5]!);
+  };
+  const sendBatch = (batch: readonly StateCall[]) => isolated(batch, many, one);
+
+  // Made once the client is known (a Cluster's calls are grouped per slot); the log's client never changes.
+  let states: SlotBatcher<StateCall, LogState | undefined> | undefined;
+  return async (scope) => {
+    conn.ensureOpen(scope);
+    if (states === undefined) {
+      const cluster = isCluster(await conn.timed(conn.client(), scope));
+      states ??= slotBatcher({ slot: cluster ? (c: StateCall) => slotOf(c.key) : undefined, cost: (_, totals) => void (totals[0]! += 1), max: [MAX_STATES], send: sendBatch });
+    }
+    // Failures as a lone call's (each stream's own, from `isolated`).
+    return states.add({ scope, key: metaKeyOf(scope) });
+  };
+}
