@@ -1,7 +1,8 @@
-// npm run bench [-- --quick] [-- --only <section|contender|durable|durable-cluster|smooth|partial-json|gateway|durable-streams>] [-- --runs N] [-- --mode memory|http|both] [-- --gc-between] [-- --gc-column <workloads>|all|none] [-- --check]
+// npm run bench [-- --quick] [-- --only <section|contender|durable|durable-quiet|durable-cluster|smooth|partial-json|gateway|durable-streams>] [-- --runs N] [-- --mode memory|http|both] [-- --gc-between] [-- --gc-column <workloads>|all|none] [-- --check]
 // --check: exit 1 when a benchmark target is missed (the default prints it and exits 0).
 // Builds dist first when any source is newer than it, then runs bench/run.mjs with --expose-gc, then the durable
-// section (bench/durable.mjs, its own redis-server; --only durable runs it alone), the same on a Redis Cluster
+// section (bench/durable.mjs, its own redis-server; --only durable runs it alone), quiet streams' cost
+// (bench/durable-quiet.mjs; --only durable-quiet), the same on a Redis Cluster
 // (bench/durable-cluster.mjs; --only durable-cluster), then smoothText's (bench/smooth.mjs; --only smooth), then
 // partialJson's (bench/partial-json.mjs; --only partial-json).
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -14,7 +15,7 @@ if (!process.env.OPENAI_RX_DIST) {
 const args = process.argv.slice(2);
 const only = args.includes('--only') ? args[args.indexOf('--only') + 1] : undefined;
 let status = 0;
-if (!['durable', 'durable-cluster', 'smooth', 'partial-json', 'gateway', 'durable-streams'].includes(only)) {
+if (!['durable', 'durable-quiet', 'durable-cluster', 'smooth', 'partial-json', 'gateway', 'durable-streams'].includes(only)) {
   const r = spawnSync(process.execPath, ['--expose-gc', 'bench/run.mjs', ...args], { stdio: 'inherit' });
   status = r.status ?? 1;
 }
@@ -24,6 +25,12 @@ if (!['durable', 'durable-cluster', 'smooth', 'partial-json', 'gateway', 'durabl
 if (only === undefined || only === 'durable') {
   const pass = ['--quick', '--check', '--stats'].filter((f) => args.includes(f));
   const r = spawnSync(process.execPath, ['--expose-gc', 'bench/durable.mjs', ...pass], { stdio: 'inherit' });
+  status = Math.max(status, r.status ?? 1);
+}
+// Quiet streams (bench/durable-quiet.mjs): 1,000 open streams with nothing happening, written and followed: what
+// their lease renewals and readers' checks cost per second; alone with --only durable-quiet.
+if (only === undefined || only === 'durable-quiet') {
+  const r = spawnSync(process.execPath, ['bench/durable-quiet.mjs', ...args.filter((f) => f === '--quick')], { stdio: 'inherit' });
   status = Math.max(status, r.status ?? 1);
 }
 // The durable section on a 3-master/3-replica Redis Cluster beside a single Redis, and a master's failover

@@ -9,7 +9,7 @@ import type { SendScript } from './redis-script-send.js';
 import { batchedState } from './redis-state.js';
 import type { StreamEntry } from './redis-stream-id.js';
 import { type TailRoute, waitRiding } from './redis-tail-retry.js';
-import type { EventLog, LogEnd, LogScope, LogState } from './types.js';
+import type { EventLog, LogScope } from './types.js';
 
 // The read side of `redisEventLog`: `read` (XRANGE), `wait` (XREAD BLOCK: the shared tail reader on a single
 // Redis; on a Cluster the subscriber of the stream's master) and `state`, and the stream entries' decoding. Each rides
