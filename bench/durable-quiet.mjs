@@ -2,7 +2,7 @@
 // tool running): each written by persistTo (its lease renewed every third of leaseMs) and followed by fromEventLog
 // (its stream's state checked after pollMs without news), on its own redis-server.
 //
-//   node scripts/build.mjs && node bench/durable-quiet.mjs [--quick] [--streams 1000] [--seconds 10] [--lease-ms 10000] [--json out.json]
+//   node scripts/build.mjs && node bench/durable-quiet.mjs [--quick] [--streams 1000] [--seconds 10] [--lease-ms 10000] [--no-cluster] [--json out.json]
 //   `npm run bench` runs it as its `durable-quiet` section (`npm run bench -- --only durable-quiet`).
 //   OPENAI_RX_DIST=<dist> measures another build. No targets: the figures are for the record.
 //
@@ -10,12 +10,14 @@
 // have caught up and settled (2.5 s), the window (--seconds) counts Redis's commands (INFO commandstats), this
 // process's CPU (the producers' log and the readers' log, two clients) and Redis's CPU; per second, per 1,000 streams.
 // With liveReads 'xread' (a single Redis's default: one XREAD BLOCK per process names every followed stream) and
-// 'subscribe' (a Cluster's way: SSUBSCRIBE per stream).
+// 'subscribe' (a Cluster's way: SSUBSCRIBE per stream), and on a 3-master/3-replica Redis Cluster (counted over all its
+// nodes' CPU, its masters' commands; skipped with --no-cluster or without redis-cli), where a script call holds the keys of one slot only.
 import { cpus, loadavg } from 'node:os';
 import { writeFileSync } from 'node:fs';
-import { Redis } from 'ioredis';
+import { Cluster, Redis } from 'ioredis';
 import { merge, Subject } from 'rxjs';
 import { loadRx, redisServerBin, sleep, startRedis } from './durable.mjs';
+import { startRedisCluster } from './redis-cluster.mjs';
 
 const argv = process.argv.slice(2);
 const flag = (n) => argv.includes(n);
@@ -27,23 +29,42 @@ const LEASE_MS = Number(opt('--lease-ms', 10_000));
 
 const response = (id) => ({ id, object: 'response', created_at: 1764400000, status: 'in_progress', model: 'bench-model', output: [], usage: null, background: true });
 
-async function commandstats(admin) {
+/** Calls per command, summed over `admins` (one per node). */
+async function commandstats(admins) {
   const m = new Map();
-  for (const [, cmd, calls] of (await admin.info('commandstats')).matchAll(/cmdstat_([\w|]+):calls=(\d+)/g)) m.set(cmd, Number(calls));
+  for (const admin of admins) {
+    for (const [, cmd, calls] of (await admin.info('commandstats')).matchAll(/cmdstat_([\w|]+):calls=(\d+)/g)) m.set(cmd, (m.get(cmd) ?? 0) + Number(calls));
+  }
   return m;
 }
 
-async function redisCpu(admin) {
-  const info = await admin.info('cpu');
-  return Number(/used_cpu_user:([\d.]+)/.exec(info)[1]) + Number(/used_cpu_sys:([\d.]+)/.exec(info)[1]);
+/** CPU seconds (user + sys), summed over `admins`. */
+async function redisCpu(admins) {
+  let sec = 0;
+  for (const admin of admins) {
+    const info = await admin.info('cpu');
+    sec += Number(/used_cpu_user:([\d.]+)/.exec(info)[1]) + Number(/used_cpu_sys:([\d.]+)/.exec(info)[1]);
+  }
+  return sec;
 }
 
-/** One run: STREAMS quiet streams, written and followed with `liveReads`; what the window cost, per second. */
-async function run(rx, liveReads) {
-  const redis = await startRedis();
-  const admin = new Redis(redis.url);
-  const producers = rx.redisEventLog({ url: redis.url, liveReads });
-  const readers = rx.redisEventLog({ url: redis.url, liveReads });
+/** One run: STREAMS quiet streams, written and followed with `liveReads` (a Cluster: `cluster`); what the window cost, per second. */
+async function run(rx, liveReads, cluster) {
+  const redis = cluster === undefined ? await startRedis() : undefined;
+  const nodes = cluster === undefined ? [] : cluster.nodes;
+  const admins = redis ? [new Redis(redis.url)] : nodes.map((n) => new Redis(n));
+  // Commands counted on the masters (a replica runs each write again), CPU on every node.
+  const masterPorts = new Set(cluster === undefined ? [] : (await cluster.masters()).map((m) => m.port));
+  const counted = redis ? admins : admins.filter((a) => masterPorts.has(a.options.port));
+  const clients = [];
+  const logOf = () => {
+    if (redis) return rx.redisEventLog({ url: redis.url, liveReads });
+    const client = new Cluster(nodes);
+    clients.push(client);
+    return rx.redisEventLog({ client });
+  };
+  const producers = logOf();
+  const readers = logOf();
   const subjects = Array.from({ length: STREAMS }, () => new Subject());
   let failure;
   let delivered = 0;
@@ -53,13 +74,13 @@ async function run(rx, liveReads) {
     await Promise.all(subjects.map((s, i) => sleep(Math.random() * 1000).then(() => s.next({ type: 'response.created', response: response(`quiet_${i}`), sequence_number: 0 }))));
     await sleep(2500);
     if (delivered !== STREAMS) throw new Error(`the readers had ${delivered} of ${STREAMS} events before the window`);
-    const s0 = await commandstats(admin);
-    const r0 = await redisCpu(admin);
+    const s0 = await commandstats(counted);
+    const r0 = await redisCpu(admins);
     const c0 = process.cpuUsage();
     await sleep(SECONDS * 1000);
     const c = process.cpuUsage(c0);
-    const r1 = await redisCpu(admin);
-    const s1 = await commandstats(admin);
+    const r1 = await redisCpu(admins);
+    const s1 = await commandstats(counted);
     if (failure) throw failure;
     const per = (x) => (x / SECONDS) * (1000 / STREAMS); // per second, per 1,000 streams
     const calls = [...s1].map(([cmd, n]) => [cmd, n - (s0.get(cmd) ?? 0)]).filter(([cmd, n]) => n > 0 && cmd !== 'info');
@@ -78,8 +99,9 @@ async function run(rx, liveReads) {
     writing.unsubscribe();
     await sleep(100);
     await Promise.all([producers.close(), readers.close()]).catch(() => undefined);
-    admin.disconnect();
-    await redis.stop();
+    for (const c of clients) c.disconnect();
+    for (const a of admins) a.disconnect();
+    await redis?.stop();
   }
 }
 
@@ -94,6 +116,18 @@ async function main() {
   for (const liveReads of ['xread', 'subscribe']) {
     process.stderr.write(`  ${liveReads}…\n`);
     rows.push(await run(rx, liveReads));
+  }
+  if (!flag('--no-cluster')) {
+    process.stderr.write('  cluster…\n');
+    let cluster;
+    try {
+      cluster = await startRedisCluster();
+      rows.push(await run(rx, 'cluster (3 masters, 3 replicas)', cluster));
+    } catch (e) {
+      console.log(`(the Cluster row: skipped, ${e instanceof Error ? e.message : String(e)})`);
+    } finally {
+      await cluster?.stop();
+    }
   }
   const head = ['live reads', 'script calls/s', 'Redis commands/s', 'XREAD/XRANGE/s', 'CPU ms/s (producers + readers)', 'Redis CPU ms/s'];
   const body = rows.map((r) => [r.liveReads, r.scripts.toFixed(1), r.commands.toFixed(0), r.reads.toFixed(1), r.cpuMs.toFixed(1), r.redisMs.toFixed(1)]);
