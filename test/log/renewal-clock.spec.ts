@@ -6,70 +6,46 @@ import { marbleScheduler } from '../helpers/marbles';
 /** A writer that notes the virtual time of each renewal. */
 const writer = (s: TestScheduler, times: number[]) => ({ renew: () => void times.push(s.now()) });
 
+/**
+ * Writers joining at the virtual times `joins` (in that order of scheduling), renewed every `period`, all leaving at
+ * `leaveAt`: each one's renewal times. `at`: checks run at given times meanwhile.
+ */
+function renewals(period: number, joins: readonly number[], leaveAt: number, at: readonly [number, (s: TestScheduler) => void][] = []): number[][] {
+  const s = marbleScheduler();
+  const times = joins.map(() => [] as number[]);
+  s.run(() => {
+    const leaves: (() => void)[] = [];
+    joins.forEach((t, k) => s.schedule(() => void leaves.push(renewEvery(s, period, writer(s, times[k]!))), t));
+    for (const [t, check] of at) s.schedule(() => check(s), t);
+    s.schedule(() => leaves.forEach((l) => l()), leaveAt);
+    s.flush();
+    expect(s.actions).toHaveLength(0);
+  });
+  return times;
+}
+
+/** The scheduler's actions still to run, not counting the one running now. */
+const pending = (s: TestScheduler): number => s.actions.filter((x) => !x.closed).length;
+
 describe('renewEvery (lib/log/renewal-clock.ts)', () => {
   test('writers due at the same instant share one action and are renewed in the same turn, every period', () => {
-    const s = marbleScheduler();
-    s.run(() => {
-      const a: number[] = [];
-      const b: number[] = [];
-      const leaveA = renewEvery(s, 10, writer(s, a));
-      const leaveB = renewEvery(s, 10, writer(s, b));
-      expect(s.actions).toHaveLength(1);
-      s.schedule(() => (leaveA(), leaveB()), 35);
-      s.flush();
-      expect(a).toEqual([10, 20, 30]);
-      expect(b).toEqual([10, 20, 30]);
-    });
+    // At 1: the leave at 35 and the one bucket.
+    expect(renewals(10, [0, 0], 35, [[1, (s) => expect(pending(s)).toBe(2)]])).toEqual([[10, 20, 30], [10, 20, 30]]);
   });
 
   test('a writer joining between instants is renewed up to a sixteenth of the period early, with others there, never late', () => {
-    const s = marbleScheduler();
-    s.run(() => {
-      const first: number[] = [];
-      const late: number[] = [];
-      const leaves: (() => void)[] = [];
-      leaves.push(renewEvery(s, 32, writer(s, first))); // due 32, 64, …
-      // At 1 its own instant is 33: in the slice [32, 34), so it joins the bucket due at 32.
-      s.schedule(() => void leaves.push(renewEvery(s, 32, writer(s, late))), 1);
-      s.schedule(() => leaves.forEach((l) => l()), 100);
-      s.flush();
-      expect(first).toEqual([32, 64, 96]);
-      expect(late).toEqual([32, 64, 96]);
-    });
+    // At 1 its own instant is 33: in the slice [32, 34), so it joins the bucket due at 32.
+    expect(renewals(32, [0, 1], 100)).toEqual([[32, 64, 96], [32, 64, 96]]);
   });
 
   test('a writer joining in another slice gets its own instant, a period after it joined (rounded down to the slice)', () => {
-    const s = marbleScheduler();
-    s.run(() => {
-      const first: number[] = [];
-      const other: number[] = [];
-      const leaves: (() => void)[] = [];
-      leaves.push(renewEvery(s, 32, writer(s, first)));
-      s.schedule(() => void leaves.push(renewEvery(s, 32, writer(s, other))), 7); // 39: slice [38, 40)
-      s.schedule(() => leaves.forEach((l) => l()), 80);
-      s.flush();
-      expect(first).toEqual([32, 64]);
-      expect(other).toEqual([38, 70]);
-    });
+    expect(renewals(32, [0, 7], 80)).toEqual([[32, 64], [38, 70]]); // 39: slice [38, 40)
   });
 
   test('two buckets meeting at one instant merge: each writer renewed once per period, one action left', () => {
-    const s = marbleScheduler();
-    s.run(() => {
-      const a: number[] = [];
-      const c: number[] = [];
-      const leaves: (() => void)[] = [];
-      // Scheduled before A's bucket exists, so that at 32 it runs first and makes a bucket due at 64, where A's lands.
-      s.schedule(() => void leaves.push(renewEvery(s, 32, writer(s, c))), 32);
-      leaves.push(renewEvery(s, 32, writer(s, a)));
-      s.schedule(() => {
-        expect(s.actions.filter((x) => !x.closed)).toHaveLength(2); // the leave below, and the one bucket
-      }, 40);
-      s.schedule(() => leaves.forEach((l) => l()), 130);
-      s.flush();
-      expect(a).toEqual([32, 64, 96, 128]);
-      expect(c).toEqual([64, 96, 128]);
-    });
+    // The join at 32 is scheduled first, so it runs before the bucket of the join at 0 fires, and makes a bucket due
+    // at 64, where that one lands. At 40: the leave at 130 and one bucket.
+    expect(renewals(32, [32, 0], 130, [[40, (s) => expect(pending(s)).toBe(2)]])).toEqual([[64, 96, 128], [32, 64, 96, 128]]);
   });
 
   test('a writer that leaves is not renewed again; the last to leave cancels the action', () => {
