@@ -43,12 +43,12 @@ function stateFrom(holder: string, until: string, endOf: string, last: string, n
   };
 }
 
+/** What STATE answered, as the stream's state: `undefined` when it does not exist. */
+const stateOfReply = (r: readonly string[]): LogState | undefined => (r.length === 0 ? undefined : stateFrom(r[1]!, r[2]!, r[3]!, r[4]!, r[5]!));
+
 /** The stream's state (the STATE script): `undefined` when it does not exist. */
 export async function stateOf(run: RunScript, scope: LogScope): Promise<LogState | undefined> {
-  const r = await run(STATE, scope, []);
-  if (r.length === 0) return undefined;
-  const [, holder, until, endOf, last, now] = r as [string, string, string, string, string, string];
-  return stateFrom(holder, until, endOf, last, now);
+  return stateOfReply(await run(STATE, scope, []));
 }
 
 interface StateCall {
@@ -69,8 +69,7 @@ export function batchedState(conn: RedisConnections, send: SendScript, metaKeyOf
     });
   };
   const one = async (c: StateCall): Promise<LogState | undefined> => {
-    const r = (await send({ script: STATE, keys: [c.key], args: [], durable: false }, c.scope)) as string[];
-    return r.length === 0 ? undefined : stateFrom(r[1]!, r[2]!, r[3]!, r[4]!, r[5]!);
+    return stateOfReply((await send({ script: STATE, keys: [c.key], args: [], durable: false }, c.scope)) as string[]);
   };
   const sendBatch = (batch: readonly StateCall[]) => isolated(batch, many, one);
 
