@@ -48,7 +48,7 @@ function resp(args) {
 }
 
 async function producer(job) {
-  const { url, write, streams, events, batch, perCall, sha, run } = job;
+  const { url, write, streams, events, batch, perCall, sha, sep, run } = job;
   const [host, port] = url.replace('redis://', '').split(':');
   const socket = new Socket();
   await new Promise((r) => socket.connect(Number(port), host, r));
@@ -88,7 +88,7 @@ async function producer(job) {
         keys.push(metaOf(run, i), keyOf(run, i), `${baseOf(run, i)}:end`);
         args.push(`1::${seqs.join(',')}`);
       }
-      args[4] = jsons.join('\n');
+      args[4] = jsons.join(sep);
       // The reply: an empty array when every append went well.
       await send(resp(['EVALSHA', sha, keys.length, ...keys, ...args]), 1);
     }
@@ -116,7 +116,7 @@ async function producer(job) {
 
 async function reader(job) {
   const { Redis } = await import('ioredis');
-  const { url, read, streams, events, run } = job;
+  const { url, read, streams, events, sep, run } = job;
   const c = new Redis(url);
   const total = Math.ceil(events / streams) * streams;
   let got = 0;
@@ -140,8 +140,17 @@ async function reader(job) {
     while (got < total) {
       const r = await c.xread('COUNT', 500, 'BLOCK', 1000, 'STREAMS', ...keys, ...ids);
       for (const [key, entries] of r ?? []) {
-        for (const [, fields] of entries) check += JSON.parse(fields[1]).sequence_number;
-        got += entries.length;
+        if (sep !== '\r') {
+          for (const [, fields] of entries) check += JSON.parse(fields[1]).sequence_number;
+          got += entries.length;
+        } else {
+          // The log's APPEND: an entry may hold several events, joined by '\r'.
+          for (const [, fields] of entries) {
+            const jsons = fields[1].split('\r');
+            for (const json of jsons) check += JSON.parse(json).sequence_number;
+            got += jsons.length;
+          }
+        }
         ids[at.get(key)] = entries[entries.length - 1][0];
       }
     }
@@ -177,15 +186,18 @@ export async function measureCeiling(url, { write = 'xadd', read = write === 'pu
   try {
     await admin.ping();
     let sha;
+    let sep;
     if (write === 'lua') {
       const root = process.env.OPENAI_RX_DIST ? new URL(`file://${process.env.OPENAI_RX_DIST.replace(/\/?$/, '/')}`) : new URL('../dist/', import.meta.url);
       const { APPEND } = await import(new URL('esm/lib/log/redis-scripts.js', root).href);
       sha = await admin.script('LOAD', APPEND);
+      // The events' separator in the call, and in an entry of several (a line break before they were joined).
+      sep = APPEND.includes("string.find(jsons, '\\r'") ? '\r' : '\n';
       const p = admin.pipeline();
       for (let i = 0; i < streams; i++) p.hset(metaOf(run, i), 'fence', 1, 'holder', 1, 'until', Date.now() + 3_600_000);
       await p.exec();
     }
-    const job = { url, write, read, streams, events, batch, perCall, sha, run };
+    const job = { url, write, read, streams, events, batch, perCall, sha, sep, run };
     const child = (role) => {
       const c = fork(fileURLToPath(import.meta.url), ['--ceiling-child', role], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
       kids.push(c);

@@ -1,9 +1,10 @@
 // Where APPEND_LIVE_BASE's Redis CPU goes (the single-Redis append with live reads, lib/log/redis-scripts.ts): the
 // script and variants of it without one part, alternated in blocks on one redis-server of its own, each variant on
 // 1,000 streams of its own, each call carrying <per-stream> events of every stream (as persistTo's writers' appends
-// of one turn). Prints Redis's CPU per event (INFO cpu) of each: full; noXadd (the XADDs after a stream's first);
+// of one turn). Prints Redis's CPU per event (INFO cpu) of each: full; noXadd (the XADD of the events after a stream's first,
+// one entry);
 // noPub (its SPUBLISHes of the live lines); pass1 (returns once the checks are done: the call's arguments, TIME,
-// HMGET, the marks and the JSON's line breaks read, no write). A scratch tool for the script's costs.
+// HMGET, the marks and the JSON's separators read, no write). A scratch tool for the script's costs.
 //   node scripts/build.mjs && node bench/durable-script-split.mjs [per-stream 32] [blocks 6] [calls per block 4]
 import { loadavg } from 'node:os';
 import { infoCpu, startRedis } from './durable.mjs';
@@ -25,10 +26,12 @@ const without = (what, text, by) => {
 };
 const variants = {
   full,
-  noXadd: without('noXadd', "        redis.call('XADD', ke, id, 'e', json)", '        -- no XADD'),
+  noXadd: without('noXadd', "      redis.call('XADD', ke, id, 'e', rest)", '      -- no XADD'),
   noPub: without('noPub', /redis\.call\('SPUBLISH', [^\n]*/g, '-- no SPUBLISH'),
   pass1: without('pass1', '  local whole = #jsons\n', '  do return nil, pos end\n  local whole = #jsons\n'),
 };
+// The events' separator in the call (a line break before the appends stored an append's events as one entry).
+const SEP = full.includes("string.find(jsons, '\\r'") ? '\r' : '\n';
 const streams = 1000;
 const setups = {};
 try {
@@ -53,7 +56,7 @@ try {
       specs.push(`${s.tokens[i]}::${marks.join(',')}`);
     }
     s.seq += K;
-    return [s.sha, streams, ...s.keys, 86400000, 86400000, 1e9, 1e12, texts.join('\n'), specs.join(' ')];
+    return [s.sha, streams, ...s.keys, 86400000, 86400000, 1e9, 1e12, texts.join(SEP), specs.join(' ')];
   };
   const tot = {};
   for (let b = 0; b < BLOCKS; b++) {

@@ -21,12 +21,12 @@ export interface PendingAppend {
   /** The events' marks as APPEND takes them: their sequence numbers, -1 - seq for a terminal one ('4,5,-7'). */
   readonly seqs: string;
   /**
-   * Their JSON, joined by '\n' or one string per event (a packed append: joined only with the rest of its call's).
+   * Their JSON, joined by '\r' or one string per event (a packed append: joined only with the rest of its call's).
    * Once a call carried it, a slice of that call's argument (the argument lives as long as the call anyway; the
    * append's own strings need not).
    */
   text: string | readonly string[];
-  /** The length of `text` joined by '\n'. */
+  /** The length of `text` joined by '\r'. */
   readonly size: number;
   /** How many events. */
   readonly events: number;
@@ -70,7 +70,7 @@ export function appendSender(send: SendScript, settings: RedisLogSettings, live:
       else for (let i = 0; i < t.length; i++) texts.push(t[i]!);
       specs.push(`${a.token}:${a.acked}:${a.seqs}`);
     }
-    const all = texts.length === 1 ? texts[0]! : texts.join('\n');
+    const all = texts.length === 1 ? texts[0]! : texts.join('\r');
     let at = 0;
     for (const a of batch) {
       if (a.events === 0) continue;

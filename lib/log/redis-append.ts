@@ -28,13 +28,13 @@ const placeable = (e: ResponseStreamEvent): boolean => Number.isSafeInteger(e.se
 /**
  * An event's JSON as a writer of the log queues it (lib/log/packed.ts): the upstream's `data:` text when the
  * decoder kept it (the same JSON, not serialised again; as the memory log stores it) and it is one line (the
- * events' JSON is joined by '\n' in a call), else JSON.stringify's. That answers a tree of the pieces it wrote (a
+ * events' JSON is joined by '\r' in a call and stored so), else JSON.stringify's. That answers a tree of the pieces it wrote (a
  * cons string: some nine heap objects for a text delta); read once, V8 flattens it into one string, and the
  * pieces die young instead of waiting for the append with it (a round trip: promoted).
  */
 export const encodeFlat = (e: ResponseStreamEvent): string => {
   const raw = rawDataOf(e);
-  if (raw !== undefined && raw.indexOf('\n') === -1) return raw;
+  if (raw !== undefined && raw.indexOf('\n') === -1 && raw.indexOf('\r') === -1) return raw;
   const json = JSON.stringify(e);
   if (typeof json === 'string') json.charCodeAt(0);
   return json;
@@ -153,7 +153,7 @@ export function redisAppend(
           text = json;
         } else {
           seqs += `,${mark}`;
-          text += `\n${json}`;
+          text += `\r${json}`;
         }
         if (!ended && seq > bound) bound = seq;
         ended ||= terminal;
@@ -176,7 +176,7 @@ export function redisAppend(
     }
     let bound = -1;
     let ended = false;
-    // The length of their JSON joined by '\n' (what the call's limit on bytes counts).
+    // The length of their JSON joined by '\r' (what the call's limit on bytes counts).
     let size = Math.max(0, jsons.length - 1);
     for (let i = 0; i < marks.length; i++) {
       const m = marks[i]!;

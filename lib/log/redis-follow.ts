@@ -5,7 +5,8 @@ import type { FollowableEventLog, FollowHandlers } from './follow.js';
 import { asOwnError, type RedisConnections, unavailable } from './redis-connection.js';
 import { redisStreamKeys } from './redis-keys.js';
 import type { RedisLogSettings } from './redis-options.js';
-import { hasEnd, parseEntries, tailRoute, xreadIds } from './redis-read.js';
+import { eventsOf, hasEnd, lastOf, parseEntries } from './redis-entries.js';
+import { tailRoute, xreadIds } from './redis-read.js';
 import { stateOf } from './redis-state.js';
 import type { RunScript } from './redis-run-script.js';
 import type { StreamEntry } from './redis-stream-id.js';
@@ -53,7 +54,9 @@ export function redisFollow(conn: RedisConnections, run: RunScript, settings: Re
       synced: (at) => !isStopped() && h.synced?.(at),
     };
     const { events } = redisStreamKeys(keyPrefix, scope);
-    const confirmed = settings.replicas > 0 ? confirmedOnly(xreadIds(after)) : undefined;
+    const confirmed = settings.replicas > 0 ? confirmedOnly(xreadIds(after), after) : undefined;
+    // The highest sequence number handed over: an entry after the cursor may also hold events before it.
+    let seen = after ?? -1;
     // Only the events key: a cancel puts its entry there too (the end key is for `wait`).
     const unfollow = followRiding(
       route,
@@ -64,7 +67,8 @@ export function redisFollow(conn: RedisConnections, run: RunScript, settings: Re
         let ended: boolean;
         try {
           if (confirmed === undefined) {
-            batch = parseEntries(entries);
+            batch = parseEntries(entries, seen);
+            seen = lastOf(batch, seen);
             ended = hasEnd(entries);
           } else ({ batch, ended } = confirmed.take(entries));
         } catch (e) {
@@ -93,15 +97,19 @@ export function redisFollow(conn: RedisConnections, run: RunScript, settings: Re
  * cancel's end hands over what is held, then ends. `drop` forgets what is held (after a failure: it may be
  * lost) and answers the cursor after the last event handed over, to read on from.
  */
-function confirmedOnly(start: string): { take(entries: StreamEntry[]): { batch: ResponseStreamEvent[]; ended: boolean }; drop(): string } {
+function confirmedOnly(start: string, after: number | undefined): { take(entries: StreamEntry[]): { batch: ResponseStreamEvent[]; ended: boolean }; drop(): string } {
   let held: ResponseStreamEvent[] = [];
   let cursor = start;
+  // The highest sequence numbers handed over and taken (held or handed over).
+  let handed = after ?? -1;
+  let seen = handed;
   const handOver = (upTo: number, out: ResponseStreamEvent[]): void => {
     let n = 0;
     while (n < held.length && (held[n]!.sequence_number ?? 0) <= upTo) n++;
     if (n === 0) return;
     for (let i = 0; i < n; i++) out.push(held[i]!);
-    cursor = `${held[n - 1]!.sequence_number ?? 0}-1`;
+    handed = held[n - 1]!.sequence_number ?? 0;
+    cursor = `${handed}-1`;
     held = held.slice(n);
   };
   return {
@@ -109,8 +117,10 @@ function confirmedOnly(start: string): { take(entries: StreamEntry[]): { batch: 
       const batch: ResponseStreamEvent[] = [];
       let ended = false;
       for (const [, fields] of entries) {
-        if (fields[0] === 'e') held.push(JSON.parse(fields[1] as string) as ResponseStreamEvent);
-        else if (fields[0] === 'c') handOver(Number(fields[1]), batch);
+        if (fields[0] === 'e') {
+          eventsOf(fields[1] as string, seen, held);
+          seen = lastOf(held, seen);
+        } else if (fields[0] === 'c') handOver(Number(fields[1]), batch);
         else if (fields[0] === 'end') {
           handOver(Infinity, batch);
           ended = true;
@@ -120,6 +130,7 @@ function confirmedOnly(start: string): { take(entries: StreamEntry[]): { batch: 
     },
     drop() {
       held = [];
+      seen = handed;
       return cursor;
     },
   };

@@ -7,6 +7,7 @@ import type { RedisLogSettings } from './redis-options.js';
 import { exhausted, withRetry } from './redis-retry.js';
 import type { SendScript } from './redis-script-send.js';
 import { batchedState } from './redis-state.js';
+import { parseEntries } from './redis-entries.js';
 import type { StreamEntry } from './redis-stream-id.js';
 import { type TailRoute, waitRiding } from './redis-tail-retry.js';
 import type { EventLog, LogScope } from './types.js';
@@ -17,19 +18,6 @@ import type { EventLog, LogScope } from './types.js';
 
 /** The XREAD id after which the events after sequence number `after` come (all of them when `undefined`). */
 export const xreadIds = (after: number | undefined): string => (after === undefined || after < 0 ? '0-0' : `${Math.floor(after)}-1`);
-
-/** The events of stream entries; the entry a cancel adds (no `e` field) is skipped. */
-export const parseEntries = (entries: StreamEntry[]): ResponseStreamEvent[] => {
-  const out: ResponseStreamEvent[] = [];
-  for (const [, fields] of entries) {
-    const at = fields.indexOf('e');
-    if (at >= 0 && at % 2 === 0) out.push(JSON.parse(fields[at + 1] as string) as ResponseStreamEvent);
-  }
-  return out;
-};
-
-/** Whether entries hold the one a cancel adds to the events stream. */
-export const hasEnd = (entries: StreamEntry[]): boolean => entries.some(([, fields]) => fields[0] === 'end');
 
 /** The tails of `conn`, as the readers ride through their failures (lib/log/redis-tail-retry.ts). */
 export const tailRoute = (conn: RedisConnections, settings: RedisLogSettings): TailRoute => ({
@@ -89,13 +77,15 @@ export function redisRead(conn: RedisConnections, send: SendScript, settings: Re
       const start = after === undefined || after < 0 ? '-' : `${Math.floor(after) + 1}-0`;
       if (replicas === 0) {
         const entries = await retrying(scope, (c) => (limit === undefined ? c.xrange(events, start, '+') : c.xrange(events, start, '+', 'COUNT', Math.floor(limit))));
-        return parseEntries(entries);
+        // An entry may hold several events (lib/log/redis-entries.ts): COUNT entries are at least as many events.
+        const out = parseEntries(entries, after);
+        return limit === undefined || out.length <= limit ? out : out.slice(0, Math.floor(limit));
       }
       // With `replicas`: only what is confirmed (meta `durable`, read first: what it covers is stored). The
       // confirmations' marks are entries too: room for them in COUNT.
       const { meta } = redisStreamKeys(keyPrefix, scope);
       const [durable, entries] = await retrying(scope, (c) => durableAndEntries(c, meta, events, start, limit === undefined ? undefined : 2 * Math.floor(limit) + 2));
-      const out = durable === undefined ? [] : parseEntries(entries).filter((e) => (e.sequence_number ?? 0) <= durable);
+      const out = durable === undefined ? [] : parseEntries(entries, after).filter((e) => (e.sequence_number ?? 0) <= durable);
       return limit === undefined || out.length <= limit ? out : out.slice(0, Math.floor(limit));
     },
 

@@ -4,7 +4,8 @@
 // Keys, all of one response and so all in one Redis Cluster hash slot (they share a `{hash tag}`):
 //   KEYS[1]  meta    hash:   fence (highest token issued), holder + until (the live lease), last (highest stored
 //                            sequence_number), count, bytes (JSON bytes stored), end ('completed' | 'cancelled')
-//   KEYS[2]  events  stream: one entry per event, id `<sequence_number>-1`, field `e` = the event's JSON
+//   KEYS[2]  events  stream: an entry per event, id `<sequence_number>-1`, field `e` = the event's JSON; an append's
+//            events after its first are one entry, their JSON joined by '\r', under the last one's id (redis-entries.ts)
 //            (a cancel of a started stream also adds an entry `<last>-2` with field `end`, so that a reader tailing only
 //            the events keys learns of it from the same XREAD; readers skip entries without `e`; with `replicas`,
 //            a confirmation's marker, field `c`, see CONFIRM)
@@ -30,7 +31,7 @@ local function key_trouble(r) return string.find(r.err, '^WRONGTYPE') ~= nil or 
 // come packed (few arguments for the client to write and for Redis to parse): `seqs`, their marks joined by ','
 // (the sequence number, or -1 - it for a terminal event: '4,5,-7' ends with sequence number 6, as a writer
 // queues them: lib/log/packed.ts), and their JSON, one after another from byte `pos` of `jsons`, each ended by
-// '\n' but the last of `jsons` (JSON.stringify never writes a raw newline).
+// '\r' but the last of `jsons` (JSON.stringify never writes a raw line break).
 // `acked`: the highest sequence number this producer was told is stored ('' for none); a stream whose stored
 // last is below it lost acknowledged events (a master died before its replica had them): 'lost', rather
 // than storing past the gap. A key that is not what the log left there (another type, a stream with entries
@@ -68,7 +69,7 @@ local function append_one(km, ke, kn, token, seqs, acked, jsons, pos, now, live_
   if seqs == '' then
     -- no events (and no JSON in jsons)
   elseif not string.find(seqs, ',', 1, true) then
-    local nl = string.find(jsons, '\\n', pos, true)
+    local nl = string.find(jsons, '\\r', pos, true)
     local stop = nl and nl - 1 or #jsons
     local v = tonumber(seqs)
     local t = v < 0
@@ -81,7 +82,7 @@ local function append_one(km, ke, kn, token, seqs, acked, jsons, pos, now, live_
     picked = {}
     local last = stored
     for s in string.gmatch(seqs, '[^,]+') do
-      local nl = string.find(jsons, '\\n', pos, true)
+      local nl = string.find(jsons, '\\r', pos, true)
       local stop = nl and nl - 1 or #jsons
       if not terminal then
         local v = tonumber(s)
@@ -117,20 +118,28 @@ local function append_one(km, ke, kn, token, seqs, acked, jsons, pos, now, live_
     if c then return c, pos end
 ${live ? "    redis.call('SPUBLISH', string.sub(km, 1, -6) .. ':live', id .. ' e ' .. json)" : ''}
   else
-${live ? '    local lines, l = {}, 0' : ''}
-    for i = 1, 3 * n, 3 do
-      local p, stop = picked[i + 1], picked[i + 2]
-      local json = (p == 1 and stop == whole) and jsons or string.sub(jsons, p, stop)
-      local id = picked[i] .. '-1'
-      if i > 1 then
-        redis.call('XADD', ke, id, 'e', json)
-      else
-        local c = first_xadd(ke, count, id, json)
-        if c then return c, pos end
+    -- The first event alone (its XADD checks the key, as a lone event's does), then the others as one entry under
+    -- the last one's id, their JSON joined by '\\r' as in jsons (a run of them is one cut): an XADD per event was
+    -- half of an append's Redis CPU. A reader takes the events after its cursor from it (redis-entries.ts).
+    local first = picked[1] .. '-1'
+    local p, stop = picked[2], picked[3]
+    local json = (p == 1 and stop == whole) and jsons or string.sub(jsons, p, stop)
+    local c = first_xadd(ke, count, first, json)
+    if c then return c, pos end
+    if n == 1 then
+${live ? "      redis.call('SPUBLISH', string.sub(km, 1, -6) .. ':live', first .. ' e ' .. json)" : ''}
+    else
+      local runs, r, from, to = {}, 0, picked[5], picked[6]
+      for i = 7, 3 * n, 3 do
+        p, stop = picked[i + 1], picked[i + 2]
+        if p == to + 2 then to = stop else r = r + 1 runs[r] = string.sub(jsons, from, to) from, to = p, stop end
       end
-${live ? "      lines[l + 1], lines[l + 2], lines[l + 3], lines[l + 4] = id, ' e ', json, '\\n'\n      l = l + 4" : ''}
+      local rest = string.sub(jsons, from, to)
+      if r > 0 then runs[r + 1] = rest rest = table.concat(runs, '\\r') end
+      local id = at .. '-1'
+      redis.call('XADD', ke, id, 'e', rest)
+${live ? "      redis.call('SPUBLISH', string.sub(km, 1, -6) .. ':live', first .. ' e ' .. json .. '\\n' .. id .. ' e ' .. rest)" : ''}
     end
-${live ? "    redis.call('SPUBLISH', string.sub(km, 1, -6) .. ':live', table.concat(lines, '', 1, l - 1))" : ''}
   end
   if terminal then
     redis.call('HSET', km, 'last', at, 'count', count + n, 'bytes', bytes + added, 'end', 'completed')
@@ -156,7 +165,7 @@ end
 /**
  * The appends of one or more streams, all of one Cluster slot. KEYS: each stream's meta, events and end keys,
  * in turn (`oneKey`: each stream's key base alone, see APPEND_BASE). ARGV: liveTtlMs, endTtlMs, maxEvents,
- * maxBytes, the JSON of every stream's events in turn (joined by '\n'), then every stream's `token:acked:seqs`
+ * maxBytes, the JSON of every stream's events in turn (joined by '\r'), then every stream's `token:acked:seqs`
  * (as APPEND_ONE says) joined by ' ' into one argument: not an argument per stream, fewer for the client to
  * build and write and for Redis to parse. Returns only the appends that failed, four elements each: the
  * stream's position in the call (from 1), then APPEND_ONE's reply padded with ''. Each stream's append is all
@@ -188,7 +197,7 @@ export const APPEND = appendScript(false);
 /**
  * APPEND on a Redis Cluster (and on a single Redis with liveReads 'subscribe'): each stream's new entries are
  * also published (SPUBLISH: same slot as its keys) on its live channel `<keyBase>:live`, one line per entry as
- * stored, `<id> e <json>`, for the readers subscribed there (lib/log/redis-cluster-live.ts). A single Redis read
+ * stored, `<id> e <json>` (a joined entry's JSON on its line, as stored), for the readers subscribed there (lib/log/redis-cluster-live.ts). A single Redis read
  * with XREAD does not pay for it.
  */
 export const APPEND_LIVE = appendScript(true);

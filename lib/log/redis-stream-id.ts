@@ -1,4 +1,5 @@
-// Redis stream entry ids (`<ms>-<seq>`; the log stores an event under `<sequence_number>-1`) and entries.
+// Redis stream entry ids (`<ms>-<seq>`; the log stores an event under `<sequence_number>-1`, several of one append
+// under the last one's: lib/log/redis-entries.ts) and entries.
 
 /** A stream entry as ioredis returns it: id and flat field/value list. */
 export type StreamEntry = [id: string, fields: string[]];

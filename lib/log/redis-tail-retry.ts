@@ -176,5 +176,5 @@ function sleepUnless(ms: number, ...signals: (AbortSignal | undefined)[]): Promi
   });
 }
 
-/** The sequence number of an entry id (the log stores an event as `<sequence_number>-1`, a cancel as `<last>-2`). */
+/** The sequence number of an entry id (the log stores an event as `<sequence_number>-1`, several under the last one's, a cancel as `<last>-2`). */
 export const sequenceOf = (id: string): number => parseId(id)[0];

@@ -127,9 +127,11 @@ test("a stream that lost events its producer was told were stored (a failover) f
   const other = scope();
   const { token } = await log.acquire(s, 60_000);
   const lease = await log.acquire(other, 60_000);
-  await log.append(s, token, [created(s.responseId), delta(1), delta(2), delta(3)]);
+  await log.append(s, token, [created(s.responseId), delta(1)]);
+  await log.append(s, token, [delta(2), delta(3)]);
   await log.append(other, lease.token, [created(other.responseId)]);
-  // What a replica promoted before it had the last two appends holds: events up to 1.
+  // What a replica promoted before it had the last append holds: events up to 1 (the append's entries: 2-1, and
+  // 3-1 holding the events after its first).
   const keys = redisStreamKeys(PREFIX, s);
   await redis.admin.xdel(keys.events, '2-1', '3-1');
   await redis.admin.hset(keys.meta, 'last', '1', 'count', '2');

@@ -36,11 +36,11 @@ const lastStored = async (s: LogScope): Promise<number | undefined> => {
   const v = await pair.admin.hget(redisStreamKeys(PREFIX, s).meta, 'last');
   return v === null ? undefined : Number(v);
 };
-/** A follower of `s` from the start: what it was handed, whether it ended, and when it was last synced. */
-const follower = (log: ReturnType<typeof redisEventLog>, s: LogScope) => {
+/** A follower of `s` from the start (or after `after`): what it was handed, whether it ended, and when it was last synced. */
+const follower = (log: ReturnType<typeof redisEventLog>, s: LogScope, after?: number) => {
   const got: ResponseStreamEvent[] = [];
   const f = { got, ended: false, syncedAt: 0, errors: [] as Error[], stop: () => undefined as void };
-  f.stop = log.follow(s, undefined, {
+  f.stop = log.follow(s, after, {
     events: (batch) => void got.push(...batch),
     end: () => void (f.ended = true),
     error: (e) => void f.errors.push(e),
@@ -119,4 +119,24 @@ test('replicas: 0: nothing changes, no confirmation marks', async () => {
   const ids = (await pair.admin.xrange(redisStreamKeys(PREFIX, s).events, '-', '+')).map(([id]) => id);
   expect(ids).toEqual(['0-1', '1-1', '2-1']);
   expect(await pair.admin.hget(redisStreamKeys(PREFIX, s).meta, 'durable')).toBeNull();
+});
+
+test('replicas: 1: an append of several events (its first alone, the others one entry): read and follow from every cursor give the events after it, confirmed', async () => {
+  const log = newLog(1);
+  const s = scope();
+  const { token } = await log.acquire(s, 60_000);
+  const all = [created(s.responseId), delta(1), delta(2), delta(4), delta(5), delta(6), completed(s.responseId, 8)];
+  await log.append(s, token, all.slice(0, 4));
+  await log.append(s, token, all.slice(4));
+  const ids = (await pair.admin.xrange(redisStreamKeys(PREFIX, s).events, '-', '+')).map(([id, f]) => `${id} ${f[0]}`);
+  expect(ids).toEqual(['0-1 e', '4-1 e', '4-3 c', '5-1 e', '8-1 e', '8-3 c']);
+  for (let after = 0; after <= 8; after++) {
+    const want = seqs(all.filter((e) => e.sequence_number! > after));
+    expect(seqs(await log.read(s, after))).toEqual(want);
+    const f = follower(log, s, after);
+    await until(`the events after ${after}`, () => f.got.length >= want.length);
+    f.stop();
+    expect(seqs(f.got)).toEqual(want);
+    expect(f.errors).toEqual([]);
+  }
 });

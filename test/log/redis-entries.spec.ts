@@ -1,0 +1,123 @@
+// An append's events after its first are stored as one entry under the last one's id, their JSON joined by '\r'
+// (lib/log/redis-entries.ts): what each reader makes of such entries, from every cursor, on a real redis-server,
+// live reads by XREAD and by SSUBSCRIBE; and the parsing of entries on its own.
+import type { ResponseStreamEvent } from '../../lib/events/responses';
+import type { FollowableEventLog } from '../../lib/log/follow';
+import { parseEntries } from '../../lib/log/redis-entries';
+import { redisEventLog, redisStreamKeys } from '../../lib/log/redis';
+import type { LogScope } from '../../lib/log/types';
+import { completed, created, delta } from './contract';
+import { redisForSuite } from './redis-server';
+
+jest.setTimeout(60_000);
+
+const redis = redisForSuite();
+const PREFIX = `entries-${process.pid}:`;
+let n = 0;
+const scope = (): LogScope => ({ responseId: `resp_entries_${++n}` });
+const seqs = (events: readonly ResponseStreamEvent[]) => events.map((e) => e.sequence_number);
+const json = (seq: number) => JSON.stringify(delta(seq));
+
+describe('parseEntries', () => {
+  test('a one-event entry is taken whole; a joined one gives its events after the cursor; entries without e are skipped', () => {
+    const entries: [string, string[]][] = [
+      ['3-1', ['e', json(3)]],
+      ['7-1', ['e', [4, 5, 7].map(json).join('\r')]],
+      ['7-3', ['c', '7']],
+      ['9-1', ['e', [8, 9].map(json).join('\r')]],
+      ['9-2', ['end', 'cancelled']],
+    ];
+    expect(seqs(parseEntries(entries))).toEqual([3, 4, 5, 7, 8, 9]);
+    expect(seqs(parseEntries(entries.slice(1), 4))).toEqual([5, 7, 8, 9]);
+    expect(seqs(parseEntries(entries.slice(1), 6))).toEqual([7, 8, 9]);
+    expect(seqs(parseEntries(entries.slice(3), 8))).toEqual([9]);
+  });
+
+  test('a joined value is not JSON (a reader of an earlier version fails on it, never skips it)', () => {
+    expect(() => JSON.parse([4, 5].map(json).join('\r'))).toThrow(SyntaxError);
+  });
+
+  test('a line that is not JSON fails the parse (a corrupt entry is never skipped)', () => {
+    expect(() => parseEntries([['5-1', ['e', `${json(4)}\rnot json`]]])).toThrow(SyntaxError);
+  });
+});
+
+describe.each(['xread', 'subscribe'] as const)('redisEventLog (liveReads %s): an append of several events', (liveReads) => {
+  let log: FollowableEventLog;
+  beforeEach(() => {
+    log = redisEventLog({ url: redis.server.url, keyPrefix: `${PREFIX}${liveReads}:`, liveReads }) as FollowableEventLog;
+  });
+  afterEach(() => log.close());
+
+  /** A stream of `batches` appended in turn (sequence numbers with gaps, as providers send them), and its events. */
+  async function written(s: LogScope, batches: number[][], end = true): Promise<ResponseStreamEvent[]> {
+    const { token } = await log.acquire(s, 30_000);
+    const all: ResponseStreamEvent[] = [];
+    for (const [i, b] of batches.entries()) {
+      const events = b.map((q, k) => (q === 0 ? created(s.responseId) : end && i === batches.length - 1 && k === b.length - 1 ? completed(s.responseId, q) : delta(q)));
+      await log.append(s, token, events);
+      all.push(...events);
+    }
+    return all;
+  }
+
+  /** The events a follow from `after` hands over, up to the terminal one. */
+  const followed = (s: LogScope, after: number | undefined): Promise<ResponseStreamEvent[]> =>
+    new Promise((resolve, reject) => {
+      const got: ResponseStreamEvent[] = [];
+      const stop = log.follow(s, after, {
+        events: (b) => {
+          got.push(...b);
+          if (got[got.length - 1]?.type === 'response.completed') setImmediate(() => (stop(), resolve(got)));
+        },
+        end: () => reject(new Error('cancelled')),
+        error: reject,
+      });
+    });
+
+  test('is stored as two entries: its first event, then the others under the last one id', async () => {
+    const s = scope();
+    await written(s, [[0, 1, 2, 4, 5]]);
+    const entries = await redis.admin.xrange(redisStreamKeys(`${PREFIX}${liveReads}:`, s).events, '-', '+');
+    expect(entries.map(([id, f]) => [id, f[0], f[1]!.split('\r').length])).toEqual([
+      ['0-1', 'e', 1],
+      ['5-1', 'e', 4],
+    ]);
+  });
+
+  test('read and follow from every cursor give exactly the events after it', async () => {
+    const s = scope();
+    const all = await written(s, [[0, 1, 2, 3], [5, 6], [7], [9, 10, 12]]);
+    for (const after of [undefined, ...Array.from({ length: 14 }, (_, i) => i)]) {
+      const want = all.filter((e) => after === undefined || e.sequence_number! > after);
+      expect(seqs(await log.read(s, after))).toEqual(seqs(want));
+      expect(await log.read(s, after)).toEqual(want);
+      if (want.length > 0) expect(seqs(await log.read(s, after, 2))).toEqual(seqs(want.slice(0, 2)));
+      if (want.length > 0) expect(await log.wait(s, after, 0)).toBe(true);
+      if (want.length > 0) expect(seqs(await followed(s, after))).toEqual(seqs(want));
+    }
+  });
+
+  test('a follower from inside an entry gets the events after its cursor as they are appended, each once', async () => {
+    const s = scope();
+    const { token } = await log.acquire(s, 30_000);
+    await log.append(s, token, [created(s.responseId), delta(1), delta(2), delta(3)]);
+    const got = followed(s, 1);
+    await log.append(s, token, [delta(4), delta(5), delta(6)]);
+    await log.append(s, token, [delta(7), completed(s.responseId, 8)]);
+    expect(seqs(await got)).toEqual([2, 3, 4, 5, 6, 7, 8]);
+  });
+
+  test('a replay in the middle of a batch is skipped, and the events around it are one entry still', async () => {
+    const s = scope();
+    const { token } = await log.acquire(s, 30_000);
+    await log.append(s, token, [created(s.responseId), delta(1), delta(2)]);
+    // 1 and 2 are stored already: out of order here, they are skipped between 3 and 4.
+    await log.append(s, token, [delta(3), delta(1), delta(4), delta(2), delta(5), completed(s.responseId, 6)]);
+    expect(seqs(await log.read(s, undefined))).toEqual([0, 1, 2, 3, 4, 5, 6]);
+    expect(seqs(await log.read(s, 3))).toEqual([4, 5, 6]);
+    expect(seqs(await followed(s, 4))).toEqual([5, 6]);
+    const entries = await redis.admin.xrange(redisStreamKeys(`${PREFIX}${liveReads}:`, s).events, '3-0', '+');
+    expect(entries.map(([id]) => id)).toEqual(['3-1', '6-1']);
+  });
+});
