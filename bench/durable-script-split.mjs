@@ -26,9 +26,9 @@ const without = (what, text, by) => {
 };
 const variants = {
   full,
-  noXadd: without('noXadd', "      redis.call('XADD', ke, id, 'e', rest)", '      -- no XADD'),
+  noXadd: without('noXadd', "    redis.call('XADD', ke, id, 'e', rest)", '    -- no XADD'),
   noPub: without('noPub', /redis\.call\('SPUBLISH', [^\n]*/g, '-- no SPUBLISH'),
-  pass1: without('pass1', '  local whole = #jsons\n', '  do return nil, pos end\n  local whole = #jsons\n'),
+  pass1: without('pass1', '  local json = (p1 == 1', '  do return nil, pos end\n  local json = (p1 == 1'),
 };
 // The events' separator in the call (a line break before the appends stored an append's events as one entry).
 const SEP = full.includes("string.find(jsons, '\\r'") ? '\r' : '\n';
@@ -40,7 +40,8 @@ try {
     const scopes = Array.from({ length: streams }, (_, i) => ({ responseId: `r${i}` }));
     const tokens = await Promise.all(scopes.map((s) => log.acquire(s, 600_000).then((l) => l.token)));
     await log.close();
-    setups[name] = { sha: await c.script('LOAD', script), keys: scopes.map((s) => `${name}:{:${s.responseId}}`), tokens, seq: 0 };
+    // A script that takes `lo~hi` marks also takes the streams' JSON apart by '\n'.
+    setups[name] = { sha: await c.script('LOAD', script), keys: scopes.map((s) => `${name}:{:${s.responseId}}`), tokens, seq: 0, ranges: script.includes('~(%-?%d+)$') };
   }
   const ev = (seq) => JSON.stringify({ type: 'response.output_text.delta', item_id: 'msg_abc', output_index: 0, content_index: 0, delta: 'word ', logprobs: [], sequence_number: seq, t: 12345.678 });
   // One call as lib/log/redis-append-batch.ts builds it: KEYS the key bases, then the limits, the JSON, the numbers.
@@ -49,14 +50,16 @@ try {
     const specs = [];
     for (let i = 0; i < streams; i++) {
       const marks = [];
+      const own = [];
       for (let k = 0; k < K; k++) {
         marks.push(s.seq + k);
-        texts.push(ev(s.seq + k));
+        own.push(ev(s.seq + k));
       }
-      specs.push(`${s.tokens[i]}::${marks.join(',')}`);
+      texts.push(own.join(SEP));
+      specs.push(`${s.tokens[i]}::${s.ranges && K > 1 ? `${marks[0]}~${marks[K - 1]}` : marks.join(',')}`);
     }
     s.seq += K;
-    return [s.sha, streams, ...s.keys, 86400000, 86400000, 1e9, 1e12, texts.join(SEP), specs.join(' ')];
+    return [s.sha, streams, ...s.keys, 86400000, 86400000, 1e9, 1e12, texts.join(s.ranges ? '\n' : SEP), specs.join(' ')];
   };
   const tot = {};
   for (let b = 0; b < BLOCKS; b++) {

@@ -57,7 +57,8 @@ export function appendSender(send: SendScript, settings: RedisLogSettings, live:
   // would outlive their joined copy by a round trip (and be promoted by the collector).
   const build = (batch: readonly PendingAppend[]): ScriptCall => {
     const keys: string[] = [];
-    // Every stream's JSON in one list, joined once into the call's argument.
+    // Every stream's JSON in one list, joined once into the call's argument: a stream's events by '\r', the
+    // streams by '\n' (APPEND finds a stream's end in one search).
     const texts: string[] = [];
     const specs: string[] = [];
     for (const a of batch) {
@@ -66,11 +67,17 @@ export function appendSender(send: SendScript, settings: RedisLogSettings, live:
       const t = a.text;
       if (a.events === 0) {
         // nothing to carry
-      } else if (typeof t === 'string') texts.push(t);
-      else for (let i = 0; i < t.length; i++) texts.push(t[i]!);
+      } else {
+        if (texts.length > 0) texts.push('\n');
+        if (typeof t === 'string') texts.push(t);
+        else {
+          texts.push(t[0]!);
+          for (let i = 1; i < t.length; i++) texts.push('\r', t[i]!);
+        }
+      }
       specs.push(`${a.token}:${a.acked}:${a.seqs}`);
     }
-    const all = texts.length === 1 ? texts[0]! : texts.join('\r');
+    const all = texts.length === 1 ? texts[0]! : texts.join('');
     let at = 0;
     for (const a of batch) {
       if (a.events === 0) continue;

@@ -139,6 +139,10 @@ export function redisAppend(
     // Stored once this append succeeds: every event up to the first terminal one (those after it are not stored).
     let bound = -1;
     let ended = false;
+    // Consecutive sequence numbers, a terminal one last at most: APPEND takes them as `lo~hi`.
+    let first = 0;
+    let prev = 0;
+    let consecutive = true;
     try {
       conn.ensureOpen(scope);
       for (const e of events) {
@@ -151,16 +155,20 @@ export function redisAppend(
         if (n++ === 0) {
           seqs = String(mark);
           text = json;
+          first = mark;
         } else {
           seqs += `,${mark}`;
           text += `\r${json}`;
+          if (prev < 0 || seq !== prev + 1) consecutive = false;
         }
+        prev = mark;
         if (!ended && seq > bound) bound = seq;
         ended ||= terminal;
       }
     } catch (e) {
       return Promise.reject(e);
     }
+    if (consecutive && n > 1) seqs = `${first}~${prev}`;
     const known = knownOf(scope);
     return settle(scope, token, known, { scope, keys: known.keys, base: known.base, token, seqs, text, size: text.length, events: n, acked: known.ackedArg }, bound);
   };
@@ -178,15 +186,18 @@ export function redisAppend(
     let ended = false;
     // The length of their JSON joined by '\r' (what the call's limit on bytes counts).
     let size = Math.max(0, jsons.length - 1);
+    // Consecutive sequence numbers, a terminal one last at most: APPEND takes them as `lo~hi`.
+    let consecutive = marks.length > 1;
     for (let i = 0; i < marks.length; i++) {
       const m = marks[i]!;
       size += jsons[i]!.length;
-      if (ended) continue;
       const seq = m < 0 ? -1 - m : m;
+      if (i > 0 && (marks[i - 1]! < 0 || seq !== marks[i - 1]! + 1)) consecutive = false;
+      if (ended) continue;
       if (seq > bound) bound = seq;
       ended = m < 0;
     }
-    const seqs = marks.length === 1 ? String(marks[0]) : marks.join(',');
+    const seqs = consecutive ? `${marks[0]}~${marks[marks.length - 1]}` : marks.length === 1 ? String(marks[0]) : marks.join(',');
     const known = knownOf(scope);
     return settle(scope, token, known, { scope, keys: known.keys, base: known.base, token, seqs, text: jsons, size, events: jsons.length, acked: known.ackedArg }, bound);
   };

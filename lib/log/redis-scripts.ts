@@ -30,8 +30,10 @@ local function key_trouble(r) return string.find(r.err, '^WRONGTYPE') ~= nil or 
 // Appends events to one stream (keys km, ke, kn: meta, events, end) for the holder of `token`. The events
 // come packed (few arguments for the client to write and for Redis to parse): `seqs`, their marks joined by ','
 // (the sequence number, or -1 - it for a terminal event: '4,5,-7' ends with sequence number 6, as a writer
-// queues them: lib/log/packed.ts), and their JSON, one after another from byte `pos` of `jsons`, each ended by
-// '\r' but the last of `jsons` (JSON.stringify never writes a raw line break).
+// queues them: lib/log/packed.ts), or `lo~hi` for consecutive ones ('4~-7': 4, 5, and a terminal 6); and their
+// JSON from byte `pos` of `jsons`, joined by '\r', before the next stream's '\n' or the end of `jsons`
+// (JSON.stringify never writes a raw line break). Consecutive marks after the stored ones are stored without
+// looking at each event (a loop over them was half of the script's own work).
 // `acked`: the highest sequence number this producer was told is stored ('' for none); a stream whose stored
 // last is below it lost acknowledged events (a master died before its replica had them): 'lost', rather
 // than storing past the gap. A key that is not what the log left there (another type, a stream with entries
@@ -63,27 +65,54 @@ local function append_one(km, ke, kn, token, seqs, acked, jsons, pos, now, live_
   if m.err then bad, m = m.err, {} end
   local stored = tonumber(m[4])
   local n, added, terminal, at = 0, 0, false, nil
-  -- Which events to store: those after the last stored, up to a terminal one. One event: its first and last
-  -- byte (p1, stop1); several: their id, first and last byte, three to an event in one flat table.
-  local p1, stop1, picked
+  -- Which events to store: those after the last stored, up to a terminal one. The first is stored alone, from
+  -- byte p1 to stop1 under id first; the others (rest, their JSON as one string) under the last one's, at.
+  local first, p1, stop1, rest
+  -- This stream's JSON ends before the next '\\n' (the next stream's) or with jsons.
+  local send, lo, hi = nil, nil, nil
+  if seqs ~= '' then
+    local e = string.find(jsons, '\\n', pos, true)
+    send = e and e - 1 or #jsons
+    lo, hi = string.match(seqs, '^(%d+)~(%-?%d+)$')
+  end
+  if lo then
+    lo, hi = tonumber(lo), tonumber(hi)
+    if hi < 0 then terminal, hi = true, -1 - hi end
+    if stored == nil or lo > stored then
+      -- Consecutive and all after the stored (a writer's usual append): no event to look at but the first.
+      n, at, first, p1, stop1 = hi - lo + 1, int(hi), int(lo), pos, send
+      added = send - pos + 1 - (n - 1)
+      if n > 1 then
+        stop1 = string.find(jsons, '\\r', pos, true) - 1
+        rest = string.sub(jsons, stop1 + 2, send)
+      end
+      seqs = ''
+    else
+      -- Some stored already (a replay): each event's mark, for the loop below.
+      local marks = {}
+      for v = lo, hi do marks[#marks + 1] = int(v) end
+      if terminal then marks[#marks] = int(-1 - hi) end
+      seqs, terminal = table.concat(marks, ','), false
+    end
+  end
   if seqs == '' then
-    -- no events (and no JSON in jsons)
+    -- no events (and no JSON in jsons), or taken above
   elseif not string.find(seqs, ',', 1, true) then
-    local nl = string.find(jsons, '\\r', pos, true)
-    local stop = nl and nl - 1 or #jsons
     local v = tonumber(seqs)
     local t = v < 0
     if t then v = -1 - v end
     if stored == nil or v > stored then
-      n, added, terminal, at, p1, stop1 = 1, stop - pos + 1, t, t and int(v) or seqs, pos, stop
+      n, added, terminal, at, p1, stop1 = 1, send - pos + 1, t, t and int(v) or seqs, pos, send
+      first = at
     end
-    pos = stop + 2
   else
-    picked = {}
+    -- Each event's id, first and last byte, three to an event in one flat table; then the first alone, and the
+    -- others joined as in jsons (a run of them is one cut).
+    local picked = {}
     local last = stored
     for s in string.gmatch(seqs, '[^,]+') do
       local nl = string.find(jsons, '\\r', pos, true)
-      local stop = nl and nl - 1 or #jsons
+      local stop = (nl and nl <= send) and nl - 1 or send
       if not terminal then
         local v = tonumber(s)
         local t = v < 0
@@ -96,7 +125,18 @@ local function append_one(km, ke, kn, token, seqs, acked, jsons, pos, now, live_
       end
       pos = stop + 2
     end
+    if n > 0 then first, p1, stop1 = picked[1], picked[2], picked[3] end
+    if n > 1 then
+      local runs, r, from, to = {}, 0, picked[5], picked[6]
+      for i = 7, 3 * n, 3 do
+        local p, stop = picked[i + 1], picked[i + 2]
+        if p == to + 2 then to = stop else r = r + 1 runs[r] = string.sub(jsons, from, to) from, to = p, stop end
+      end
+      rest = string.sub(jsons, from, to)
+      if r > 0 then runs[r + 1] = rest rest = table.concat(runs, '\\r') end
+    end
   end
+  if send then pos = send + 2 end
   if bad then return {'corrupt', km, bad}, pos end
   if acked ~= '' and not m[3] and (stored == nil or stored < tonumber(acked)) then return {'lost', m[4] or '', acked}, pos end
   if tonumber(m[1]) ~= tonumber(token) or (tonumber(m[2]) or 0) <= now then return {'fenced'}, pos end
@@ -110,36 +150,19 @@ local function append_one(km, ke, kn, token, seqs, acked, jsons, pos, now, live_
     local r = redis.pcall('XADD', kn, '*', 'end', 'completed') if broken(r) and not key_trouble(r) then error(r) end
     if broken(r) then return {'corrupt', kn, r.err}, pos end
   end
-  local whole = #jsons
-  if picked == nil then
-    local json = (p1 == 1 and stop1 == whole) and jsons or string.sub(jsons, p1, stop1)
-    local id = at .. '-1'
-    local c = first_xadd(ke, count, id, json)
-    if c then return c, pos end
-${live ? "    redis.call('SPUBLISH', string.sub(km, 1, -6) .. ':live', id .. ' e ' .. json)" : ''}
+  -- The first event alone (its XADD checks the key), then the others as one entry under the last one's id: an
+  -- XADD per event was half of an append's Redis CPU. A reader takes the events after its cursor from it
+  -- (redis-entries.ts).
+  local json = (p1 == 1 and stop1 == #jsons) and jsons or string.sub(jsons, p1, stop1)
+  local id1 = first .. '-1'
+  local c = first_xadd(ke, count, id1, json)
+  if c then return c, pos end
+  if rest == nil then
+${live ? "    redis.call('SPUBLISH', string.sub(km, 1, -6) .. ':live', id1 .. ' e ' .. json)" : ''}
   else
-    -- The first event alone (its XADD checks the key, as a lone event's does), then the others as one entry under
-    -- the last one's id, their JSON joined by '\\r' as in jsons (a run of them is one cut): an XADD per event was
-    -- half of an append's Redis CPU. A reader takes the events after its cursor from it (redis-entries.ts).
-    local first = picked[1] .. '-1'
-    local p, stop = picked[2], picked[3]
-    local json = (p == 1 and stop == whole) and jsons or string.sub(jsons, p, stop)
-    local c = first_xadd(ke, count, first, json)
-    if c then return c, pos end
-    if n == 1 then
-${live ? "      redis.call('SPUBLISH', string.sub(km, 1, -6) .. ':live', first .. ' e ' .. json)" : ''}
-    else
-      local runs, r, from, to = {}, 0, picked[5], picked[6]
-      for i = 7, 3 * n, 3 do
-        p, stop = picked[i + 1], picked[i + 2]
-        if p == to + 2 then to = stop else r = r + 1 runs[r] = string.sub(jsons, from, to) from, to = p, stop end
-      end
-      local rest = string.sub(jsons, from, to)
-      if r > 0 then runs[r + 1] = rest rest = table.concat(runs, '\\r') end
-      local id = at .. '-1'
-      redis.call('XADD', ke, id, 'e', rest)
-${live ? "      redis.call('SPUBLISH', string.sub(km, 1, -6) .. ':live', first .. ' e ' .. json .. '\\n' .. id .. ' e ' .. rest)" : ''}
-    end
+    local id = at .. '-1'
+    redis.call('XADD', ke, id, 'e', rest)
+${live ? "    redis.call('SPUBLISH', string.sub(km, 1, -6) .. ':live', id1 .. ' e ' .. json .. '\\n' .. id .. ' e ' .. rest)" : ''}
   end
   if terminal then
     redis.call('HSET', km, 'last', at, 'count', count + n, 'bytes', bytes + added, 'end', 'completed')

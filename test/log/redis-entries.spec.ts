@@ -120,4 +120,31 @@ describe.each(['xread', 'subscribe'] as const)('redisEventLog (liveReads %s): an
     const entries = await redis.admin.xrange(redisStreamKeys(`${PREFIX}${liveReads}:`, s).events, '3-0', '+');
     expect(entries.map(([id]) => id)).toEqual(['3-1', '6-1']);
   });
+  test('consecutive events go as lo~hi: after the stored, a replay of some, with a terminal one last, and several streams (one empty) in one call', async () => {
+    const [a, b, c, d] = [scope(), scope(), scope(), scope()];
+    const leases = await Promise.all([a, b, c, d].map((x) => log.acquire(x, 30_000)));
+    const [ta, tb, tc, td] = leases.map((l) => l.token) as [number, number, number, number];
+    await log.append(a, ta, [created(a.responseId), delta(1), delta(2)]);
+    await log.append(b, tb, [created(b.responseId)]);
+    // One turn: a replays 1..2 and goes on to a terminal 5; b appends nothing; c is new; d takes a gap.
+    await Promise.all([
+      log.append(a, ta, [delta(1), delta(2), delta(3), delta(4), completed(a.responseId, 5)]),
+      log.append(b, tb, []),
+      log.append(c, tc, [created(c.responseId), delta(1), delta(2)]),
+      log.append(d, td, [created(d.responseId), delta(2), delta(3)]),
+    ]);
+    expect(seqs(await log.read(a, undefined))).toEqual([0, 1, 2, 3, 4, 5]);
+    expect(await log.state(a)).toMatchObject({ lastSequenceNumber: 5, end: 'completed' });
+    expect(seqs(await log.read(b, undefined))).toEqual([0]);
+    expect(seqs(await log.read(c, undefined))).toEqual([0, 1, 2]);
+    expect(seqs(await log.read(d, undefined))).toEqual([0, 2, 3]);
+    expect(seqs(await log.read(a, 3))).toEqual([4, 5]);
+    const ids = async (x: LogScope) => (await redis.admin.xrange(redisStreamKeys(`${PREFIX}${liveReads}:`, x).events, '-', '+')).map(([id]) => id);
+    expect(await ids(a)).toEqual(['0-1', '2-1', '3-1', '5-1']);
+    expect(await ids(c)).toEqual(['0-1', '2-1']);
+    // The bytes the limit counts: each event's JSON, as before.
+    const bytes = await redis.admin.hget(redisStreamKeys(`${PREFIX}${liveReads}:`, a).meta, 'bytes');
+    const want = [created(a.responseId), delta(1), delta(2), delta(3), delta(4), completed(a.responseId, 5)].reduce((sum, e) => sum + Buffer.byteLength(JSON.stringify(e)), 0);
+    expect(Number(bytes)).toBe(want);
+  });
 });
