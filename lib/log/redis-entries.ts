@@ -11,20 +11,21 @@ import type { StreamEntry } from './redis-stream-id.js';
 // of them may also hold some at or before it, which a reader drops.
 
 /**
- * The events of `entries` after sequence number `after` (-1: all); entries without `e` (a cancel's end, a
- * confirmation's mark) are skipped.
+ * The events of `entries` after sequence number `after` (-1: all), the first `max` of them; entries without `e`
+ * (a cancel's end, a confirmation's mark) are skipped.
  */
-export function parseEntries(entries: readonly StreamEntry[], after = -1): ResponseStreamEvent[] {
+export function parseEntries(entries: readonly StreamEntry[], after = -1, max = Infinity): ResponseStreamEvent[] {
   const out: ResponseStreamEvent[] = [];
   for (const [, fields] of entries) {
+    if (out.length >= max) break;
     const at = fields.indexOf('e');
-    if (at >= 0 && at % 2 === 0) eventsOf(fields[at + 1] as string, after, out);
+    if (at >= 0 && at % 2 === 0) eventsOf(fields[at + 1] as string, after, out, max);
   }
   return out;
 }
 
-/** Appends to `out` the events of one `e` value after sequence number `after`. */
-export function eventsOf(value: string, after: number, out: ResponseStreamEvent[]): void {
+/** Appends to `out` the events of one `e` value after sequence number `after`, until `out` holds `max`. */
+export function eventsOf(value: string, after: number, out: ResponseStreamEvent[], max = Infinity): void {
   let nl = value.indexOf('\r');
   // One event: its entry came after the cursor, so it is after it.
   if (nl < 0) {
@@ -36,7 +37,7 @@ export function eventsOf(value: string, after: number, out: ResponseStreamEvent[
     const e = JSON.parse(nl < 0 ? value.slice(from) : value.slice(from, nl)) as ResponseStreamEvent;
     const s = e.sequence_number;
     if (s === undefined || s > after) out.push(e);
-    if (nl < 0) return;
+    if (nl < 0 || out.length >= max) return;
     from = nl + 1;
     nl = value.indexOf('\r', from);
   }

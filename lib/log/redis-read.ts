@@ -77,9 +77,9 @@ export function redisRead(conn: RedisConnections, send: SendScript, settings: Re
       const start = after === undefined || after < 0 ? '-' : `${Math.floor(after) + 1}-0`;
       if (replicas === 0) {
         const entries = await retrying(scope, (c) => (limit === undefined ? c.xrange(events, start, '+') : c.xrange(events, start, '+', 'COUNT', Math.floor(limit))));
-        // An entry may hold several events (lib/log/redis-entries.ts): COUNT entries are at least as many events.
-        const out = parseEntries(entries, after);
-        return limit === undefined || out.length <= limit ? out : out.slice(0, Math.floor(limit));
+        // An entry may hold several events (lib/log/redis-entries.ts): COUNT entries are at least as many events,
+        // and no more than `limit` are parsed.
+        return parseEntries(entries, after, limit === undefined ? Infinity : Math.floor(limit));
       }
       // With `replicas`: only what is confirmed (meta `durable`, read first: what it covers is stored). The
       // confirmations' marks are entries too: room for them in COUNT.

@@ -31,6 +31,10 @@ describe('parseEntries', () => {
     expect(seqs(parseEntries(entries.slice(1), 4))).toEqual([5, 7, 8, 9]);
     expect(seqs(parseEntries(entries.slice(1), 6))).toEqual([7, 8, 9]);
     expect(seqs(parseEntries(entries.slice(3), 8))).toEqual([9]);
+    // At most `max`, the rest not parsed (a line past them is not JSON here).
+    const long: [string, string[]][] = [['9-1', ['e', `${[4, 5, 7].map(json).join('\r')}\rnot json`]]];
+    expect(seqs(parseEntries(long, 4, 2))).toEqual([5, 7]);
+    expect(seqs(parseEntries(entries, -1, 4))).toEqual([3, 4, 5, 7]);
   });
 
   test('a joined value is not JSON (a reader of an earlier version fails on it, never skips it)', () => {
