@@ -44,8 +44,8 @@ local function key_trouble(r) return string.find(r.err, '^WRONGTYPE') ~= nil or 
 // The keys' expiry is pushed back to live_ttl when the stream gets its first events and then only once it has
 // come nearer than live_ttl less 1% (at most 1 s): three PEXPIREs per append were a third of its cost.
 // (The error(...) calls share their line with the command, so that a refusal names it: lib/log/redis-refused.ts.)
-// `live` (APPEND_LIVE): the stored entries are published too, the message joined once by table.concat from the
-// ids and JSON the XADDs took (a string per line, and each JSON cut out again, were much of its Redis CPU per event).
+// `live` (APPEND_LIVE): the stored entries are published too, a line each, from the strings the XADDs took (a
+// string per line, and each JSON cut out again, were much of its Redis CPU per event).
 // An append of one event (a paced stream's: most of them) takes a path without the tables of several, and the
 // counts go to HSET as Lua numbers (Redis writes an integral one as its digits, as int() did): the script's own
 // work was more than half of its Redis CPU per event (docs/performance.md, the durable log's fifth round).
@@ -188,9 +188,9 @@ end
 /**
  * The appends of one or more streams, all of one Cluster slot. KEYS: each stream's meta, events and end keys,
  * in turn (`oneKey`: each stream's key base alone, see APPEND_BASE). ARGV: liveTtlMs, endTtlMs, maxEvents,
- * maxBytes, the JSON of every stream's events in turn (joined by '\r'), then every stream's `token:acked:seqs`
- * (as APPEND_ONE says) joined by ' ' into one argument: not an argument per stream, fewer for the client to
- * build and write and for Redis to parse. Returns only the appends that failed, four elements each: the
+ * maxBytes, the JSON of every stream's events in turn (a stream's joined by '\r', the streams' by '\n'), then
+ * every stream's `token:acked:seqs` (as APPEND_ONE says) joined by ' ' into one argument: not an argument per
+ * stream, fewer for the client to build and write and for Redis to parse. Returns only the appends that failed, four elements each: the
  * stream's position in the call (from 1), then APPEND_ONE's reply padded with ''. Each stream's append is all
  * or nothing on its own.
  */
