@@ -3,8 +3,8 @@ import type { StreamEntry } from './redis-stream-id.js';
 
 // The entries of a stream's events key (and of its live channel's messages, which say the same), as events.
 // An entry's `e` holds one event's JSON under `<sequence_number>-1`, or, for the events of one append after
-// its first, all of them joined by '\r' under the last one's id (APPEND in lib/log/redis-scripts.ts: an XADD
-// per event was half of an append's Redis CPU). No event's JSON holds a raw '\r' (JSON.stringify never writes
+// its first, up to MAX_JOINED of them joined by '\r' under the last one's id (APPEND in lib/log/redis-scripts.ts:
+// an XADD per event was half of an append's Redis CPU). No event's JSON holds a raw '\r' (JSON.stringify never writes
 // one, and a writer re-serialises a kept `data:` text that has a line break), and the joined value is one line
 // of a live message as it is. A reader of an earlier version fails on a joined value (not JSON), never skips
 // it. An entry's id is its last event's: the entries after a cursor hold every event after it, and the first

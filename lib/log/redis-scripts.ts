@@ -49,6 +49,9 @@ local function key_trouble(r) return string.find(r.err, '^WRONGTYPE') ~= nil or 
 // An append of one event (a paced stream's: most of them) takes a path without the tables of several, and the
 // counts go to HSET as Lua numbers (Redis writes an integral one as its digits, as int() did): the script's own
 // work was more than half of its Redis CPU per event (docs/performance.md, the durable log's fifth round).
+/** Most events in one entry: a reader from a cursor inside one parses its events before the cursor too. */
+export const MAX_JOINED = 64;
+
 const appendOne = (live: boolean): string => `
 -- The first XADD of an append checks the events key (another type, entries past the recorded last, gone once
 -- events were counted): a 'corrupt' reply, or nil.
@@ -66,8 +69,9 @@ local function append_one(km, ke, kn, token, seqs, acked, jsons, pos, now, live_
   local stored = tonumber(m[4])
   local n, added, terminal, at = 0, 0, false, nil
   -- Which events to store: those after the last stored, up to a terminal one. The first is stored alone, from
-  -- byte p1 to stop1 under id first; the others (rest, their JSON as one string) under the last one's, at.
-  local first, p1, stop1, rest
+  -- byte p1 to stop1 under id first; the others in entries of at most ${MAX_JOINED} (parts: each one's id, then its
+  -- events' JSON as one string), each under its last event's id.
+  local first, p1, stop1, parts
   -- This stream's JSON ends before the next '\\n' (the next stream's) or with jsons.
   local send, lo, hi = nil, nil, nil
   if seqs ~= '' then
@@ -84,7 +88,18 @@ local function append_one(km, ke, kn, token, seqs, acked, jsons, pos, now, live_
       added = send - pos + 1 - (n - 1)
       if n > 1 then
         stop1 = string.find(jsons, '\\r', pos, true) - 1
-        rest = string.sub(jsons, stop1 + 2, send)
+        parts = {}
+        local from, taken = stop1 + 2, 1
+        while n - taken > ${MAX_JOINED} do
+          local to = from
+          for k = 1, ${MAX_JOINED} do to = string.find(jsons, '\\r', to, true) + 1 end
+          taken = taken + ${MAX_JOINED}
+          parts[#parts + 1] = int(lo + taken - 1) .. '-1'
+          parts[#parts + 1] = string.sub(jsons, from, to - 2)
+          from = to
+        end
+        parts[#parts + 1] = at .. '-1'
+        parts[#parts + 1] = string.sub(jsons, from, send)
       end
       seqs = ''
     else
@@ -127,13 +142,22 @@ local function append_one(km, ke, kn, token, seqs, acked, jsons, pos, now, live_
     end
     if n > 0 then first, p1, stop1 = picked[1], picked[2], picked[3] end
     if n > 1 then
-      local runs, r, from, to = {}, 0, picked[5], picked[6]
-      for i = 7, 3 * n, 3 do
-        local p, stop = picked[i + 1], picked[i + 2]
-        if p == to + 2 then to = stop else r = r + 1 runs[r] = string.sub(jsons, from, to) from, to = p, stop end
+      parts = {}
+      local i = 4
+      while i <= 3 * n do
+        -- Events i (the index of its id in picked) to j, at most ${MAX_JOINED}.
+        local j = math.min(i + 3 * (${MAX_JOINED} - 1), 3 * n - 2)
+        local runs, r, from, to = {}, 0, picked[i + 1], picked[i + 2]
+        for k = i + 3, j, 3 do
+          local p, stop = picked[k + 1], picked[k + 2]
+          if p == to + 2 then to = stop else r = r + 1 runs[r] = string.sub(jsons, from, to) from, to = p, stop end
+        end
+        local v = string.sub(jsons, from, to)
+        if r > 0 then runs[r + 1] = v v = table.concat(runs, '\\r') end
+        parts[#parts + 1] = picked[j] .. '-1'
+        parts[#parts + 1] = v
+        i = j + 3
       end
-      rest = string.sub(jsons, from, to)
-      if r > 0 then runs[r + 1] = rest rest = table.concat(runs, '\\r') end
     end
   end
   if send then pos = send + 2 end
@@ -150,19 +174,27 @@ local function append_one(km, ke, kn, token, seqs, acked, jsons, pos, now, live_
     local r = redis.pcall('XADD', kn, '*', 'end', 'completed') if broken(r) and not key_trouble(r) then error(r) end
     if broken(r) then return {'corrupt', kn, r.err}, pos end
   end
-  -- The first event alone (its XADD checks the key), then the others as one entry under the last one's id: an
-  -- XADD per event was half of an append's Redis CPU. A reader takes the events after its cursor from it
-  -- (redis-entries.ts).
+  -- The first event alone (its XADD checks the key), then the others joined, each entry under its last event's
+  -- id: an XADD per event was half of an append's Redis CPU. A reader takes the events after its cursor from
+  -- them (redis-entries.ts).
   local json = (p1 == 1 and stop1 == #jsons) and jsons or string.sub(jsons, p1, stop1)
   local id1 = first .. '-1'
   local c = first_xadd(ke, count, id1, json)
   if c then return c, pos end
-  if rest == nil then
+  if parts == nil then
 ${live ? "    redis.call('SPUBLISH', string.sub(km, 1, -6) .. ':live', id1 .. ' e ' .. json)" : ''}
   else
-    local id = at .. '-1'
-    redis.call('XADD', ke, id, 'e', rest)
-${live ? "    redis.call('SPUBLISH', string.sub(km, 1, -6) .. ':live', id1 .. ' e ' .. json .. '\\n' .. id .. ' e ' .. rest)" : ''}
+    for k = 1, #parts, 2 do redis.call('XADD', ke, parts[k], 'e', parts[k + 1]) end
+${live ? `    if #parts == 2 then
+      redis.call('SPUBLISH', string.sub(km, 1, -6) .. ':live', id1 .. ' e ' .. json .. '\\n' .. parts[1] .. ' e ' .. parts[2])
+    else
+      local lines = {id1, ' e ', json}
+      for k = 1, #parts, 2 do
+        local l = #lines
+        lines[l + 1], lines[l + 2], lines[l + 3], lines[l + 4] = '\\n', parts[k], ' e ', parts[k + 1]
+      end
+      redis.call('SPUBLISH', string.sub(km, 1, -6) .. ':live', table.concat(lines))
+    end` : ''}
   end
   if terminal then
     redis.call('HSET', km, 'last', at, 'count', count + n, 'bytes', bytes + added, 'end', 'completed')

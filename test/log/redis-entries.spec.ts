@@ -5,6 +5,7 @@ import type { ResponseStreamEvent } from '../../lib/events/responses';
 import type { FollowableEventLog } from '../../lib/log/follow';
 import { parseEntries } from '../../lib/log/redis-entries';
 import { redisEventLog, redisStreamKeys } from '../../lib/log/redis';
+import { MAX_JOINED } from '../../lib/log/redis-scripts';
 import type { LogScope } from '../../lib/log/types';
 import { completed, created, delta } from './contract';
 import { redisForSuite } from './redis-server';
@@ -150,5 +151,44 @@ describe.each(['xread', 'subscribe'] as const)('redisEventLog (liveReads %s): an
     const bytes = await redis.admin.hget(redisStreamKeys(`${PREFIX}${liveReads}:`, a).meta, 'bytes');
     const want = [created(a.responseId), delta(1), delta(2), delta(3), delta(4), completed(a.responseId, 5)].reduce((sum, e) => sum + Buffer.byteLength(JSON.stringify(e)), 0);
     expect(Number(bytes)).toBe(want);
+  });
+  test(`an entry holds at most ${MAX_JOINED} events: a long append, consecutive or with gaps, is cut, and reads from every cursor`, async () => {
+    const [a, b] = [scope(), scope()];
+    const la = await log.acquire(a, 30_000);
+    const lb = await log.acquire(b, 30_000);
+    const n = 2 * MAX_JOINED + 22;
+    const run = (s: LogScope, seqOf: (i: number) => number) => [created(s.responseId), ...Array.from({ length: n - 2 }, (_, i) => delta(seqOf(i + 1))), completed(s.responseId, seqOf(n - 1))];
+    const ea = run(a, (i) => i);
+    const eb = run(b, (i) => (i === 0 ? 0 : 2 * i + 1)); // every other sequence number: the loop, not the range
+    await Promise.all([log.append(a, la.token, ea), log.append(b, lb.token, eb)]);
+    const ids = async (x: LogScope) => (await redis.admin.xrange(redisStreamKeys(`${PREFIX}${liveReads}:`, x).events, '-', '+')).map(([id, f]) => [id, f[1]!.split('\r').length]);
+    const cuts = (seqOf: (i: number) => number) => [
+      [`${seqOf(0)}-1`, 1],
+      [`${seqOf(MAX_JOINED)}-1`, MAX_JOINED],
+      [`${seqOf(2 * MAX_JOINED)}-1`, MAX_JOINED],
+      [`${seqOf(n - 1)}-1`, n - 1 - 2 * MAX_JOINED],
+    ];
+    expect(await ids(a)).toEqual(cuts((i) => i));
+    expect(await ids(b)).toEqual(cuts((i) => (i === 0 ? 0 : 2 * i + 1)));
+    for (const [s, all] of [[a, ea], [b, eb]] as const) {
+      for (let after = 0; after <= all[all.length - 1]!.sequence_number!; after += 7) {
+        const want = seqs(all.filter((e) => e.sequence_number! > after));
+        expect(seqs(await log.read(s, after))).toEqual(want);
+        expect(seqs(await log.read(s, after, 5))).toEqual(want.slice(0, 5));
+        if (want.length > 0) expect(seqs(await followed(s, after))).toEqual(want);
+      }
+    }
+    expect(await log.state(a)).toMatchObject({ lastSequenceNumber: n - 1, end: 'completed' });
+  });
+  test('a follower that is there before a long append gets it live, each event once', async () => {
+    const s = scope();
+    const { token } = await log.acquire(s, 30_000);
+    await log.append(s, token, [created(s.responseId)]);
+    const got = followed(s, 0);
+    await new Promise((r) => setTimeout(r, 50)); // subscribed (its catch-up done) before the append
+    const n = 3 * MAX_JOINED;
+    const events = [...Array.from({ length: n - 1 }, (_, i) => delta(i + 1)), completed(s.responseId, n)];
+    await log.append(s, token, events);
+    expect(seqs(await got)).toEqual(seqs(events));
   });
 });
