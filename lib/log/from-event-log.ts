@@ -218,14 +218,16 @@ export function fromEventLog(log: EventLog, responseId: string, options: FromEve
               // What was delivered before asking: the follow may hand over newer events while the state is on its
               // way (another connection), and a state read before they were stored is not behind them.
               const asked = delivered;
+              // And whether it had started: "no stream" from before it started is not a stream that expired.
+              const startedAsked = started;
               const st = await log.state(scope);
               if (finished) return;
               const lost = lostError(responseId, asked, st);
               if (lost !== undefined) return finish(lost);
-              if (st === undefined && !started) {
+              if (st === undefined && !startedAsked) {
                 const remaining = deadline - Date.now();
-                if (remaining <= 0) return finish(new EventLogError('not_found', `no stream after ${notFoundTimeoutMs} ms`, responseId));
-                arm(Math.min(pollMs, remaining));
+                if (remaining <= 0 && !started) return finish(new EventLogError('not_found', `no stream after ${notFoundTimeoutMs} ms`, responseId));
+                arm(started ? 0 : Math.min(pollMs, remaining));
                 continue;
               }
               if (st === undefined) return finish(new EventLogError('not_found', 'the stream expired while it was read', responseId));
