@@ -5,7 +5,7 @@ import type { RedisLogSettings } from './redis-options.js';
 import { refusal } from './redis-refused.js';
 import { shaOf } from './redis-run-script.js';
 import { exhausted, isTransient, withRetry } from './redis-retry.js';
-import { masterOfSlot, slotOf } from './redis-slot.js';
+import { groupByNode } from './redis-slot.js';
 import type { LogScope } from './types.js';
 
 // How the write path's scripts (appends, lease calls) reach Redis. On a single Redis, each call goes at once on
@@ -120,16 +120,8 @@ export function scriptSender(conn: RedisConnections, settings: RedisLogSettings,
   const flush = (cluster: Cluster): void => {
     const all = queue;
     queue = [];
-    const byNode = new Map<string, { q: Queued; whole: boolean }[]>();
-    for (const item of all) {
-      const slot = slotOf(item.q.call.keys[0] ?? '');
-      // Before the client knows the slots' nodes, each slot's calls go as a pipeline of their own.
-      const node = masterOfSlot(cluster, slot) ?? `slot ${slot}`;
-      let group = byNode.get(node);
-      if (group === undefined) byNode.set(node, (group = []));
-      group.push(item);
-    }
-    for (const [node, group] of byNode) {
+    // Before the client knows the slots' nodes, each slot's calls go as a pipeline of their own.
+    for (const [node, group] of groupByNode(cluster, all, (item) => item.q.call.keys[0] ?? '')) {
       const p = cluster.pipeline();
       for (const { q, whole } of group) evalOn(p, node, q, whole);
       const durable = group.some(({ q }) => waits(q.call));

@@ -44,6 +44,22 @@ export function groupBySlot<T>(items: readonly T[], slotOfItem: (item: T) => num
   return [...groups.values()];
 }
 
+/**
+ * `items` in groups of the master serving their key's slot, as `cluster` last learned it (before it knows, a
+ * group per slot): a group's items in their order, keyed by `host:port` (or `slot <n>`).
+ */
+export function groupByNode<T>(cluster: Cluster, items: readonly T[], keyOf: (item: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const item of items) {
+    const slot = slotOf(keyOf(item));
+    const node = masterOfSlot(cluster, slot) ?? `slot ${slot}`;
+    const group = groups.get(node);
+    if (group === undefined) groups.set(node, [item]);
+    else group.push(item);
+  }
+  return groups;
+}
+
 /** A hash tag (`{…}` content) whose slot is `slot`: found by trying short strings (about 16,000 tries at most). */
 export function tagForSlot(slot: number, seed = 'w'): string {
   for (let i = 0; ; i++) {

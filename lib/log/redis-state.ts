@@ -4,7 +4,7 @@ import type { RunScript } from './redis-run-script.js';
 import type { SendScript } from './redis-script-send.js';
 import { STATE } from './redis-scripts.js';
 import { isolated, type Outcome, settle, type SlotBatcher, slotBatcher } from './redis-slot-batch.js';
-import { masterOfSlot, slotOf } from './redis-slot.js';
+import { groupByNode } from './redis-slot.js';
 import type { LogScope, LogState } from './types.js';
 
 // `state` of `redisEventLog`. The readers following streams check each stream's state when no news came for a
@@ -76,14 +76,7 @@ function clusterStates(
   one: (c: StateCall) => Promise<LogState | undefined>,
 ): (batch: readonly StateCall[]) => Promise<readonly Outcome<LogState | undefined>[]> {
   return async (batch) => {
-    const byNode = new Map<string, number[]>();
-    batch.forEach((c, k) => {
-      const slot = slotOf(c.key);
-      const node = masterOfSlot(cluster, slot) ?? `slot ${slot}`;
-      const group = byNode.get(node);
-      if (group === undefined) byNode.set(node, [k]);
-      else group.push(k);
-    });
+    const byNode = groupByNode(cluster, [...batch.keys()], (k) => batch[k]!.key);
     const out = new Array<Outcome<LogState | undefined>>(batch.length);
     await Promise.all(
       [...byNode.values()].map(async (ks) => {
