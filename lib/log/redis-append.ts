@@ -40,6 +40,27 @@ export const encodeFlat = (e: ResponseStreamEvent): string => {
   return json;
 };
 
+/**
+ * An append's marks (sequence numbers, -1 - seq for a terminal one) as APPEND takes them: '4,5,-7', or `lo~hi`
+ * for consecutive ones with a terminal one last at most ('4~-7'); and the highest sequence number the append
+ * stores once it succeeds (up to the first terminal one; -1 for none).
+ */
+function marksArg(marks: readonly number[]): { seqs: string; bound: number } {
+  let bound = -1;
+  let ended = false;
+  let consecutive = marks.length > 1;
+  for (let i = 0; i < marks.length; i++) {
+    const m = marks[i]!;
+    const seq = m < 0 ? -1 - m : m;
+    if (i > 0 && (marks[i - 1]! < 0 || seq !== marks[i - 1]! + 1)) consecutive = false;
+    if (ended) continue;
+    if (seq > bound) bound = seq;
+    ended = m < 0;
+  }
+  const seqs = consecutive ? `${marks[0]}~${marks[marks.length - 1]}` : marks.length === 1 ? String(marks[0]) : marks.join(',');
+  return { seqs, bound };
+}
+
 export function redisAppend(
   conn: RedisConnections,
   send: SendScript,
@@ -133,44 +154,24 @@ export function redisAppend(
   // Not an async function: the events are read here, once, and not kept (an async function's parameters live
   // until it settles, and a batch's events would outlive their JSON by a round trip).
   const append: EventLog['append'] = (scope, token, events) => {
-    let seqs = '';
     let text = '';
-    let n = 0;
-    // Stored once this append succeeds: every event up to the first terminal one (those after it are not stored).
-    let bound = -1;
-    let ended = false;
-    // Consecutive sequence numbers, a terminal one last at most: APPEND takes them as `lo~hi`.
-    let first = 0;
-    let prev = 0;
-    let consecutive = true;
+    const marks: number[] = [];
     try {
       conn.ensureOpen(scope);
       for (const e of events) {
         if (!placeable(e)) continue;
         const seq = e.sequence_number as number;
-        const terminal = isTerminalEvent(e);
         const json = encodeFlat(e);
         // A terminal event's mark is -1 - seq (as the packed path's: APPEND takes the marks).
-        const mark = terminal ? -1 - seq : seq;
-        if (n++ === 0) {
-          seqs = String(mark);
-          text = json;
-          first = mark;
-        } else {
-          seqs += `,${mark}`;
-          text += `\r${json}`;
-          if (prev < 0 || seq !== prev + 1) consecutive = false;
-        }
-        prev = mark;
-        if (!ended && seq > bound) bound = seq;
-        ended ||= terminal;
+        marks.push(isTerminalEvent(e) ? -1 - seq : seq);
+        text = marks.length === 1 ? json : `${text}\r${json}`;
       }
     } catch (e) {
       return Promise.reject(e);
     }
-    if (consecutive && n > 1) seqs = `${first}~${prev}`;
+    const { seqs, bound } = marksArg(marks);
     const known = knownOf(scope);
-    return settle(scope, token, known, { scope, keys: known.keys, base: known.base, token, seqs, text, size: text.length, events: n, acked: known.ackedArg }, bound);
+    return settle(scope, token, known, { scope, keys: known.keys, base: known.base, token, seqs, text, size: text.length, events: marks.length, acked: known.ackedArg }, bound);
   };
 
   // A writer's events encoded as they were pushed (lib/log/packed.ts): the same append from their marks and JSON.
@@ -182,22 +183,10 @@ export function redisAppend(
     } catch (e) {
       return Promise.reject(e);
     }
-    let bound = -1;
-    let ended = false;
     // The length of their JSON joined by '\r' (what the call's limit on bytes counts).
     let size = Math.max(0, jsons.length - 1);
-    // Consecutive sequence numbers, a terminal one last at most: APPEND takes them as `lo~hi`.
-    let consecutive = marks.length > 1;
-    for (let i = 0; i < marks.length; i++) {
-      const m = marks[i]!;
-      size += jsons[i]!.length;
-      const seq = m < 0 ? -1 - m : m;
-      if (i > 0 && (marks[i - 1]! < 0 || seq !== marks[i - 1]! + 1)) consecutive = false;
-      if (ended) continue;
-      if (seq > bound) bound = seq;
-      ended = m < 0;
-    }
-    const seqs = consecutive ? `${marks[0]}~${marks[marks.length - 1]}` : marks.length === 1 ? String(marks[0]) : marks.join(',');
+    for (let i = 0; i < jsons.length; i++) size += jsons[i]!.length;
+    const { seqs, bound } = marksArg(marks);
     const known = knownOf(scope);
     return settle(scope, token, known, { scope, keys: known.keys, base: known.base, token, seqs, text: jsons, size, events: jsons.length, acked: known.ackedArg }, bound);
   };
