@@ -1,5 +1,5 @@
 import type { Cluster, Redis } from 'ioredis';
-import { hexOf } from '../hex.js';
+import { sha1Hex } from '../sha1.js';
 import type { RedisConnections } from './redis-connection.js';
 import { refusal } from './redis-refused.js';
 import { exhausted, withRetry } from './redis-retry.js';
@@ -7,11 +7,6 @@ import type { LogScope } from './types.js';
 
 /** Runs one of the log's Lua scripts on the keys given (by default the scope's stream keys); resolves with its reply. */
 export type RunScript = (script: string, scope: LogScope, args: (string | number)[], keys?: string[]) => Promise<string[]>;
-
-// Each script's SHA-1, computed here (Web Crypto: Node 20+ and browsers) rather than asked of Redis with
-// SCRIPT LOAD: one command fewer for the log's ACL user to be granted.
-export const shaOf = (script: string): Promise<string> =>
-  globalThis.crypto.subtle.digest('SHA-1', new TextEncoder().encode(script)).then((d) => hexOf(new Uint8Array(d)));
 
 /**
  * Runs scripts by their SHA (EVALSHA), sending one whole (EVAL, which caches it in Redis) on its first use
@@ -50,18 +45,15 @@ export function scriptRunner(conn: RedisConnections, keysOf: (scope: LogScope) =
         const now = shas.get(script);
         return now === undefined ? evaluate() : bySha(now);
       }
-      // Sent whole (one round trip, as a call by SHA); its SHA is known once both it answered and the digest.
+      // Sent whole (one round trip, as a call by SHA); once it answered, the calls after it go by SHA. The SHA
+      // is computed here (not asked of Redis with SCRIPT LOAD: one command fewer for the ACL user), at once.
       const first = evaluate();
       const answered = first.then(
-        () => undefined,
+        () => void shas.set(script, sha1Hex(script)),
         () => undefined,
       );
       sending.set(script, answered);
       void answered.then(() => sending.delete(script));
-      void Promise.all([first, shaOf(script)]).then(
-        ([, digest]) => void shas.set(script, digest),
-        () => undefined,
-      );
       return first;
     };
     // A call the ACL refuses inside the script: named from the script's line (Redis 7.0 names only the line).

@@ -1,9 +1,9 @@
 import type { Cluster, Redis } from 'ioredis';
 import { EventLogError } from '../errors.js';
+import { sha1Hex } from '../sha1.js';
 import { isCluster, type RedisConnections, unavailable } from './redis-connection.js';
 import type { RedisLogSettings } from './redis-options.js';
 import { refusal } from './redis-refused.js';
-import { shaOf } from './redis-run-script.js';
 import { exhausted, isTransient, withRetry } from './redis-retry.js';
 import { groupByNode } from './redis-slot.js';
 import type { LogScope } from './types.js';
@@ -38,21 +38,17 @@ export interface SenderHooks {
 }
 
 /**
- * Each script's SHA-1, computed here (Web Crypto) rather than asked of Redis: no SCRIPT LOAD for the ACL user.
- * Until it is known, a script goes whole (EVAL). One per log, not per module: nothing of the package is kept
- * between logs (each log's first call of a script is an EVAL anyway, by which time its SHA is known).
+ * Each script's SHA-1, computed here (at once, on its first use) rather than asked of Redis: no SCRIPT LOAD
+ * for the ACL user. One per log, not per module: nothing of the package is kept between logs.
  */
 class ScriptNames {
   private readonly digests = new Map<string, string>();
-  private readonly computing = new Set<string>();
   private readonly ids = new Map<string, number>();
 
-  sha(script: string): string | undefined {
-    const known = this.digests.get(script);
-    if (known !== undefined || this.computing.has(script)) return known;
-    this.computing.add(script);
-    void shaOf(script).then((sha) => void this.digests.set(script, sha));
-    return undefined;
+  sha(script: string): string {
+    let sha = this.digests.get(script);
+    if (sha === undefined) this.digests.set(script, (sha = sha1Hex(script)));
+    return sha;
   }
 
   /** A short name of each script, for the set of what each node has cached. */
@@ -89,8 +85,7 @@ export function scriptSender(conn: RedisConnections, settings: RedisLogSettings,
   const evalOn = (target: Redis | ReturnType<Cluster['pipeline']>, node: string, q: Queued, whole: boolean): unknown => {
     const { script, keys, args } = q.call;
     const id = `${node} ${q.id}`;
-    const sha = names.sha(script);
-    if (!whole && sha !== undefined && loaded.has(id)) return target.evalsha(sha, keys.length, ...keys, ...args);
+    if (!whole && loaded.has(id)) return target.evalsha(names.sha(script), keys.length, ...keys, ...args);
     loaded.add(id); // ordered on this connection: the calls written after it find the script
     return target.eval(script, keys.length, ...keys, ...args);
   };

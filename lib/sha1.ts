@@ -1,0 +1,39 @@
+// SHA-1, synchronously: Redis names a cached script by its SHA-1 (EVALSHA), and the log must know that name
+// by the time a script's first EVAL has answered. Web Crypto's digest is asynchronous only, and on a busy
+// machine its answer could come after that (then a second call went whole again, and a user refused EVALSHA
+// was never refused). Not for security: the scripts are the package's own text.
+
+import { hexOf } from './hex.js';
+
+const rotl = (x: number, n: number): number => (x << n) | (x >>> (32 - n));
+
+/** The SHA-1 of `text`'s UTF-8 bytes, as 40 lower-case hex digits. */
+export function sha1Hex(text: string): string {
+  const bytes = new TextEncoder().encode(text);
+  const n = bytes.length;
+  // The message, then a 1 bit, zeros, and the length in bits (64, big-endian), in 64-byte blocks of 16 words.
+  const words = (((n + 8) >>> 6) + 1) * 16;
+  const m = new Int32Array(words);
+  for (let i = 0; i < n; i++) m[i >>> 2]! |= bytes[i]! << (24 - (i & 3) * 8);
+  m[n >>> 2]! |= 0x80 << (24 - (n & 3) * 8);
+  m[words - 2] = Math.floor(n / 0x20000000); // n * 8 / 2^32
+  m[words - 1] = n << 3;
+
+  let [h0, h1, h2, h3, h4] = [0x67452301, 0xefcdab89 | 0, 0x98badcfe | 0, 0x10325476, 0xc3d2e1f0 | 0];
+  const w = new Int32Array(80);
+  for (let block = 0; block < words; block += 16) {
+    for (let t = 0; t < 16; t++) w[t] = m[block + t]!;
+    for (let t = 16; t < 80; t++) w[t] = rotl(w[t - 3]! ^ w[t - 8]! ^ w[t - 14]! ^ w[t - 16]!, 1);
+    let [a, b, c, d, e] = [h0, h1, h2, h3, h4];
+    for (let t = 0; t < 80; t++) {
+      const f = t < 20 ? (b & c) | (~b & d) : t < 40 || t >= 60 ? b ^ c ^ d : (b & c) | (b & d) | (c & d);
+      const k = t < 20 ? 0x5a827999 : t < 40 ? 0x6ed9eba1 : t < 60 ? 0x8f1bbcdc : 0xca62c1d6;
+      const next = (rotl(a, 5) + f + e + k + w[t]!) | 0;
+      [e, d, c, b, a] = [d, c, rotl(b, 30), a, next];
+    }
+    [h0, h1, h2, h3, h4] = [(h0 + a) | 0, (h1 + b) | 0, (h2 + c) | 0, (h3 + d) | 0, (h4 + e) | 0];
+  }
+  const out = new DataView(new ArrayBuffer(20));
+  [h0, h1, h2, h3, h4].forEach((h, i) => out.setInt32(4 * i, h));
+  return hexOf(new Uint8Array(out.buffer));
+}
