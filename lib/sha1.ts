@@ -19,19 +19,59 @@ export function sha1Hex(text: string): string {
   m[words - 2] = Math.floor(n / 0x20000000); // n * 8 / 2^32
   m[words - 1] = n << 3;
 
-  let [h0, h1, h2, h3, h4] = [0x67452301, 0xefcdab89 | 0, 0x98badcfe | 0, 0x10325476, 0xc3d2e1f0 | 0];
+  let h0 = 0x67452301;
+  let h1 = 0xefcdab89 | 0;
+  let h2 = 0x98badcfe | 0;
+  let h3 = 0x10325476;
+  let h4 = 0xc3d2e1f0 | 0;
   const w = new Int32Array(80);
+  // Plain variables and a loop per round function: the first call runs in the interpreter (once per script).
   for (let block = 0; block < words; block += 16) {
     for (let t = 0; t < 16; t++) w[t] = m[block + t]!;
     for (let t = 16; t < 80; t++) w[t] = rotl(w[t - 3]! ^ w[t - 8]! ^ w[t - 14]! ^ w[t - 16]!, 1);
-    let [a, b, c, d, e] = [h0, h1, h2, h3, h4];
-    for (let t = 0; t < 80; t++) {
-      const f = t < 20 ? (b & c) | (~b & d) : t < 40 || t >= 60 ? b ^ c ^ d : (b & c) | (b & d) | (c & d);
-      const k = t < 20 ? 0x5a827999 : t < 40 ? 0x6ed9eba1 : t < 60 ? 0x8f1bbcdc : 0xca62c1d6;
-      const next = (rotl(a, 5) + f + e + k + w[t]!) | 0;
-      [e, d, c, b, a] = [d, c, rotl(b, 30), a, next];
+    let a = h0;
+    let b = h1;
+    let c = h2;
+    let d = h3;
+    let e = h4;
+    let next: number;
+    for (let t = 0; t < 20; t++) {
+      next = (rotl(a, 5) + ((b & c) | (~b & d)) + e + 0x5a827999 + w[t]!) | 0;
+      e = d;
+      d = c;
+      c = rotl(b, 30);
+      b = a;
+      a = next;
     }
-    [h0, h1, h2, h3, h4] = [(h0 + a) | 0, (h1 + b) | 0, (h2 + c) | 0, (h3 + d) | 0, (h4 + e) | 0];
+    for (let t = 20; t < 40; t++) {
+      next = (rotl(a, 5) + (b ^ c ^ d) + e + 0x6ed9eba1 + w[t]!) | 0;
+      e = d;
+      d = c;
+      c = rotl(b, 30);
+      b = a;
+      a = next;
+    }
+    for (let t = 40; t < 60; t++) {
+      next = (rotl(a, 5) + ((b & c) | (b & d) | (c & d)) + e + (0x8f1bbcdc | 0) + w[t]!) | 0;
+      e = d;
+      d = c;
+      c = rotl(b, 30);
+      b = a;
+      a = next;
+    }
+    for (let t = 60; t < 80; t++) {
+      next = (rotl(a, 5) + (b ^ c ^ d) + e + (0xca62c1d6 | 0) + w[t]!) | 0;
+      e = d;
+      d = c;
+      c = rotl(b, 30);
+      b = a;
+      a = next;
+    }
+    h0 = (h0 + a) | 0;
+    h1 = (h1 + b) | 0;
+    h2 = (h2 + c) | 0;
+    h3 = (h3 + d) | 0;
+    h4 = (h4 + e) | 0;
   }
   const out = new DataView(new ArrayBuffer(20));
   [h0, h1, h2, h3, h4].forEach((h, i) => out.setInt32(4 * i, h));
