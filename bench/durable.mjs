@@ -2,7 +2,7 @@
 // process, and the latency they add (producer's upstream event → tailing reader), at 1 and at 1,000
 // concurrent streams; against the pub/sub-per-chunk design (one PUBLISH round trip per event).
 //
-//   node scripts/build.mjs && node --expose-gc bench/durable.mjs [--quick] [--streams 1,1000] [--rate 25] [--parts throughput,pubsub,latency,ceiling] [--live-reads subscribe|xread] [--stats] [--check] [--json out.json]
+//   node scripts/build.mjs && node --expose-gc bench/durable.mjs [--quick] [--streams 1,1000] [--events 200000] [--rate 25] [--parts throughput,pubsub,latency,ceiling] [--live-reads subscribe|xread] [--stats] [--check] [--json out.json]
 //   (OPENAI_RX_DIST=/path/to/dist to measure another build; REDIS_SERVER=/path/to/redis-server)
 //   --check: exit 1 when a target is missed. Without a redis-server it prints why it skipped and exits 0.
 //   `npm run bench` runs it as its `durable` section (`npm run bench -- --only durable`).
@@ -428,12 +428,15 @@ async function main() {
   const RATE = Number(opt('--rate', 25)); // events/s per stream in the latency run at many streams
   const RATE1 = Number(opt('--rate1', 1000)); // and at 1 stream
   const WINDOW = Number(opt('--window', 20_000));
+  // The throughput runs' events in all (default 200,000; --quick 50,000): fewer per stream weigh each stream's own
+  // work (lease, reader set-up) and the processes' cold start more (docs/performance.md, the nineteenth round).
+  const THROUGHPUT_EVENTS = opt('--events') === undefined ? undefined : Number(opt('--events'));
   const BATCH_DELAY = opt('--max-batch-delay') === undefined ? undefined : Number(opt('--max-batch-delay')); // default: persistTo's
   const RUNS_ON = opt('--parts', 'throughput,pubsub,latency,ceiling').split(',');
   const size = (streams, mode) => {
     // events per stream (created … completed); --quick's paced runs last 3.5 s, enough for a steady second
     if (mode === 'latency') return Math.max(3, Math.round((streams === 1 ? RATE1 : RATE) * (QUICK ? 3.5 : 4)));
-    const total = QUICK ? 50_000 : 200_000;
+    const total = THROUGHPUT_EVENTS ?? (QUICK ? 50_000 : 200_000);
     return Math.max(3, Math.round(total / streams));
   };
   const redis = await startRedis();
