@@ -1,7 +1,7 @@
 // A script's second call goes by SHA (EVALSHA) as soon as its first (EVAL) has answered, whatever else the
 // process is doing. The SHA was once Web Crypto's asynchronous digest: on a busy machine its answer could come
 // after the first EVAL's, the second call went whole again, and the ACL spec's user refused EVALSHA was never
-// refused (clean-machine-check, session 26). Here Web Crypto never answers: the log must not need it.
+// refused (once, in a clean-machine-check run at c82e784). Here Web Crypto never answers: the log must not need it.
 import { redisEventLog } from '../../lib/log/redis';
 import type { LogScope } from '../../lib/log/types';
 import { created, delta } from './contract';
