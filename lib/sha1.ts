@@ -26,6 +26,8 @@ const native = ((): ((text: string) => string) | undefined => {
 export const sha1Hex = (text: string): string => (native ?? portableSha1Hex)(text);
 
 const rotl = (x: number, n: number): number => (x << n) | (x >>> (32 - n));
+/** The round constants, a fifth of the rounds each. */
+const K = Int32Array.of(0x5a827999, 0x6ed9eba1, 0x8f1bbcdc | 0, 0xca62c1d6 | 0);
 
 /** `sha1Hex` in JavaScript alone (browsers, Node before 20.16). */
 export function portableSha1Hex(text: string): string {
@@ -45,7 +47,7 @@ export function portableSha1Hex(text: string): string {
   let h3 = 0x10325476;
   let h4 = 0xc3d2e1f0 | 0;
   const w = new Int32Array(80);
-  // Plain variables and a loop per round function: the first call runs in the interpreter (once per script).
+  // Plain variables, no array per round: the first call runs in the interpreter (once per script).
   for (let block = 0; block < words; block += 16) {
     for (let t = 0; t < 16; t++) w[t] = m[block + t]!;
     for (let t = 16; t < 80; t++) w[t] = rotl(w[t - 3]! ^ w[t - 8]! ^ w[t - 14]! ^ w[t - 16]!, 1);
@@ -54,33 +56,12 @@ export function portableSha1Hex(text: string): string {
     let c = h2;
     let d = h3;
     let e = h4;
-    let next: number;
-    for (let t = 0; t < 20; t++) {
-      next = (rotl(a, 5) + ((b & c) | (~b & d)) + e + 0x5a827999 + w[t]!) | 0;
-      e = d;
-      d = c;
-      c = rotl(b, 30);
-      b = a;
-      a = next;
-    }
-    for (let t = 20; t < 40; t++) {
-      next = (rotl(a, 5) + (b ^ c ^ d) + e + 0x6ed9eba1 + w[t]!) | 0;
-      e = d;
-      d = c;
-      c = rotl(b, 30);
-      b = a;
-      a = next;
-    }
-    for (let t = 40; t < 60; t++) {
-      next = (rotl(a, 5) + ((b & c) | (b & d) | (c & d)) + e + (0x8f1bbcdc | 0) + w[t]!) | 0;
-      e = d;
-      d = c;
-      c = rotl(b, 30);
-      b = a;
-      a = next;
-    }
-    for (let t = 60; t < 80; t++) {
-      next = (rotl(a, 5) + (b ^ c ^ d) + e + (0xca62c1d6 | 0) + w[t]!) | 0;
+    for (let t = 0; t < 80; t++) {
+      let f: number;
+      if (t < 20) f = (b & c) | (~b & d);
+      else if (t < 40 || t >= 60) f = b ^ c ^ d;
+      else f = (b & c) | (b & d) | (c & d);
+      const next = (rotl(a, 5) + f + e + K[(t / 20) | 0]! + w[t]!) | 0;
       e = d;
       d = c;
       c = rotl(b, 30);
