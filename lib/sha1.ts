@@ -1,8 +1,8 @@
 // SHA-1, synchronously: Redis names a cached script by its SHA-1 (EVALSHA), and the log must know that name
 // by the time a script's first EVAL has answered. Web Crypto's digest is asynchronous only, and on a busy
 // machine its answer could come after that (then a second call went whole again, and a user refused EVALSHA
-// was never refused). Node's own hash where the runtime offers it without an import (Node 20.16+: the script's
-// first digest in JavaScript is interpreted code, some 2 ms for the largest); else this file's. Not for security:
+// was never refused). Node's own hash where the runtime offers it without an import (Node 20.16+: a script's
+// first digest in JavaScript runs as interpreted code, docs/performance.md); else this file's. Not for security:
 // the scripts are the package's own text.
 
 import { hexOf } from './hex.js';
@@ -23,7 +23,7 @@ const native = ((): ((text: string) => string) | undefined => {
 })();
 
 /** The SHA-1 of `text`'s UTF-8 bytes, as 40 lower-case hex digits. */
-export const sha1Hex = (text: string): string => (native ?? portableSha1Hex)(text);
+export const sha1Hex: (text: string) => string = native ?? portableSha1Hex;
 
 const rotl = (x: number, n: number): number => (x << n) | (x >>> (32 - n));
 /** The round constants, a fifth of the rounds each. */
