@@ -38,7 +38,9 @@ export async function callerOf(req: IncomingMessage, options: ResolvedGatewayOpt
     if (typeof authorization !== 'string' || authorization.trim() === '') {
       throw new GatewayHttpError(401, "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).", { type: 'invalid_request_error', code: 'missing_api_key' });
     }
-    return { owner: ownerOf(authorization.trim()), headers: { ...passed(req), authorization: authorization.trim() } };
+    const headers = passed(req);
+    headers['authorization'] = authorization.trim();
+    return { owner: ownerOf(authorization.trim()), headers };
   }
   let caller: GatewayCaller;
   try {
@@ -49,15 +51,18 @@ export async function callerOf(req: IncomingMessage, options: ResolvedGatewayOpt
     throw new GatewayHttpError(401, 'The request was not authorized.', { type: 'authentication_error' });
   }
   if (typeof caller?.owner !== 'string') throw new GatewayHttpError(500, 'authorize() returned no owner.');
-  const headers: Record<string, string> = { ...passed(req) };
+  const headers = passed(req);
   for (const [k, v] of Object.entries(caller.headers ?? {})) headers[k.toLowerCase()] = v;
   const key = caller.apiKey ?? options.upstreamKey;
   if (key) headers['authorization'] = `Bearer ${key}`;
   return { owner: caller.owner, headers };
 }
 
-/** The config of the library's transports for this caller: the credentials in headers, no key from the environment. */
-export function upstreamConfig(caller: Caller, options: ResolvedGatewayOptions): ResponsesStreamConfig {
+/**
+ * The config of the library's transports for this caller: the credentials in headers, no key from the environment.
+ * `keepRawData`: each event keeps its `data:` text (a stream the gateway records forwards it as it came).
+ */
+export function upstreamConfig(caller: Caller, options: ResolvedGatewayOptions, keepRawData = false): ResponsesStreamConfig {
   return {
     baseURL: options.baseURL,
     // '' rather than undefined: the transports would otherwise fall back to this process's OPENAI_API_KEY.
@@ -67,6 +72,7 @@ export function upstreamConfig(caller: Caller, options: ResolvedGatewayOptions):
     fetch: maskingFetch(options.upstream, answerSecrets(options.upstreamKey, caller.headers)),
     validate: 'off',
     errorEvents: 'value',
+    keepRawData,
     ...(options.idleTimeoutMs !== undefined ? { idleTimeoutMs: options.idleTimeoutMs } : {}),
   };
 }

@@ -26,7 +26,7 @@ export function requestHeaders(req: IncomingMessage, caller: Caller): Record<str
     if (v === undefined || DROPPED_REQUEST.has(k) || k.startsWith('proxy-')) continue;
     out[k] = Array.isArray(v) ? v.join(', ') : v;
   }
-  return { ...out, ...caller.headers };
+  return Object.assign(out, caller.headers);
 }
 
 /**

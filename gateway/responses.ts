@@ -74,7 +74,10 @@ class Numbered extends Subscriber<ResponseStreamEvent> {
     if (typeof seq === 'number' && Number.isSafeInteger(seq) && seq >= 0) {
       this.nextNumber = Math.max(this.nextNumber, seq + 1);
       this.sink.next(e);
-    } else this.sink.next({ ...e, sequence_number: this.nextNumber++ } as ResponseStreamEvent);
+    } else {
+      // Object.assign, not `{ ...e, sequence_number }`: an event without one would get a hidden class of its own (V8 11).
+      this.sink.next(Object.assign({}, e, { sequence_number: this.nextNumber++ }));
+    }
   }
 
   protected override _error(err: unknown): void {
@@ -97,7 +100,7 @@ class Numbered extends Subscriber<ResponseStreamEvent> {
 }
 
 /** The upstream config of a stream the gateway records: each event keeps its data: text, forwarded as it came. */
-const recordingConfig = (caller: Caller, options: ResolvedGatewayOptions): ResponsesStreamConfig => ({ ...upstreamConfig(caller, options), keepRawData: true });
+const recordingConfig = (caller: Caller, options: ResolvedGatewayOptions): ResponsesStreamConfig => upstreamConfig(caller, options, true);
 
 /**
  * The caller's stream from the log after `after`, continued from `upstream` when given (a background response).

@@ -400,7 +400,10 @@ function send(url: string, init: UpstreamInit, secrets: Secrets, connections: Up
     return Promise.reject(new TypeError(`Failed to parse URL from ${url}`, { cause: e }));
   }
   if (target.protocol !== 'http:' && target.protocol !== 'https:') return Promise.reject(new TypeError(`fetch failed: the protocol ${target.protocol} is not supported`));
-  const headers: Record<string, string | number> = { ...init.headers, 'accept-encoding': 'identity' };
+  // Copied by Object.assign, not `{ ...init.headers, 'accept-encoding': … }`: a literal that starts with a spread and
+  // adds a property gets a hidden class of its own in V8 11 (Node 20), a runtime call per request.
+  const headers: Record<string, string | number> = Object.assign({}, init.headers);
+  headers['accept-encoding'] = 'identity';
   const body = init.body === null || init.body === undefined ? undefined : typeof init.body === 'string' ? (Buffer.from(init.body) as unknown as Uint8Array) : init.body;
   if (body !== undefined) headers['content-length'] = body.byteLength;
   const method = (init.method ?? 'GET').toUpperCase();

@@ -38,7 +38,9 @@ function etagOf(batch: ReadBatch, start: string): string {
 
 /** A 200 with a batch. `offset=now` reads are not cacheable and carry no ETag (section 10.1). */
 function sendBatch(req: IncomingMessage, res: ServerResponse, ctx: ServeContext, batch: ReadBatch, start: string, cursor?: string): void {
-  const headers: OutgoingHttpHeaders = { ...baseHeaders(ctx.policy), 'Content-Type': batch.info.contentType, [H.nextOffset]: batch.next };
+  const headers = baseHeaders(ctx.policy);
+  headers['Content-Type'] = batch.info.contentType;
+  headers[H.nextOffset] = batch.next;
   if (batch.upToDate) headers[H.upToDate] = 'true';
   if (batch.closed) headers[H.closed] = 'true';
   if (cursor !== undefined) headers[H.cursor] = cursor;

@@ -2,7 +2,7 @@
 // control event; ended after `sseMaxDurationMs` (the client reconnects from its last offset) or after the control
 // that says the stream is closed. A client that goes away aborts the wait; a slow one is waited for (drain).
 
-import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { responseCursor } from './cursor.js';
 import { H, isJsonType, isSseTextType } from './headers.js';
 import { baseHeaders } from './responses.js';
@@ -26,12 +26,10 @@ export async function serveSse(_req: IncomingMessage, res: ServerResponse, ctx: 
     if (sendReadFailure(res, ctx, batch)) return;
     const type = batch.info.contentType;
     const dataEvent: (entries: readonly Entry[]) => string = isJsonType(type) ? jsonDataEvent : isSseTextType(type) ? textDataEvent : base64DataEvent;
-    const headers: OutgoingHttpHeaders = {
-      ...baseHeaders(ctx.policy),
-      'Content-Type': 'text/event-stream',
-      'Cache-Control': 'no-cache',
-      Connection: 'keep-alive',
-    };
+    const headers = baseHeaders(ctx.policy);
+    headers['Content-Type'] = 'text/event-stream';
+    headers['Cache-Control'] = 'no-cache';
+    headers['Connection'] = 'keep-alive';
     if (!isSseTextType(type)) headers[H.sseEncoding] = 'base64';
     res.writeHead(200, headers);
     res.flushHeaders();

@@ -71,7 +71,7 @@ export async function servePut(req: IncomingMessage, res: ServerResponse, ctx: S
   const result = await store.create(ctx.path, { config, forkSubOffset, closed: isClosedHeader(h['stream-closed']), entries: body.entries });
   switch (result.status) {
     case 'created':
-      return void send(res, policy, 201, { ...infoHeaders(result.info), Location: absoluteUrl(req, ctx.path) });
+      return void send(res, policy, 201, Object.assign(infoHeaders(result.info), { Location: absoluteUrl(req, ctx.path) }));
     case 'exists':
       return void send(res, policy, 200, infoHeaders(result.info));
     case 'conflict':

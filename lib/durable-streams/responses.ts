@@ -19,6 +19,10 @@ export const DEFAULT_POLICY: ResponsePolicy = {
   cacheControl: 'private, max-age=60, stale-while-revalidate=300',
 };
 
+/**
+ * The headers every response carries, as a new object that the caller adds to by name: not `{ ...baseHeaders(p),
+ * more }`, which gives each response's headers a hidden class of their own in V8 11 (Node 20), a runtime call each.
+ */
 export function baseHeaders(policy: ResponsePolicy): OutgoingHttpHeaders {
   const headers: OutgoingHttpHeaders = {
     'X-Content-Type-Options': 'nosniff',
@@ -46,7 +50,9 @@ export function sendPreflight(res: ServerResponse, policy: ResponsePolicy, metho
 
 /** A response without a stream body; `text` (an error's reason) goes as text/plain. */
 export function send(res: ServerResponse, policy: ResponsePolicy, status: number, extra: OutgoingHttpHeaders = {}, text?: string): void {
-  const headers: OutgoingHttpHeaders = { ...baseHeaders(policy), 'Cache-Control': 'no-store', ...extra };
+  const headers = baseHeaders(policy);
+  headers['Cache-Control'] = 'no-store';
+  Object.assign(headers, extra);
   if (text === undefined || status === 204 || status === 304) {
     res.writeHead(status, headers).end();
     return;
