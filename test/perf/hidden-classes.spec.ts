@@ -42,10 +42,10 @@ test("the transports' requests send headers of one shape", async () => {
   const sent: object[] = [];
   const config = {
     apiKey: 'sk-test-0000000000',
-    fetch: (_url: string, init: RequestInit) => {
+    fetch: ((_url: string, init: RequestInit) => {
       sent.push(init.headers as object);
       return Promise.resolve(new Response(SSE + DONE, { headers: { 'content-type': 'text/event-stream' } }));
-    },
+    }) as unknown as typeof fetch,
   };
   for (let i = 0; i < N; i++) await lastValueFrom(streamResponse({ model: 'm', input: `hi ${i}` }, config).pipe(toArray()));
   expect(sent).toHaveLength(N);
