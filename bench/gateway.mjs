@@ -66,13 +66,13 @@ const HEAP_SNAPSHOTS = opt('--heap-snapshots');
 // its streams are open, before the window, so that what the opening left for its collector is not paid inside the
 // window (the p99 target is n/a on such a run). --paced-by-second: each round's p99 per second of the window.
 const PACED_SETTLE = flag('--paced-settle');
+const PACED_BY_SECOND = flag('--paced-by-second');
 // Every proxy runs with the young generation docs/gateway.md recommends for a gateway ("Deploying"): Node's default
 // lets it grow to 16 MB semi-spaces, and after 1,000 streams open at once each scavenge copies megabytes of their
 // state (5–14 ms pauses, the paced tail: docs/performance.md, the twentieth round). The same for every contender.
 const SEMI_SPACE = opt('--semi-space', '4');
 if (SEMI_SPACE !== 'node' && !(Number(SEMI_SPACE) > 0)) throw new Error(`--semi-space takes a size in MB or 'node', not ${JSON.stringify(SEMI_SPACE)}`);
 const SEMI_SPACE_FLAGS = SEMI_SPACE === 'node' ? [] : [`--max-semi-space-size=${Number(SEMI_SPACE)}`];
-const PACED_BY_SECOND = flag('--paced-by-second');
 const IDLE_SETTLE_MS = Number(opt('--idle-settle-ms', 6000)); // idle: how long the process is left idle (since a full GC) before RSS is read // a directory: the idle section writes each proxy's heap before and with its streams open
 const nowMs = () => Number(process.hrtime.bigint()) / 1e6;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -841,7 +841,7 @@ async function main() {
     return { upstreamConnections: pick('upstreamConnections'), perCore: pick('perCore'), wallPerSec: pick('wallPerSec'), cpu: pick('cpu'), upstreamCpu: pick('upstreamCpu'), redisCpu: rows[0].redisCpu === undefined ? undefined : pick('redisCpu'), load: pick('load'), events: rows[0].events };
   };
   const status = (c) => c.skip ?? (c.error ? `FAILED: ${c.error.slice(0, 100)}` : undefined);
-  console.log(`\n# Gateway vs proxies — ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), Node ${process.version}; load average at start ${loadavg().map((x) => x.toFixed(1)).join(' ')}; every proxy ${SEMI_SPACE === 'node' ? "with Node's default young generation" : `with --max-semi-space-size=${Number(SEMI_SPACE)}`}`);
+  console.log(`\n# Gateway vs proxies — ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), Node ${process.version}; load average at start ${loadavg().map((x) => x.toFixed(1)).join(' ')}; every proxy with ${SEMI_SPACE_FLAGS[0] ?? "Node's default young generation"}`);
   if (SECTIONS.includes('bulk')) console.log(`\n## Throughput — ${STREAMS} concurrent streams × ${EVENTS + PRELUDE + TAIL} events, upstream as fast as the sockets take it; median of ${ROUNDS} round(s)`);
   if (SECTIONS.includes('bulk')) table(['contender', 'events/s per core', 'x byte proxy', 'proxy CPU s', 'events/s (wall)', 'upstream CPU s', 'redis CPU s', `new upstream conns / ${STREAMS} streams`, 'load'],
     contenders.filter((c) => c.rows.bulk).map((c) => {
