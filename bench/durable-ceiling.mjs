@@ -5,6 +5,7 @@
 // Alone, any write/read pair:
 //
 //   node bench/durable-ceiling.mjs [--write xadd|lua|publish] [--read xread|sub|none] [--streams 1000] [--events 200000] [--batch 2000] [--per-call 2]
+//   (CEILING_CHILD_ARGS='--cpu-prof --cpu-prof-dir DIR': node flags of its producer and reader, as DURABLE_CHILD_ARGS)
 //
 // - write xadd:    the producer sends pipelined `XADD <events key> <seq>-1 e <json>` (raw RESP on a socket,
 //                  --batch commands per write, at most 4 writes unanswered): Redis's cost of an entry.
@@ -199,7 +200,7 @@ export async function measureCeiling(url, { write = 'xadd', read = write === 'pu
     }
     const job = { url, write, read, streams, events, batch, perCall, sha, sep, run };
     const child = (role) => {
-      const c = fork(fileURLToPath(import.meta.url), ['--ceiling-child', role], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+      const c = fork(fileURLToPath(import.meta.url), ['--ceiling-child', role], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv: process.env.CEILING_CHILD_ARGS ? process.env.CEILING_CHILD_ARGS.split(' ') : [] });
       kids.push(c);
       const msgs = [];
       let notify;

@@ -428,15 +428,18 @@ async function main() {
   const RATE = Number(opt('--rate', 25)); // events/s per stream in the latency run at many streams
   const RATE1 = Number(opt('--rate1', 1000)); // and at 1 stream
   const WINDOW = Number(opt('--window', 20_000));
-  // The throughput runs' events in all (default 200,000; --quick 50,000): fewer per stream weigh each stream's own
-  // work (lease, reader set-up) and the processes' cold start more (docs/performance.md, the nineteenth round).
+  // The throughput runs' events in all (default 200,000): fewer per stream weigh each stream's own work (lease,
+  // reader set-up) and the producer's cold start more (docs/performance.md, the nineteenth round). --quick's are
+  // the full run's at many streams (the target's rows, about a second each: --quick saves its time in the latency
+  // runs; at 50 events per stream they measured a producer's first round, the JIT compiling: the twenty-first
+  // round) and 50,000 at one stream (not a target; the PUBLISH baseline's one round trip each takes seconds).
   const THROUGHPUT_EVENTS = opt('--events') === undefined ? undefined : Number(opt('--events'));
   const BATCH_DELAY = opt('--max-batch-delay') === undefined ? undefined : Number(opt('--max-batch-delay')); // default: persistTo's
   const RUNS_ON = opt('--parts', 'throughput,pubsub,latency,ceiling').split(',');
   const size = (streams, mode) => {
     // events per stream (created … completed); --quick's paced runs last 3.5 s, enough for a steady second
     if (mode === 'latency') return Math.max(3, Math.round((streams === 1 ? RATE1 : RATE) * (QUICK ? 3.5 : 4)));
-    const total = THROUGHPUT_EVENTS ?? (QUICK ? 50_000 : 200_000);
+    const total = THROUGHPUT_EVENTS ?? (QUICK && streams === 1 ? 50_000 : 200_000);
     return Math.max(3, Math.round(total / streams));
   };
   const redis = await startRedis();
