@@ -3,7 +3,7 @@
 // every caller: every answer the gateway relays (status aside) is masked on its way in, before any route reads it.
 // Headers come through an allow-list, their values masked; the body is masked as it streams, byte for byte
 // elsewhere, whatever its size and however it is cut into chunks.
-import { headerSecrets, redactString, secretsOf, type Secrets } from '../lib/redact.js';
+import { headerSecrets, PreparedSecrets, redactString, secretsOf, type Secrets } from '../lib/redact.js';
 import { StreamRedactor } from '../lib/redact-stream.js';
 
 /**
@@ -41,7 +41,7 @@ export function isKeptHeader(name: string): boolean {
 }
 
 /** The allow-listed headers, values masked. Header values are bytes (latin1), as the secrets are here. */
-export function maskedHeaders(headers: Headers, secrets: Secrets): Headers {
+export function maskedHeaders(headers: Headers, secrets: Secrets | PreparedSecrets): Headers {
   const out = new Headers();
   headers.forEach((value, name) => {
     if (isKeptHeader(name)) out.set(name, redactString(value, secrets));
@@ -50,7 +50,7 @@ export function maskedHeaders(headers: Headers, secrets: Secrets): Headers {
 }
 
 /** The body's bytes masked as they stream; at most a small tail held back between chunks. */
-export function maskedBody(body: ReadableStream<Uint8Array>, secrets: Secrets): ReadableStream<Uint8Array> {
+export function maskedBody(body: ReadableStream<Uint8Array>, secrets: Secrets | PreparedSecrets): ReadableStream<Uint8Array> {
   const redactor = new StreamRedactor(secrets);
   const emit = (text: string, controller: TransformStreamDefaultController<Uint8Array>): void => {
     if (text === '') return;
@@ -71,8 +71,9 @@ export function maskedBody(body: ReadableStream<Uint8Array>, secrets: Secrets): 
  */
 export function maskedAnswer(up: Response, secrets: Secrets): Response {
   if (up.body !== null && NO_BODY.has(up.status)) void up.body.cancel().catch(() => undefined);
-  const body = up.body === null || NO_BODY.has(up.status) ? null : maskedBody(up.body, secrets);
-  return new Response(body, { status: up.status, statusText: '', headers: maskedHeaders(up.headers, secrets) });
+  const prepared = new PreparedSecrets(secrets); // once for the headers and the body
+  const body = up.body === null || NO_BODY.has(up.status) ? null : maskedBody(up.body, prepared);
+  return new Response(body, { status: up.status, statusText: '', headers: maskedHeaders(up.headers, prepared) });
 }
 
 /** What a request upstream is given: the part of `RequestInit` the gateway uses. */

@@ -7,10 +7,9 @@ import type { Socket } from 'node:net';
 import { isAscii } from 'node:buffer';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { UpstreamConnections, type UpstreamAnswer, type UpstreamConnectionOptions, type UpstreamRequest } from './upstream-connection.js';
-import type { Secrets } from '../lib/redact.js';
 import { BYTES_AT_LEAST, StreamRedactor } from '../lib/redact-stream.js';
 import { isKeptHeader, NO_BODY, type MaskedUpstream, type UpstreamInit } from './answer-masking.js';
-import { redactString } from '../lib/redact.js';
+import { PreparedSecrets, redactString, type Secrets } from '../lib/redact.js';
 import type { PushingReader, PushSink } from '../lib/sse/source.js';
 
 /** Bytes gathered for a reader that does not read before the socket is paused. */
@@ -83,7 +82,7 @@ class MaskedBody implements Pick<PushingReader, 'pushTo' | 'unpush'> {
 
   constructor(
     private readonly source: BodySource,
-    secrets: Secrets,
+    secrets: PreparedSecrets,
     private readonly stop: () => void,
     /** The connection, when `source` is the answer itself (not a decompressor's output). */
     private readonly socket: Socket | undefined,
@@ -337,7 +336,7 @@ class MaskedAnswer {
 }
 
 /** The answer's headers a client may see, values masked (as `maskedHeaders`). */
-function keptHeaders(res: UpstreamAnswer, secrets: Secrets): Headers {
+function keptHeaders(res: UpstreamAnswer, secrets: PreparedSecrets): Headers {
   const out = new Headers();
   const raw = res.rawHeaders;
   for (let i = 0; i + 1 < raw.length; i += 2) {
@@ -448,14 +447,16 @@ function answerOf(req: UpstreamRequest, url: string, method: string, signal: Abo
   req.on('response', (res: UpstreamAnswer) => {
     answered = true;
     const status = res.statusCode;
-    const headersOut = keptHeaders(res, secrets);
+    // Made ready once for the answer's headers and its body.
+    const prepared = new PreparedSecrets(secrets);
+    const headersOut = keptHeaders(res, prepared);
     if (method === 'HEAD' || NO_BODY.has(status)) {
       res.resume();
       res.on('close', done);
       return settled(new MaskedAnswer(url, status, headersOut, null) as unknown as Response);
     }
     const source = decoded(res);
-    body = new MaskedBody(source, secrets, () => req.destroy(), source === res ? res.socket : undefined);
+    body = new MaskedBody(source, prepared, () => req.destroy(), source === res ? res.socket : undefined);
     res.on('close', done);
     settled(new MaskedAnswer(url, status, headersOut, body) as unknown as Response);
   });

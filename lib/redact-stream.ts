@@ -91,8 +91,8 @@ export class StreamRedactor {
    */
   unchanged = false;
 
-  constructor(secrets: Secrets) {
-    this.secrets = new PreparedSecrets(secrets);
+  constructor(secrets: Secrets | PreparedSecrets) {
+    this.secrets = secrets instanceof PreparedSecrets ? secrets : new PreparedSecrets(secrets);
   }
 
   /** Characters held now (a bound, whatever the pieces' sizes). */

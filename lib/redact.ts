@@ -146,9 +146,19 @@ export class PreparedSecrets {
   readonly list: readonly PreparedSecret[];
   constructor(secrets: Secrets) {
     // Each line of a secret on its own (a key or a header value has one): no mask spans a line break, which a
-    // stream relies on to let out everything up to its last one.
-    const lines = secrets.flatMap((s) => s.split(/[\r\n]+/)).filter((s) => s.length >= MIN_SECRET);
-    this.list = [...new Set(lines)].map(preparedSecret);
+    // stream relies on to let out everything up to its last one. (A loop, not flatMap/split/Set: a gateway makes
+    // these once per request, for one or two one-line secrets.)
+    const list: PreparedSecret[] = [];
+    const add = (line: string): void => {
+      if (line.length < MIN_SECRET) return;
+      const prepared = preparedSecret(line); // the same object for the same text, while it is in use
+      if (!list.includes(prepared)) list.push(prepared);
+    };
+    for (const s of secrets) {
+      if (s.indexOf('\n') === -1 && s.indexOf('\r') === -1) add(s);
+      else for (const line of s.split(/[\r\n]+/)) add(line);
+    }
+    this.list = list;
   }
 }
 
@@ -277,7 +287,7 @@ export function credentialRanges(text: string, secrets: Secrets | PreparedSecret
 }
 
 /** The text with every secret (whole, cut or in long runs) and every credential shape masked; the same string when there is none. */
-export function redactString(s: string, secrets: Secrets = []): string {
+export function redactString(s: string, secrets: Secrets | PreparedSecrets = []): string {
   const ranges = credentialRanges(s, secrets);
   if (ranges.length === 0) return s;
   let out = '';
