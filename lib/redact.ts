@@ -37,8 +37,10 @@ export type Secrets = readonly string[];
 
 /** The secrets worth redacting among these values. */
 export function secretsOf(...values: Array<string | undefined>): Secrets {
-  const out = values.filter((v): v is string => typeof v === 'string' && v.length >= MIN_SECRET);
-  return [...new Set(out)];
+  // A loop (not filter, Set and spread): a gateway asks this per request, of two or three values.
+  const out: string[] = [];
+  for (const v of values) if (typeof v === 'string' && v.length >= MIN_SECRET && !out.includes(v)) out.push(v);
+  return out;
 }
 
 const SECRET_HEADERS = new Set(['authorization', 'proxy-authorization', 'api-key', 'x-api-key']);
@@ -50,8 +52,9 @@ const SECRET_HEADERS = new Set(['authorization', 'proxy-authorization', 'api-key
 export function headerSecrets(headers: Readonly<Record<string, unknown>> | undefined): string[] {
   const out: string[] = [];
   if (!headers) return out;
-  for (const [name, value] of Object.entries(headers)) {
-    if (!SECRET_HEADERS.has(name.toLowerCase()) || typeof value !== 'string') continue;
+  for (const name of Object.keys(headers)) {
+    const value = headers[name];
+    if (typeof value !== 'string' || !SECRET_HEADERS.has(name.toLowerCase())) continue;
     const v = value.trim();
     // The token alone: a scheme word (`Bearer`) as a secret would mask that word everywhere.
     out.push(/^(?:Bearer|Basic|Token)\s+(\S.*)$/i.exec(v)?.[1]?.trim() ?? v);
