@@ -92,7 +92,7 @@ export class StreamRedactor {
   unchanged = false;
 
   constructor(secrets: Secrets | PreparedSecrets) {
-    this.secrets = secrets instanceof PreparedSecrets ? secrets : new PreparedSecrets(secrets);
+    this.secrets = PreparedSecrets.of(secrets);
   }
 
   /** Characters held now (a bound, whatever the pieces' sizes). */

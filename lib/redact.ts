@@ -163,6 +163,11 @@ export class PreparedSecrets {
     }
     this.list = list;
   }
+
+  /** `secrets` made ready, or as they are when they already are. */
+  static of(secrets: Secrets | PreparedSecrets): PreparedSecrets {
+    return secrets instanceof PreparedSecrets ? secrets : new PreparedSecrets(secrets);
+  }
 }
 
 /** Marks, as [start, end) ranges, every place where `text` holds a long run, or an edge-cut start or end, of `secret`. */
@@ -268,7 +273,7 @@ export function escapeAroundIn(code: (i: number) => number | undefined, pos: num
  */
 export function credentialRanges(text: string, secrets: Secrets | PreparedSecrets = [], textStart = true, after = 0): Array<[number, number]> {
   const raw: Array<[number, number]> = [];
-  const prepared = secrets instanceof PreparedSecrets ? secrets : new PreparedSecrets(secrets);
+  const prepared = PreparedSecrets.of(secrets);
   // A secret's match reaching past `after` starts at most MIN_RUN characters before it.
   const from = Math.max(0, after - MIN_RUN);
   for (const secret of prepared.list) markSecret(text, secret, raw, textStart, from);
