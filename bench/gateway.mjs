@@ -740,6 +740,7 @@ async function main() {
   // round of 500 deltas measured a proxy's first 7,000 events, the JIT still compiling (docs/performance.md, the
   // twenty-first round). The process's first round is kept and printed as such (not a target).
   const EVENTS = Number(opt('--events', 2000));
+  const WARM_EVENTS = Math.min(EVENTS, 200); // per stream in the warm-up round (each proxy's first, printed as cold)
   const ROUNDS = Number(opt('--rounds', 3));
   const MANY = Number(opt('--many', 1000));
   const RATE1 = Number(opt('--rate1', 200)); // deltas/s of the one paced stream
@@ -799,7 +800,7 @@ async function main() {
     };
     // warm-up (and a check that every contender delivers every event), then bulk rounds, round-robin
     process.stderr.write(`bulk: ${STREAMS} streams × ${EVENTS} deltas, ${ROUNDS} round(s) `);
-    for (const c of live()) c.rows.first = await attempt(c, () => bulk(ctx, c, STREAMS, Math.min(EVENTS, 200)));
+    for (const c of live()) c.rows.first = await attempt(c, () => bulk(ctx, c, STREAMS, WARM_EVENTS));
     for (let r = 0; r < (SECTIONS.includes('bulk') ? ROUNDS : 0); r++) {
       for (const c of live()) {
         const row = await attempt(c, () => bulk(ctx, c, STREAMS, EVENTS));
@@ -858,7 +859,7 @@ async function main() {
   if (SECTIONS.includes('bulk')) {
     const byteFirst = contenders.find((x) => x.kind === 'byte')?.rows.first;
     const firsts = contenders.filter((c) => c.rows.first).map((c) => `${c.name} ${k(c.rows.first.perCore)}${byteFirst ? ` (${fmt(c.rows.first.perCore / byteFirst.perCore, 2)}x)` : ''}`);
-    if (firsts.length) console.log(`\nEach proxy's first round, cold (its first ${STREAMS * (Math.min(EVENTS, 200) + PRELUDE + TAIL)} events, the JIT compiling; not a target), events/s per core (x byte proxy): ${firsts.join('; ')}`);
+    if (firsts.length) console.log(`\nEach proxy's first round, cold (its first ${STREAMS * (WARM_EVENTS + PRELUDE + TAIL)} events, the JIT compiling; not a target), events/s per core (x byte proxy): ${firsts.join('; ')}`);
   }
   if (SECTIONS.includes('paced')) console.log(`\n## Latency — upstream write → client read, per delta, ms; paced: 1 stream at ${RATE1}/s, ${MANY} streams at ${RATE}/s each, ${SECONDS} s; median of ${PACED_ROUNDS} round(s); added = contender − direct (indicative)`);
   const dr = { one: direct.rows.one, many: direct.rows.many };
