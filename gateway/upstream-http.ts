@@ -188,11 +188,16 @@ class MaskedBody implements Pick<PushingReader, 'pushTo' | 'unpush'> {
     }
     const chunk = more === undefined ? first : Buffer.concat([first, ...more] as unknown as Uint8Array[]);
     const redactor = this.redactor;
-    if (asText && chunk.length < BYTES_AT_LEAST && isAscii(chunk)) {
-      // What `pushBytes` does with a small piece, keeping the string it scans.
+    if (asText && isAscii(chunk)) {
       const text = chunk.toString('latin1');
-      const out = redactor.push(text);
-      return redactor.unchanged ? text : bytes(Buffer.from(out, 'latin1'));
+      if (chunk.length < BYTES_AT_LEAST) {
+        // What `pushBytes` does with a small piece, keeping the string it scans.
+        const out = redactor.push(text);
+        return redactor.unchanged ? text : bytes(Buffer.from(out, 'latin1'));
+      }
+      // A bulk read: its one text is tested, cut and decoded (no copies of it as bytes and again as text).
+      const out = redactor.pushLatin1(chunk, text);
+      return typeof out === 'string' ? out : bytes(out);
     }
     // Most reads hold no secret: their own bytes go on (or those after the tail held back from the last read).
     const out = redactor.pushBytes(chunk);

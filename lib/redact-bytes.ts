@@ -27,11 +27,12 @@ function placesOf(secrets: PreparedSecrets): { readonly re: RegExp; readonly edg
 /**
  * Whether `credentialRanges(text, secrets, _, after)` may find a range in the text whose codes are `b` (a latin1
  * text: one byte per character), where `from` is `max(0, after − 8)`: the secrets are looked for from `from` on,
- * the credential shapes in the whole text, as there. `false` means that scan finds nothing.
+ * the credential shapes in the whole text, as there. `false` means that scan finds nothing. `latin1`: that text,
+ * when the caller has made it already (it is not made again).
  */
-export function mayHoldCredential(b: Buffer, secrets: PreparedSecrets, from: number): boolean {
+export function mayHoldCredential(b: Buffer, secrets: PreparedSecrets, from: number, latin1?: string): boolean {
   for (const p of secrets.list) if (mayHoldRun(b, p.tris, p.hashes, from)) return true;
-  const text = b.toString('latin1');
+  const text = latin1 ?? b.toString('latin1');
   const { re, edges } = placesOf(secrets);
   re.lastIndex = 0;
   for (let m = re.exec(text); m !== null; m = re.exec(text)) {

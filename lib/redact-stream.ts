@@ -118,7 +118,33 @@ export class StreamRedactor {
    * go out, no copy of them when nothing was held before.
    */
   pushBytes(piece: Buffer): Buffer {
-    if (piece.length < BYTES_AT_LEAST || this.inMask) return this.pushText(piece);
+    const before = this.pending;
+    const p = this.letOutBytes(piece, undefined);
+    if (p < 0) return this.pushText(piece);
+    return before === '' ? piece.subarray(0, p) : Buffer.concat([latin1(before), piece.subarray(0, p)] as unknown as Uint8Array[]);
+  }
+
+  /**
+   * `pushBytes` for a piece of ASCII bytes whose latin1 text the caller has made already (a read it decodes as
+   * text): what goes out as text, and no copy of the piece made to test it, to join it or to decode it (a part of
+   * the text, or what was held joined to it). As bytes when what was held has a code past 127 (part of a UTF-8
+   * character cut by the last piece): a text would not be the body's then.
+   */
+  pushLatin1(piece: Buffer, text: string): string | Buffer {
+    const before = this.pending;
+    if (NOT_ASCII.test(before)) return this.pushBytes(piece);
+    const p = this.letOutBytes(piece, text);
+    if (p < 0) return this.push(text);
+    if (before !== '') return before + text.slice(0, p);
+    return p === text.length ? text : text.slice(0, p);
+  }
+
+  /**
+   * The test on bytes: how much of the piece goes out as it is (after what was held), the state moved past it; or
+   * −1 when the piece must be scanned as a string (`push`), nothing moved. `text`: the piece's latin1 text, if made.
+   */
+  private letOutBytes(piece: Buffer, text: string | undefined): number {
+    if (piece.length < BYTES_AT_LEAST || this.inMask) return -1;
     const context = this.context;
     const pending = this.pending;
     const start = context.length;
@@ -126,9 +152,7 @@ export class StreamRedactor {
     const h = head.length;
     // As `flush`: the secrets looked for from MIN_RUN before the new text, the shapes in all of it.
     const junction = Buffer.from(head + piece.toString('latin1', 0, JUNCTION), 'latin1');
-    if (mayHoldCredential(junction, this.secrets, Math.max(0, start - MIN_RUN_CHARS)) || mayHoldCredential(piece, this.secrets, 0)) {
-      return this.pushText(piece);
-    }
+    if (mayHoldCredential(junction, this.secrets, Math.max(0, start - MIN_RUN_CHARS)) || mayHoldCredential(piece, this.secrets, 0, text)) return -1;
     // `flush(false)` with no range and nothing masked before: the cut, and what is let out and kept.
     const len = h + piece.length;
     const nl = piece.lastIndexOf(10);
@@ -136,14 +160,14 @@ export class StreamRedactor {
     cut = Math.max(start, escapeAroundIn((i) => (i < h ? head.charCodeAt(i) : piece[i - h]), cut) ?? cut);
     // (No UTF-16 pair to keep whole: every code is a byte.) The piece is longer than HOLD and an escape: cut ≥ h.
     const p = cut - h;
-    const out = pending === '' ? piece.subarray(0, p) : Buffer.concat([Buffer.from(pending, 'latin1'), piece.subarray(0, p)] as unknown as Uint8Array[]);
     this.consumed += cut - start;
     if (afterLineBreak((i) => (i < h ? head.charCodeAt(i) : piece[i - h]!), cut)) this.context = LINE_BREAK;
     else this.context = p >= CONTEXT ? piece.toString('latin1', p - CONTEXT, p) : head.slice(Math.max(0, cut - CONTEXT)) + piece.toString('latin1', 0, p);
+    // A copy, not a part of `text`: what is held must not keep the whole piece's text alive.
     this.pending = piece.toString('latin1', p);
     this.masked = false;
     this.unchanged = pending === '' && this.pending === '' && p === piece.length;
-    return out;
+    return p;
   }
 
   /** `push` of the piece's text: its own bytes out when they went out whole and as they were. */
@@ -224,3 +248,5 @@ export class StreamRedactor {
 }
 
 const latin1 = (text: string): Buffer => Buffer.from(text, 'latin1');
+/** A code past 127 (in a held tail of at most HOLD characters). */
+const NOT_ASCII = /[^\x00-\x7f]/;

@@ -1,6 +1,7 @@
 // A body relayed as it streams is masked piece by piece (lib/redact-stream.ts): wherever the pieces are cut, no
 // run of 8 of the key's characters gets out, JSON stays JSON, a text without credentials goes out byte for byte,
 // and what is held back stays bounded however large the body or a token in it.
+import { isAscii } from 'node:buffer';
 import fc from 'fast-check';
 import { redactString } from '../../lib/redact';
 import { StreamRedactor } from '../../lib/redact-stream';
@@ -203,24 +204,37 @@ describe('StreamRedactor: nothing held past a line break', () => {
 });
 
 describe('StreamRedactor.pushBytes: a body\'s bytes masked as push masks their text', () => {
-  /** A body's bytes in pieces through pushBytes, and its text (latin1) in the same pieces through push: the same out. */
-  function both(text: string, cuts: number[], secrets: readonly string[]): { bytes: string; text: string } {
+  /**
+   * A body's bytes in pieces through pushBytes, and its text (latin1) in the same pieces through push: the same out.
+   * `latin1`: the pieces as the gateway's reader gives them (an ASCII piece with its text through pushLatin1).
+   */
+  function both(text: string, cuts: number[], secrets: readonly string[]): { bytes: string; text: string; latin1: string } {
     const body = Buffer.from(text, 'utf8');
     const latin = secrets.map((s) => Buffer.from(s, 'utf8').toString('latin1'));
     const a = new StreamRedactor(latin);
     const b = new StreamRedactor(latin);
     const at = [...new Set(cuts.map((c) => Math.min(c, body.length)))].sort((x, y) => x - y);
+    const c = new StreamRedactor(latin);
     const outA: Buffer[] = [];
     let outB = '';
+    let outC = '';
     let prev = 0;
-    for (const c of [...at, body.length]) {
-      const piece = body.subarray(prev, c);
+    for (const cut of [...at, body.length]) {
+      const piece = body.subarray(prev, cut);
       outA.push(a.pushBytes(piece));
       outB += b.push(piece.toString('latin1'));
-      prev = c;
+      if (isAscii(piece)) {
+        const out = c.pushLatin1(piece, piece.toString('latin1'));
+        // A text only when it is the body's text: every code ASCII.
+        if (typeof out === 'string') expect(out).toMatch(/^[\x00-\x7f]*$/);
+        outC += typeof out === 'string' ? out : out.toString('latin1');
+      } else {
+        outC += c.pushBytes(piece).toString('latin1');
+      }
+      prev = cut;
     }
     outA.push(Buffer.from(a.end(), 'latin1'));
-    return { bytes: Buffer.concat(outA as unknown as Uint8Array[]).toString('latin1'), text: outB + b.end() };
+    return { bytes: Buffer.concat(outA as unknown as Uint8Array[]).toString('latin1'), text: outB + b.end(), latin1: outC + c.end() };
   }
 
   // Long plain stretches (pieces past the bytes test's threshold) around keys, cut keys, shapes and escapes.
@@ -237,8 +251,10 @@ describe('StreamRedactor.pushBytes: a body\'s bytes masked as push masks their t
           const text = parts.join('');
           const whole = both(text, [], secrets);
           expect(whole.bytes).toBe(whole.text);
+          expect(whole.latin1).toBe(whole.text);
           const cut = both(text, cuts, secrets);
           expect(cut.bytes).toBe(cut.text);
+          expect(cut.latin1).toBe(cut.text);
         },
       ),
       params(400),
@@ -253,6 +269,7 @@ describe('StreamRedactor.pushBytes: a body\'s bytes masked as push masks their t
         for (let c = at - 70; c <= at + item.length + 70; c++) {
           const r = both(text, [c], [secret]);
           expect(r.bytes).toBe(r.text);
+          expect(r.latin1).toBe(r.text);
           expect(r.bytes).toBe(Buffer.from(redactString(text, [secret]), 'utf8').toString('latin1'));
         }
       }
