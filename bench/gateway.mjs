@@ -16,7 +16,7 @@
 //     [--heap-snapshots DIR] (idle: each proxy's heap snapshot before and with --many streams open)
 //     [--paced-settle] (paced: a full GC in each proxy before the window; the p99 target n/a) [--paced-by-second] (each round's p99 per second)
 //     [--idle-settle-ms 6000] (idle: how long each proxy is left idle, since a full GC, before its RSS is read)
-//     [--dists a=<dist>,b=<dist>] (the in-memory gateway once per build, side by side: an A/B in one run)
+//     [--dists a=<dist>,b=<dist>] (the in-memory gateway once per build, side by side: an A/B in one run) [--dists-of gateway-redis] (the Redis-log one)
 //     [--json bench-gateway.json]      (OPENAI_RX_DIST=/path/to/dist, REDIS_SERVER=/path/to/redis-server)
 //
 // Processes: the upstream (a raw TCP server writing prebuilt Responses SSE bytes, one write per event group), one
@@ -770,10 +770,13 @@ async function main() {
   ].filter((d) => !ONLY || ONLY.some((o) => d.kind.includes(o)));
   // --dists a=<dist>,b=<dist>: the in-memory gateway once per build, side by side in this run (an A/B; swap the
   // order between runs: the first one is the one the targets read)
+  // (--dists-of gateway-redis: the Redis-log gateway instead, each build with its own keys in the one redis-server)
   if (opt('--dists')) {
-    const at = defs.findIndex((d) => d.kind === 'gateway-memory');
+    const kind = opt('--dists-of', 'gateway-memory');
+    const at = defs.findIndex((d) => d.kind === kind);
+    const label = kind === 'gateway-redis' ? 'Redis log' : 'in-memory log';
     const builds = opt('--dists').split(',').map((x) => x.split('='));
-    defs.splice(at < 0 ? 0 : at, at < 0 ? 0 : 1, ...builds.map(([n, dir]) => ({ name: `gateway, in-memory log (${n})`, kind: 'gateway-memory', dist: dir })));
+    defs.splice(at < 0 ? 0 : at, at < 0 ? 0 : 1, ...builds.map(([n, dir]) => ({ name: `gateway, ${label} (${n})`, kind, dist: dir })));
   }
   const contenders = [];
   const direct = { name: 'direct (no proxy)', rows: {} };
@@ -928,6 +931,13 @@ async function main() {
   if (fe && fb) {
     results.floor = { eventsVsByte: fe / fb, gatewayVsEvents: fg === undefined ? undefined : fg / fe };
     console.log(`\nThe handwritten event proxy's paced CPU per delta is ${fmt(fe / fb, 2)}x the byte proxy's (${fmt(fe, 1)} vs ${fmt(fb, 1)} µs)${fg ? `; the gateway's (in-memory log) is ${fmt(fg / fe, 2)}x the event proxy's` : ''}: an indication of the floor of any proxy that parses the events, not a target.`);
+  }
+  // The same in bulk, against the SDK proxy's line: where a proxy that parses every event and writes it again, and
+  // nothing more, stands (the gateway does that and masks, records and checks ownership besides).
+  const [be, bs, bg] = [mid(events ?? {}), mid(sdk ?? {}), mid(gw ?? {})].map((m) => m?.perCore);
+  if (be && bs) {
+    results.bulkFloor = { eventsVsSdk: be / bs, gatewayVsEvents: bg === undefined ? undefined : bg / be };
+    console.log(`\nThe handwritten event proxy's bulk events per CPU-second are ${fmt(be / bs, 2)}x the SDK proxy's (${k(be)} vs ${k(bs)})${bg ? `; the gateway's (in-memory log) are ${fmt(bg / be, 2)}x the event proxy's` : ''}: the same indication for the bulk lines, not a target.`);
   }
 
   for (const c of contenders) {
