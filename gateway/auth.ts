@@ -73,6 +73,8 @@ export function upstreamConfig(caller: Caller, options: ResolvedGatewayOptions, 
     validate: 'off',
     errorEvents: 'value',
     keepRawData,
+    // The deltas it records and forwards as they came are not parsed (their text is checked as JSON all the same).
+    relayDeltas: keepRawData,
     ...(options.idleTimeoutMs !== undefined ? { idleTimeoutMs: options.idleTimeoutMs } : {}),
   };
 }

@@ -8,6 +8,7 @@ import { textOf, textOfChunks, type BodyEnd, type StreamSource } from '../sse/so
 import { decodeBody, isConnectionFailure, type BodyDecoder, type ValueSink } from './body.js';
 import { NOT_JSON, providerError } from './provider-error.js';
 import { keepRawData } from './raw-data.js';
+import { relayedDelta } from './relayed-delta.js';
 import { checkSequenceOptions, ResponseStreamTracker, type SequenceOptions } from './tracker.js';
 import { keepWarm } from '../warmup.js';
 
@@ -19,6 +20,12 @@ export interface ResponsesSSEOptions extends SSELimits, SequenceOptions {
    * they came. Only an event that is exactly its parsed data gets one (not a provider's error report). Default false.
    */
   readonly keepRawData?: boolean;
+  /**
+   * @internal With `keepRawData`, for a relay that forwards events as they came (the gateway): a delta of a flat
+   * shape is not parsed (lib/decode/relayed-delta.ts); its fields besides `type` and `sequence_number` are read from
+   * its text when asked.
+   */
+  readonly relayDeltas?: boolean;
 }
 
 /**
@@ -77,7 +84,8 @@ function responsesFromText(text: Observable<string | BodyEnd>, options: Response
 
 function responsesDecoder(options: ResponsesSSEOptions): BodyDecoder<ResponseStreamEvent> {
   keepWarm('responses decoding', responsesShapes);
-  return new ResponsesDecoder(options.validate ?? 'strict', new ResponseStreamTracker(options), options.keepRawData === true);
+  const keepRaw = options.keepRawData === true;
+  return new ResponsesDecoder(options.validate ?? 'strict', new ResponseStreamTracker(options), keepRaw, keepRaw && options.relayDeltas === true);
 }
 
 /** A class (not closures per stream) so that its optimised code survives a full GC between streams. */
@@ -86,10 +94,20 @@ class ResponsesDecoder implements BodyDecoder<ResponseStreamEvent> {
     private readonly validate: ValidateMode,
     private readonly tracker: ResponseStreamTracker,
     private readonly keepRaw: boolean,
+    private readonly relay: boolean,
   ) {}
 
   message(name: string | undefined, data: string, unterminated: boolean, out: ValueSink<ResponseStreamEvent>): 'complete' | Error | undefined {
     const tracker = this.tracker;
+    if (this.relay) {
+      const delta = relayedDelta(data, name);
+      if (delta !== undefined) {
+        const event = delta as unknown as ResponseStreamEvent;
+        if (!tracker.admit(event)) return undefined;
+        out.next(event);
+        return tracker.terminal(event);
+      }
+    }
     if (data === '[DONE]') return tracker.interrupted('the stream sent [DONE] before a terminal event'); // some proxies add it
     let u: unknown;
     try {
