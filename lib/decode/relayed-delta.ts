@@ -34,39 +34,20 @@ export class RelayedDelta {
     readonly sequence_number: number,
   ) {}
 
-  private field(key: string): unknown {
-    return this.toJSON()[key];
-  }
-
   /** The object its text holds (parsed once). */
   toJSON(): Record<string, unknown> {
     return (this.#parsed ??= JSON.parse(rawDataOf(this) ?? '{}') as Record<string, unknown>);
   }
+}
 
-  get delta(): unknown {
-    return this.field('delta');
-  }
-  get item_id(): unknown {
-    return this.field('item_id');
-  }
-  get output_index(): unknown {
-    return this.field('output_index');
-  }
-  get content_index(): unknown {
-    return this.field('content_index');
-  }
-  get summary_index(): unknown {
-    return this.field('summary_index');
-  }
-  get command_index(): unknown {
-    return this.field('command_index');
-  }
-  get logprobs(): unknown {
-    return this.field('logprobs');
-  }
-  get obfuscation(): unknown {
-    return this.field('obfuscation');
-  }
+/** The documented deltas' fields besides `type` and `sequence_number`: each read from the text when asked. */
+for (const key of ['delta', 'item_id', 'output_index', 'content_index', 'summary_index', 'command_index', 'logprobs', 'obfuscation']) {
+  Object.defineProperty(RelayedDelta.prototype, key, {
+    get(this: RelayedDelta): unknown {
+      return this.toJSON()[key];
+    },
+    configurable: true,
+  });
 }
 
 /** The last type met: a run of deltas has one, and its string is reused instead of cut from each text. */
