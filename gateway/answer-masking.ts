@@ -3,7 +3,7 @@
 // every caller: every answer the gateway relays (status aside) is masked on its way in, before any route reads it.
 // Headers come through an allow-list, their values masked; the body is masked as it streams, byte for byte
 // elsewhere, whatever its size and however it is cut into chunks.
-import { headerSecrets, PreparedSecrets, redactString, secretsOf, type Secrets } from '../lib/redact.js';
+import { headerSecrets, isAsciiText, PreparedSecrets, redactString, secretsOf, type Secrets } from '../lib/redact.js';
 import { StreamRedactor } from '../lib/redact-stream.js';
 
 /**
@@ -23,10 +23,8 @@ const KEPT_PREFIXES = ['x-ratelimit-'];
 /** Statuses whose answer has no body (a `Response` refuses one; the node:http upstream reads none). */
 export const NO_BODY: ReadonlySet<number> = new Set([101, 204, 205, 304]);
 
-/** A text whose UTF-8 bytes are its characters (a key, a token): taken as it is. */
-const ASCII = /^[\x00-\x7f]*$/;
-/** A text in the unit the body is masked in: its UTF-8 bytes, one latin1 character each. */
-const asBytes = (s: string): string => (ASCII.test(s) ? s : Buffer.from(s, 'utf8').toString('latin1'));
+/** A text in the unit the body is masked in: its UTF-8 bytes, one latin1 character each (an ASCII key as it is). */
+const asBytes = (s: string): string => (isAsciiText(s) ? s : Buffer.from(s, 'utf8').toString('latin1'));
 
 /**
  * The secrets masked in what comes back from a request sent with these upstream headers: the gateway's own

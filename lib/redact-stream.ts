@@ -3,7 +3,7 @@
 // boundary is masked as one; a key-shaped token too long for that tail is masked, and what follows of it is
 // dropped, however long it runs.
 import { mayHoldCredential } from './redact-bytes.js';
-import { credentialRanges, escapeAround, escapeAroundIn, isWordChar, MASK, MIN_RUN_CHARS, PreparedSecrets, type Secrets } from './redact.js';
+import { credentialRanges, escapeAround, escapeAroundIn, isAsciiText, isWordChar, MASK, MIN_RUN_CHARS, PreparedSecrets, type Secrets } from './redact.js';
 
 /**
  * Characters held back at the end of each piece, after its last line break: enough to see every bounded match
@@ -132,7 +132,7 @@ export class StreamRedactor {
    */
   pushLatin1(piece: Buffer, text: string): string | Buffer {
     const before = this.pending;
-    if (NOT_ASCII.test(before)) return this.pushBytes(piece);
+    if (!isAsciiText(before)) return this.pushBytes(piece);
     const p = this.letOutBytes(piece, text);
     if (p < 0) return this.push(text);
     if (before !== '') return before + text.slice(0, p);
@@ -248,5 +248,3 @@ export class StreamRedactor {
 }
 
 const latin1 = (text: string): Buffer => Buffer.from(text, 'latin1');
-/** A code past 127 (in a held tail of at most HOLD characters). */
-const NOT_ASCII = /[^\x00-\x7f]/;

@@ -62,6 +62,10 @@ export function headerSecrets(headers: Readonly<Record<string, unknown>> | undef
   return out;
 }
 
+const NOT_ASCII = /[^\x00-\x7f]/;
+/** @internal Every code of `s` is below 128 (its latin1 bytes are its UTF-8 bytes). */
+export const isAsciiText = (s: string): boolean => !NOT_ASCII.test(s);
+
 /** @internal A word character (`[A-Za-z0-9_-]`): a cut start or end of a secret counts only at a word's edge. */
 export const isWordChar = (c: number): boolean => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 45 || c === 95;
 
