@@ -21,3 +21,6 @@ export const DEFAULT_MAX_EVENTS = 100_000;
 
 /** Most bytes (UTF-8 JSON of the events) one stream may hold (both logs): a 64 MiB image event fits alone. */
 export const DEFAULT_MAX_STREAM_BYTES = 64 * 1024 * 1024;
+
+/** Most bytes (UTF-8 JSON of the events) the memory log holds over all its streams (Redis bounds its own memory). */
+export const DEFAULT_MAX_TOTAL_BYTES = 512 * 1024 * 1024;

@@ -7,7 +7,7 @@ import { byteLength, mostBytes, StoredEvents } from './memory-events.js';
 import { isTerminalEvent, scopeKey } from './scope.js';
 import type { EventLog, Lease, LogEnd, LogScope, LogState } from './types.js';
 import { appendsSync, type SyncAppend } from './sync-append.js';
-import { DEFAULT_MAX_EVENTS, DEFAULT_MAX_STREAM_BYTES, DEFAULT_TTL_MS } from './defaults.js';
+import { DEFAULT_MAX_EVENTS, DEFAULT_MAX_STREAM_BYTES, DEFAULT_MAX_TOTAL_BYTES, DEFAULT_TTL_MS } from './defaults.js';
 
 export interface MemoryEventLogOptions {
   /** How long an ended stream (terminal event or cancel) is kept, in ms. Default 24 h. */
@@ -21,6 +21,12 @@ export interface MemoryEventLogOptions {
   readonly maxEvents?: number;
   /** Most bytes (UTF-8 JSON of the events) one stream may hold; past it: `EventLogError('limit')`. Default 64 MiB. */
   readonly maxBytes?: number;
+  /**
+   * Most bytes (UTF-8 JSON of the events) the whole log may hold. An append that would pass it first drops ended
+   * streams, the earliest ended first (as their TTL would, sooner); if the live streams alone would pass it, the
+   * append fails with `EventLogError('limit')`. Default 512 MiB.
+   */
+  readonly maxTotalBytes?: number;
   /** The clock leases are measured with, in epoch ms. Default `Date.now`. (Retention runs on real timers.) */
   readonly now?: () => number;
 }
@@ -68,9 +74,13 @@ export function memoryEventLog(options: MemoryEventLogOptions = {}): EventLog {
   const liveTtlMs = positiveDurationMs('liveTtlMs', options.liveTtlMs, DEFAULT_TTL_MS);
   const maxEvents = nonNegativeInt('maxEvents', options.maxEvents, DEFAULT_MAX_EVENTS);
   const maxBytes = nonNegativeNumber('maxBytes', options.maxBytes, DEFAULT_MAX_STREAM_BYTES);
+  const maxTotalBytes = nonNegativeNumber('maxTotalBytes', options.maxTotalBytes, DEFAULT_MAX_TOTAL_BYTES);
   const now = optionalFunction('now', options.now) ?? Date.now;
   const streams = new Map<string, Stream>();
   const waiters = new Map<string, Set<() => void>>();
+  /** The events' bytes over every stream in the map, and the ended streams in the order they ended (the first to go). */
+  let totalBytes = 0;
+  const endedOrder = new Set<Stream>();
   let tokens = 0;
   let closed = false;
 
@@ -88,7 +98,20 @@ export function memoryEventLog(options: MemoryEventLogOptions = {}): EventLog {
   /** Out of the map: a writer's scope that still names it looks the stream up again, and its events are let go. */
   const dropped = (s: Stream): void => {
     s.dropped = true;
+    totalBytes -= s.events.bytes;
+    endedOrder.delete(s);
     s.events.release();
+  };
+  /** Drops ended streams, the earliest ended first, until `bytes` more fit under maxTotalBytes; whether they do. */
+  const roomFor = (bytes: number): boolean => {
+    for (const s of endedOrder) {
+      if (totalBytes + bytes <= maxTotalBytes) break;
+      if (s.timer !== undefined) clearTimeout(s.timer);
+      s.timer = undefined;
+      streams.delete(s.key);
+      dropped(s);
+    }
+    return totalBytes + bytes <= maxTotalBytes;
   };
   const arm = (key: string, s: Stream): void => {
     const delay = Math.min(MAX_DELAY, Math.max(0, s.expiresAt - Date.now()));
@@ -118,6 +141,7 @@ export function memoryEventLog(options: MemoryEventLogOptions = {}): EventLog {
   };
   const ended = (key: string, s: Stream, end: LogEnd): void => {
     s.end = end;
+    endedOrder.add(s);
     s.events.fit();
     expireIn(key, s, ttlMs);
     notify(key);
@@ -186,7 +210,13 @@ export function memoryEventLog(options: MemoryEventLogOptions = {}): EventLog {
       stored.drop();
       throw new EventLogError('limit', `the stream would hold ${stored.bytes + bytes} bytes (maxBytes ${maxBytes})`, scope.responseId);
     }
+    if (totalBytes + bytes > maxTotalBytes && !roomFor(bytes)) {
+      stored.drop();
+      throw new EventLogError('limit', `the log would hold ${totalBytes + bytes} bytes (maxTotalBytes ${maxTotalBytes})`, scope.responseId);
+    }
+    const before = stored.bytes;
     stored.commit();
+    totalBytes += stored.bytes - before;
     s.last = last;
     if (terminal) ended(key, s, 'completed');
     else {
