@@ -95,9 +95,11 @@ export function memoryEventLog(options: MemoryEventLogOptions = {}): EventLog {
     waiters.delete(key);
     for (const wake of set) wake();
   };
-  /** Out of the map: a writer's scope that still names it looks the stream up again, and its events are let go. */
+  /** Out of the map: a writer's scope that still names it looks the stream up again, and its events and timer are let go. */
   const dropped = (s: Stream): void => {
     s.dropped = true;
+    if (s.timer !== undefined) clearTimeout(s.timer);
+    s.timer = undefined;
     totalBytes -= s.events.bytes;
     endedOrder.delete(s);
     s.events.release();
@@ -106,8 +108,6 @@ export function memoryEventLog(options: MemoryEventLogOptions = {}): EventLog {
   const roomFor = (bytes: number): boolean => {
     for (const s of endedOrder) {
       if (totalBytes + bytes <= maxTotalBytes) break;
-      if (s.timer !== undefined) clearTimeout(s.timer);
-      s.timer = undefined;
       streams.delete(s.key);
       dropped(s);
     }
@@ -335,10 +335,7 @@ export function memoryEventLog(options: MemoryEventLogOptions = {}): EventLog {
 
     async close() {
       closed = true;
-      for (const s of streams.values()) {
-        if (s.timer !== undefined) clearTimeout(s.timer);
-        dropped(s);
-      }
+      for (const s of streams.values()) dropped(s);
       streams.clear();
       for (const key of [...waiters.keys()]) notify(key);
     },
