@@ -10,9 +10,11 @@
 //   node scripts/build.mjs && node --expose-gc bench/gateway.mjs [--quick] [--check] [--only gateway,byte,...]
 //     [--streams 10] [--events 2000] [--rounds 5] [--rate1 200] [--rate 10] [--many 1000] [--paced-rounds 3] [--paced-seconds 5] [--sections bulk,paced,idle]
 //     [--profile <contender>] (--cpu-prof of that proxy child; summarise with bench/profile.mjs) [--profile-interval µs] (its sampling interval; default 1000)
-//     [--proxy-flags '--trace-gc …'] (node flags of every proxy child, after --semi-space's)
+//     [--proxy-flags '--trace-gc …'] (node flags of every proxy child, after --semi-space's and --memory-reducer's)
 //     [--semi-space 4] (every proxy child's --max-semi-space-size in MB, as docs/gateway.md recommends for a gateway;
 //     `node` for Node's default, a young generation that grows to 16 MB semi-spaces)
+//     [--memory-reducer off] (every proxy child with --no-memory-reducer, as docs/gateway.md recommends; `node` for
+//     Node's default, which shrinks an idle process's heap and then pays for it when its traffic comes back)
 //     [--heap-snapshots DIR] (idle: each proxy's heap snapshot before and with --many streams open)
 //     [--paced-settle] (paced: a full GC in each proxy before the window; the p99 target n/a) [--paced-by-second] (each round's p99 per second)
 //     [--idle-settle-ms 6000] (idle: how long each proxy is left idle, since a full GC, before its RSS is read)
@@ -73,6 +75,12 @@ const PACED_BY_SECOND = flag('--paced-by-second');
 const SEMI_SPACE = opt('--semi-space', '4');
 if (SEMI_SPACE !== 'node' && !(Number(SEMI_SPACE) > 0)) throw new Error(`--semi-space takes a size in MB or 'node', not ${JSON.stringify(SEMI_SPACE)}`);
 const SEMI_SPACE_FLAGS = SEMI_SPACE === 'node' ? [] : [`--max-semi-space-size=${Number(SEMI_SPACE)}`];
+// Likewise without V8's memory reducer ("Deploying"): a full run leaves each proxy idle ~60 s between its windows,
+// the reducer's collections shrink its heap to what is live, and the next window's opening pays the growth back in
+// major GCs beside the deltas (docs/performance.md, the twenty-fourth round). A fleet's lull does the same.
+const MEMORY_REDUCER = opt('--memory-reducer', 'off');
+if (MEMORY_REDUCER !== 'off' && MEMORY_REDUCER !== 'node') throw new Error(`--memory-reducer takes 'off' or 'node', not ${JSON.stringify(MEMORY_REDUCER)}`);
+const V8_FLAGS = [...SEMI_SPACE_FLAGS, ...(MEMORY_REDUCER === 'off' ? ['--no-memory-reducer'] : [])];
 const IDLE_SETTLE_MS = Number(opt('--idle-settle-ms', 6000)); // idle: how long the process is left idle (since a full GC) before RSS is read // a directory: the idle section writes each proxy's heap before and with its streams open
 const nowMs = () => Number(process.hrtime.bigint()) / 1e6;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -756,7 +764,7 @@ async function main() {
   // 46-59 µs, the byte proxy 28-39 in six runs), the median of three holds still (the twenty-first round).
   const PACED_ROUNDS = Number(opt('--paced-rounds', 3));
   const OUT = opt('--json', 'bench-gateway.json');
-  const results = { date: new Date().toISOString(), machine: { cpu: cpus()[0]?.model ?? '?', cores: cpus().length, node: process.version }, quick: QUICK, proxyFlags: SEMI_SPACE_FLAGS,
+  const results = { date: new Date().toISOString(), machine: { cpu: cpus()[0]?.model ?? '?', cores: cpus().length, node: process.version }, quick: QUICK, proxyFlags: V8_FLAGS,
     params: { streams: STREAMS, events: EVENTS, rounds: ROUNDS, many: MANY, rate1: RATE1, rate: RATE, seconds: SECONDS }, load: { start: loadavg() }, contenders: [], targets: [] };
 
   const upstream = child('upstream');
@@ -790,7 +798,7 @@ async function main() {
       if (c.skip) continue;
       const profDir = PROFILE && d.kind.includes(PROFILE) ? mkdtempSync(join(tmpdir(), 'gateway-prof-')) : undefined;
       c.profDir = profDir;
-      c.child = child('proxy', ['--kind', d.kind, '--upstream', upstreamURL, ...(d.kind === 'gateway-redis' ? ['--redis', redis.url] : []), ...(d.dist ? ['--dist', d.dist] : [])], [...(profDir ? ['--cpu-prof', '--cpu-prof-dir', profDir, ...(opt('--profile-interval') ? ['--cpu-prof-interval', opt('--profile-interval')] : [])] : []), ...SEMI_SPACE_FLAGS, ...(opt('--proxy-flags')?.split(' ').filter(Boolean) ?? [])]);
+      c.child = child('proxy', ['--kind', d.kind, '--upstream', upstreamURL, ...(d.kind === 'gateway-redis' ? ['--redis', redis.url] : []), ...(d.dist ? ['--dist', d.dist] : [])], [...(profDir ? ['--cpu-prof', '--cpu-prof-dir', profDir, ...(opt('--profile-interval') ? ['--cpu-prof-interval', opt('--profile-interval')] : [])] : []), ...V8_FLAGS, ...(opt('--proxy-flags')?.split(' ').filter(Boolean) ?? [])]);
       c.port = (await c.child.wait((m) => m.port)).port;
       if (d.kind === 'gateway-redis') c.redis = redis;
     }
@@ -853,7 +861,7 @@ async function main() {
     return { upstreamConnections: pick('upstreamConnections'), perCore: pick('perCore'), wallPerSec: pick('wallPerSec'), cpu: pick('cpu'), upstreamCpu: pick('upstreamCpu'), redisCpu: rows[0].redisCpu === undefined ? undefined : pick('redisCpu'), load: pick('load'), events: rows[0].events };
   };
   const status = (c) => c.skip ?? (c.error ? `FAILED: ${c.error.slice(0, 100)}` : undefined);
-  console.log(`\n# Gateway vs proxies — ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), Node ${process.version}; load average at start ${loadavg().map((x) => x.toFixed(1)).join(' ')}; every proxy with ${SEMI_SPACE_FLAGS[0] ?? "Node's default young generation"}`);
+  console.log(`\n# Gateway vs proxies — ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), Node ${process.version}; load average at start ${loadavg().map((x) => x.toFixed(1)).join(' ')}; every proxy with ${V8_FLAGS.length ? V8_FLAGS.join(' ') : "Node's default young generation and memory reducer"}`);
   if (SECTIONS.includes('bulk')) console.log(`\n## Throughput — ${STREAMS} concurrent streams × ${EVENTS + PRELUDE + TAIL} events, upstream as fast as the sockets take it; median of ${ROUNDS} round(s)`);
   if (SECTIONS.includes('bulk')) table(['contender', 'events/s per core', 'x byte proxy', 'proxy CPU s', 'events/s (wall)', 'upstream CPU s', 'redis CPU s', `new upstream conns / ${STREAMS} streams`, 'load'],
     contenders.filter((c) => c.rows.bulk).map((c) => {
